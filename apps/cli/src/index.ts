@@ -1,0 +1,2 @@
+/** The complete public surface of @downcity/cli. */
+export {};
