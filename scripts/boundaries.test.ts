@@ -15,7 +15,7 @@ const allowedOurs: Record<string, string[]> = {
 };
 const forbiddenThirdParty: Record<string, string[]> = {
   "@downcity/core": ["fastify", "node-pty", "@modelcontextprotocol/sdk", "pino"],
-  "@downcity/shell": ["fastify", "ai"],
+  "@downcity/shell": ["fastify"],
 };
 
 interface Workspace {
