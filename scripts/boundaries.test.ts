@@ -80,7 +80,8 @@ describe("dependency direction (SPEC.md section 1)", () => {
           : (allowedOurs[workspace.name] ?? ["@downcity/core"]);
       for (const dep of workspace.deps) {
         if (allowed && ours(dep) && !allowed.includes(dep)) problems.push(`package.json depends on ${dep}`);
-        if (forbiddenThirdParty[workspace.name]?.includes(dep)) problems.push(`package.json depends on ${dep}`);
+        if (forbiddenThirdParty[workspace.name]?.includes(dep))
+          problems.push(`package.json depends on ${dep}`);
       }
       const srcDir = join(workspace.dir, "src");
       for (const file of sourceFiles(srcDir)) {

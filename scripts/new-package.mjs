@@ -1,5 +1,5 @@
 // Scaffolds one workspace package: node scripts/new-package.mjs <dir> <name> <description> [entry,...]
-import { mkdirSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const [dir, name, description, entriesArg = "index"] = process.argv.slice(2);
@@ -17,7 +17,7 @@ const exportKey = (entry) => (entry === "index" ? "." : `./${entry}`);
 const exportsField = Object.fromEntries(
   entries.map((entry) => [
     exportKey(entry),
-    { types: `./dist/${entry}.d.ts`, source: `./src/${entry}.ts`, import: `./dist/${entry}.js` },
+    { types: `./dist/${entry}.d.ts`, "downcity-source": `./src/${entry}.ts`, import: `./dist/${entry}.js` },
   ]),
 );
 write(
@@ -67,15 +67,18 @@ write(
   "vitest.config.ts",
   `import { defineConfig } from "vitest/config";
 
-// "source" resolves workspace packages to their TypeScript sources, so tests need no prior build.
+// "downcity-source" resolves workspace packages to their TypeScript sources, so tests need no prior build.
 export default defineConfig({
-  resolve: { conditions: ["source", "module", "node", "import", "default"] },
-  ssr: { resolve: { conditions: ["source", "module", "node", "import", "default"] } },
+  resolve: { conditions: ["downcity-source", "module", "node", "import", "default"] },
+  ssr: { resolve: { conditions: ["downcity-source", "module", "node", "import", "default"] } },
   test: { name: "${name}", include: ["src/**/*.test.ts", "test/**/*.test.ts"], testTimeout: 30000, hookTimeout: 30000 },
 });
 `,
 );
 for (const entry of entries) {
-  write(`src/${entry}.ts`, `/** The complete public surface of ${name}${entry === "index" ? "" : `/${entry}`}. */\nexport {};\n`);
+  write(
+    `src/${entry}.ts`,
+    `/** The complete public surface of ${name}${entry === "index" ? "" : `/${entry}`}. */\nexport {};\n`,
+  );
 }
 write("README.md", `# ${name}\n\n${description}\n`);

@@ -1,2 +1,86 @@
-/** The complete public surface of @downcity/core. */
-export {};
+/**
+ * The complete public surface of @downcity/core: the agent runtime, lanes, crash-safe history,
+ * prompt providers, chat tools, services, config and errors. Nothing else is public.
+ */
+export {
+  type AgentRuntime,
+  type AgentRuntimeOptions,
+  createAgentRuntime,
+  type RunContext,
+  type RunResult,
+  type ToolSource,
+} from "./agent/agent-runtime.js";
+export { isContextWindowError } from "./agent/context-window-error.js";
+export { type IncomingMessage, incomingMessageSchema } from "./agent/incoming-message.js";
+export { estimateTokens, historyToModelMessages, internalNotice } from "./agent/model-messages.js";
+export type { RuntimeEvent, RuntimeEventListener } from "./agent/runtime-event.js";
+export { defaultSystemPrompt } from "./agent/system-prompt.js";
+export type { ChannelSender, OutgoingMessage } from "./chat/channel-sender.js";
+export { type ChatToolsOptions, createChatTools } from "./chat/chat-tools.js";
+export {
+  type DowncityConfig,
+  downcityConfigJsonSchema,
+  downcityConfigSchema,
+  type LlmConfig,
+  llmConfigSchema,
+  type McpServerConfig,
+  mcpServerConfigSchema,
+} from "./config/config-schema.js";
+export { parseEnvFile } from "./config/env-file.js";
+export { type LoadedConfig, loadConfig, substituteEnv, writeConfigJsonSchema } from "./config/load-config.js";
+export {
+  type ContextId,
+  contextDir,
+  contextIdFor,
+  decodeContextId,
+  encodeContextId,
+  toContextId,
+} from "./context/context-id.js";
+export {
+  currentRequestContext,
+  type RequestContext,
+  runWithRequestContext,
+} from "./context/request-context.js";
+export { DowncityError, type DowncityErrorCode } from "./errors/downcity-error.js";
+export { errorFromZod } from "./errors/zod-issue-message.js";
+export { syncDirectory, writeFileAtomic } from "./history/atomic-write.js";
+export { acquireFileLock, isProcessAlive, processStartTime } from "./history/file-lock.js";
+export { type HistoryMessage, type HistoryMetadata, messageText } from "./history/history-message.js";
+export {
+  type CompactionResult,
+  type CompactOptions,
+  createHistoryStore,
+  type HistoryMeta,
+  type HistoryReadReport,
+  type HistoryStore,
+  type HistoryStoreOptions,
+} from "./history/history-store.js";
+export { createLaneScheduler, type LaneRunner, type LaneScheduler } from "./lanes/lane-scheduler.js";
+export {
+  errorFields,
+  type LogFields,
+  type Logger,
+  silentLogger,
+  withRequestContext,
+} from "./logger/logger.js";
+export {
+  definePromptProvider,
+  type PromptContext,
+  type PromptContribution,
+  type PromptProvider,
+} from "./prompt/prompt-provider.js";
+export { type PromptProvidersResult, runPromptProviders } from "./prompt/run-prompt-providers.js";
+export {
+  defineService,
+  type ServiceAction,
+  type ServiceActionContext,
+  type ServiceDefinition,
+  type ServiceStatusDetail,
+} from "./service/define-service.js";
+export {
+  createServiceRegistry,
+  type ServiceControlAction,
+  type ServiceRegistry,
+  type ServiceState,
+  type ServiceSummary,
+} from "./service/service-registry.js";

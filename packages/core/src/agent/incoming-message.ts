@@ -1,0 +1,17 @@
+import { z } from "zod";
+
+/** Schema of a message handed to `runtime.send()` (validated at the edge). */
+export const incomingMessageSchema = z.strictObject({
+  contextId: z.string().min(1).max(512),
+  text: z.string(),
+  messageId: z.string().min(1).max(256).optional(),
+  channel: z.string().min(1).optional(),
+  chatId: z.string().min(1).optional(),
+  userId: z.string().optional(),
+  username: z.string().optional(),
+  threadId: z.string().optional(),
+  origin: z.enum(["user", "internal"]).default("user"),
+});
+
+/** A message for the agent: from a chat channel (`user`) or enqueued by the runtime itself (`internal`). */
+export type IncomingMessage = z.input<typeof incomingMessageSchema>;

@@ -1,0 +1,49 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+
+/** The built-in part of every system prompt. */
+export const defaultSystemPrompt = `You are a Downcity agent working inside a project folder on behalf of its users.
+- Reply to the user with chat_send when you have something they should see; your final text is delivered if you never call it.
+- Use the shell tools to inspect and change the project. Prefer shell_exec for short commands and shell_start for long-running ones; you will be told when a started job ends.
+- Use chat_load_history when you need earlier parts of this conversation that are no longer in view.
+- Messages marked as runtime notices come from the runtime (for example a finished background job), not from the user.
+- Be concise and say plainly when something failed.`;
+
+/** Routing facts of the current run. */
+export interface RuntimeContextFacts {
+  rootDir: string;
+  contextId: string;
+  requestId: string;
+  channel?: string;
+  chatId?: string;
+  userId?: string;
+  username?: string;
+  now: Date;
+}
+
+/** The runtime-context system message: where the agent runs and for whom. */
+export function runtimeContextPrompt(facts: RuntimeContextFacts): string {
+  const lines = [
+    "Runtime context:",
+    `- project root: ${facts.rootDir}`,
+    `- contextId: ${facts.contextId}`,
+    `- requestId: ${facts.requestId}`,
+    `- time: ${facts.now.toISOString()}`,
+  ];
+  if (facts.channel) lines.push(`- channel: ${facts.channel}`);
+  if (facts.chatId) lines.push(`- chatId: ${facts.chatId}`);
+  if (facts.userId) lines.push(`- userId: ${facts.userId}`);
+  if (facts.username) lines.push(`- username: ${facts.username}`);
+  return lines.join("\n");
+}
+
+/** Reads the project's `PROFILE.md`; undefined when absent or empty. */
+export async function readProfile(rootDir: string): Promise<string | undefined> {
+  try {
+    const text = (await readFile(join(rootDir, "PROFILE.md"), "utf8")).trim();
+    return text || undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,87 @@
+import { mkdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { DowncityError } from "../errors/downcity-error.js";
+import { errorFromZod } from "../errors/zod-issue-message.js";
+import { writeFileAtomic } from "../history/atomic-write.js";
+import { type DowncityConfig, downcityConfigJsonSchema, downcityConfigSchema } from "./config-schema.js";
+import { readEnvFile } from "./env-file.js";
+
+/** A loaded project configuration and where it came from. */
+export interface LoadedConfig {
+  config: DowncityConfig;
+  path: string;
+  /** The environment used for `${VAR}` substitution: process env over `.env`. */
+  env: Record<string, string | undefined>;
+}
+
+/** Replaces `${VAR}` in every string of `value`; an unset variable is an error naming the field. */
+export function substituteEnv(value: unknown, env: Record<string, string | undefined>, path = ""): unknown {
+  if (typeof value === "string") {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+      const replacement = env[name];
+      if (replacement === undefined) {
+        throw new DowncityError(
+          "CONFIG_ENV_MISSING",
+          `downcity.json field "${path || "(root)"}" uses \${${name}}, but ${name} is not set. Set it in the environment or in .env.`,
+          { field: path || "(root)" },
+        );
+      }
+      return replacement;
+    });
+  }
+  if (Array.isArray(value)) return value.map((item, index) => substituteEnv(item, env, `${path}[${index}]`));
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [
+        key,
+        substituteEnv(item, env, path ? `${path}.${key}` : key),
+      ]),
+    );
+  }
+  return value;
+}
+
+/** Loads `.env` and `downcity.json` from `rootDir`, substitutes `${VAR}` and validates the result. */
+export async function loadConfig(
+  rootDir: string,
+  options: { env?: Record<string, string | undefined> } = {},
+): Promise<LoadedConfig> {
+  const path = join(rootDir, "downcity.json");
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+      throw new DowncityError(
+        "CONFIG_NOT_FOUND",
+        `No downcity.json in ${rootDir}. Run "downcity init" there first.`,
+        {
+          field: "downcity.json",
+        },
+      );
+    }
+    throw error;
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new DowncityError("CONFIG_INVALID", `${path} is not valid JSON: ${(error as Error).message}`, {
+      field: "downcity.json",
+      cause: error,
+    });
+  }
+  const env = { ...(await readEnvFile(join(rootDir, ".env"))), ...(options.env ?? process.env) };
+  const parsed = downcityConfigSchema.safeParse(substituteEnv(raw, env));
+  if (!parsed.success) throw errorFromZod(parsed.error, { what: path, code: "CONFIG_INVALID" });
+  return { config: parsed.data, path, env };
+}
+
+/** Writes the generated JSON Schema to `.downcity/schema/downcity.schema.json`. */
+export async function writeConfigJsonSchema(rootDir: string): Promise<string> {
+  const dir = join(rootDir, ".downcity", "schema");
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, "downcity.schema.json");
+  await writeFileAtomic(path, `${JSON.stringify(downcityConfigJsonSchema(), null, 2)}\n`);
+  return path;
+}

@@ -1,0 +1,155 @@
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { open, readFile, stat, unlink } from "node:fs/promises";
+import { DowncityError } from "../errors/downcity-error.js";
+
+/** Who holds a lock file: enough to tell a live holder from a dead or recycled pid. */
+interface LockHolder {
+  pid: number;
+  /** Kernel start time of the holder (Linux /proc), so a reused pid is not mistaken for the holder. */
+  startTime: string | null;
+  nonce: string;
+  acquiredAt: string;
+}
+
+/** Options of `acquireFileLock`. */
+export interface FileLockOptions {
+  timeoutMs?: number;
+  /** Called once when a stale lock of a dead holder is broken. */
+  onStaleLock?: (holder: LockHolder | null) => void;
+}
+
+/** Reads a process's kernel start time (field 22 of /proc/<pid>/stat), or null off Linux. */
+export function processStartTime(pid: number): string | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    return fields[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** True when `pid` runs and, if a start time is known, is still the same process. */
+export function isProcessAlive(pid: number, startTime?: string | null): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EPERM") return true;
+    return false;
+  }
+  if (startTime) {
+    const current = processStartTime(pid);
+    if (current !== null && current !== startTime) return false;
+  }
+  return true;
+}
+
+const ownStartTime = processStartTime(process.pid);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function readHolder(path: string): Promise<LockHolder | null | "missing"> {
+  try {
+    const text = await readFile(path, "utf8");
+    const parsed = JSON.parse(text) as LockHolder;
+    return typeof parsed.pid === "number" ? parsed : null;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "missing";
+    return null;
+  }
+}
+
+async function tryCreate(path: string, holder: LockHolder): Promise<boolean> {
+  try {
+    const handle = await open(path, "wx");
+    try {
+      await handle.writeFile(JSON.stringify(holder));
+    } finally {
+      await handle.close();
+    }
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  }
+}
+
+// Breaking a stale lock happens under a short-lived breaker lock, and only after re-reading the
+// lock under it, so two processes can never both "break" and one delete the other's fresh lock.
+async function breakIfStale(path: string, seen: LockHolder | null, options: FileLockOptions): Promise<void> {
+  const breakerPath = `${path}.break`;
+  const breaker: LockHolder = {
+    pid: process.pid,
+    startTime: ownStartTime,
+    nonce: randomUUID(),
+    acquiredAt: new Date().toISOString(),
+  };
+  if (!(await tryCreate(breakerPath, breaker))) {
+    const other = await readHolder(breakerPath);
+    const age = await stat(breakerPath).then(
+      (info) => Date.now() - info.mtimeMs,
+      () => 0,
+    );
+    const dead = other === null || (other !== "missing" && !isProcessAlive(other.pid, other.startTime));
+    if (dead || age > 5000) await unlink(breakerPath).catch(() => {});
+    return;
+  }
+  try {
+    const current = await readHolder(path);
+    if (current === "missing") return;
+    const same = current === null ? seen === null : seen !== null && current.nonce === seen.nonce;
+    if (same) {
+      await unlink(path).catch(() => {});
+      options.onStaleLock?.(current);
+    }
+  } finally {
+    await unlink(breakerPath).catch(() => {});
+  }
+}
+
+/** Takes a cross-process lock file at `path`; resolves with its release function. */
+export async function acquireFileLock(
+  path: string,
+  options: FileLockOptions = {},
+): Promise<() => Promise<void>> {
+  const timeoutMs = options.timeoutMs ?? 15000;
+  const holder: LockHolder = {
+    pid: process.pid,
+    startTime: ownStartTime,
+    nonce: randomUUID(),
+    acquiredAt: new Date().toISOString(),
+  };
+  const deadline = Date.now() + timeoutMs;
+  let delay = 2;
+  let unreadableSince: number | null = null;
+  for (;;) {
+    if (await tryCreate(path, holder)) break;
+    const current = await readHolder(path);
+    if (current === null) {
+      // A holder that crashed between create and write leaves an empty file; give a live writer 1 s.
+      unreadableSince ??= Date.now();
+      if (Date.now() - unreadableSince > 1000) await breakIfStale(path, null, options);
+    } else if (current !== "missing") {
+      unreadableSince = null;
+      if (!isProcessAlive(current.pid, current.startTime)) await breakIfStale(path, current, options);
+    }
+    if (Date.now() > deadline) {
+      const who =
+        current && current !== "missing" ? ` held by pid ${current.pid} since ${current.acquiredAt}` : "";
+      throw new DowncityError(
+        "HISTORY_LOCK_TIMEOUT",
+        `Timed out after ${timeoutMs} ms waiting for lock ${path}${who}. If that process is gone, delete the lock file.`,
+      );
+    }
+    await sleep(delay);
+    delay = Math.min(delay * 2, 50);
+  }
+  let released = false;
+  return async () => {
+    if (released) return;
+    released = true;
+    const current = await readHolder(path);
+    if (current !== null && current !== "missing" && current.nonce === holder.nonce)
+      await unlink(path).catch(() => {});
+  };
+}

@@ -1,0 +1,282 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, open, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { DowncityError } from "../errors/downcity-error.js";
+import { type Logger, silentLogger } from "../logger/logger.js";
+import { writeFileAtomic } from "./atomic-write.js";
+import { acquireFileLock } from "./file-lock.js";
+import type { HistoryMessage } from "./history-message.js";
+import { readJsonl, readJsonlTail } from "./jsonl-file.js";
+
+/** `meta.json` of a context's history: pins, compaction parameters and the last archive. */
+export interface HistoryMeta {
+  pinnedSkillIds: string[];
+  compaction?: { keepLast: number; archivedCount: number; compactedAt: string; reason?: string };
+  lastArchiveId?: string;
+  [key: string]: unknown;
+}
+
+/** What compaction did. */
+export interface CompactionResult {
+  archiveId: string;
+  archivedCount: number;
+  keptCount: number;
+  summary: string;
+}
+
+/** Options of `HistoryStore.compact`. */
+export interface CompactOptions {
+  /** Newest messages kept verbatim. */
+  keepLast: number;
+  /** Summarises the older messages (called outside the lock, so appends continue meanwhile). */
+  summarize: (messages: HistoryMessage[]) => Promise<string>;
+  reason?: string;
+}
+
+/** Messages read plus the malformed lines skipped on the way (reported, never rewritten away). */
+export interface HistoryReadReport {
+  messages: HistoryMessage[];
+  malformed: Array<{ line: number; reason: string }>;
+}
+
+/** The persisted history of one context: `messages.jsonl`, `meta.json` and `archive/`. */
+export interface HistoryStore {
+  readonly dir: string;
+  readonly path: string;
+  append(messages: HistoryMessage | HistoryMessage[]): Promise<void>;
+  read(options?: { last?: number }): Promise<HistoryMessage[]>;
+  readReport(options?: { last?: number }): Promise<HistoryReadReport>;
+  meta(): Promise<HistoryMeta>;
+  updateMeta(
+    update: (meta: HistoryMeta) => HistoryMeta | undefined | Promise<HistoryMeta | undefined>,
+  ): Promise<HistoryMeta>;
+  compact(options: CompactOptions): Promise<CompactionResult | undefined>;
+}
+
+/** Options of `createHistoryStore`. */
+export interface HistoryStoreOptions {
+  /** The folder holding `messages.jsonl` (for a context: `.downcity/context/<id>/messages`). */
+  dir: string;
+  logger?: Logger;
+  lockTimeoutMs?: number;
+  now?: () => Date;
+}
+
+function isHistoryMessage(value: unknown): value is HistoryMessage {
+  if (typeof value !== "object" || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return typeof record.id === "string" && typeof record.role === "string" && Array.isArray(record.parts);
+}
+
+const emptyMeta = (): HistoryMeta => ({ pinnedSkillIds: [] });
+
+/** Opens (lazily creating) the history store in `dir`. */
+export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
+  const { dir } = options;
+  const logger = options.logger ?? silentLogger;
+  const now = options.now ?? (() => new Date());
+  const path = join(dir, "messages.jsonl");
+  const metaPath = join(dir, "meta.json");
+  const lockPath = join(dir, "messages.lock");
+  let ready: Promise<void> | undefined;
+  // Serialises this store's own lock users so they don't poll each other through the lock file.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const ensureDir = () => {
+    ready ??= mkdir(dir, { recursive: true }).then(() => undefined);
+    return ready;
+  };
+
+  const withLock = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = async () => {
+      await ensureDir();
+      const release = await acquireFileLock(lockPath, {
+        ...(options.lockTimeoutMs ? { timeoutMs: options.lockTimeoutMs } : {}),
+        onStaleLock: (holder) =>
+          logger.warn({ lockPath, holderPid: holder?.pid }, "broke stale history lock"),
+      });
+      try {
+        return await fn();
+      } finally {
+        await release();
+      }
+    };
+    const result = queue.then(run, run);
+    queue = result.catch(() => undefined);
+    return result;
+  };
+
+  // A crash mid-write can leave a last line without "\n". Move those bytes aside so the next
+  // record starts on a fresh line instead of fusing with them.
+  const repairTornTail = async () => {
+    const handle = await open(path, "a+").catch(() => null);
+    if (!handle) return;
+    try {
+      const { size } = await handle.stat();
+      if (size === 0) return;
+      const last = Buffer.alloc(1);
+      await handle.read(last, 0, 1, size - 1);
+      if (last[0] === 0x0a) return;
+      let start = size;
+      const chunk = Buffer.alloc(64 * 1024);
+      while (start > 0) {
+        const length = Math.min(chunk.length, start);
+        await handle.read(chunk, 0, length, start - length);
+        const index = chunk.subarray(0, length).lastIndexOf(0x0a);
+        if (index >= 0) {
+          start = start - length + index + 1;
+          break;
+        }
+        start -= length;
+      }
+      const torn = Buffer.alloc(size - start);
+      await handle.read(torn, 0, torn.length, start);
+      const asidePath = join(dir, `messages.torn-${now().getTime()}-${randomBytes(3).toString("hex")}.jsonl`);
+      await writeFile(asidePath, torn);
+      await handle.truncate(start);
+      await handle.sync();
+      logger.warn({ path, asidePath, bytes: torn.length }, "moved a torn last history line aside");
+    } finally {
+      await handle.close();
+    }
+  };
+
+  const readAll = async (): Promise<HistoryReadReport> => {
+    const { records, malformed } = await readJsonl(path, isHistoryMessage);
+    return { messages: records, malformed };
+  };
+
+  const readMeta = async (): Promise<HistoryMeta> => {
+    try {
+      const parsed = JSON.parse(await readFile(metaPath, "utf8")) as Partial<HistoryMeta>;
+      return { ...emptyMeta(), ...parsed, pinnedSkillIds: parsed.pinnedSkillIds ?? [] };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return emptyMeta();
+      throw new DowncityError(
+        "HISTORY_IO",
+        `Cannot read ${metaPath}: ${(error as Error).message}. Fix or delete the file.`,
+        {
+          cause: error,
+        },
+      );
+    }
+  };
+
+  const store: HistoryStore = {
+    dir,
+    path,
+    async append(input) {
+      const messages = Array.isArray(input) ? input : [input];
+      if (messages.length === 0) return;
+      for (const [index, message] of messages.entries()) {
+        if (!isHistoryMessage(message)) {
+          throw new DowncityError("INVALID_INPUT", `messages[${index}] needs id, role and parts`, {
+            field: `messages[${index}]`,
+          });
+        }
+      }
+      const data = Buffer.from(messages.map((message) => `${JSON.stringify(message)}\n`).join(""));
+      await withLock(async () => {
+        await repairTornTail();
+        const handle = await open(path, "a");
+        try {
+          let offset = 0;
+          while (offset < data.length) {
+            const { bytesWritten } = await handle.write(data, offset, data.length - offset);
+            offset += bytesWritten;
+          }
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+      });
+    },
+    async read(readOptions = {}) {
+      const report = await store.readReport(readOptions);
+      if (report.malformed.length > 0) {
+        logger.warn({ path, malformed: report.malformed.length }, "skipped malformed history lines");
+      }
+      return report.messages;
+    },
+    async readReport(readOptions = {}) {
+      if (readOptions.last !== undefined) {
+        if (readOptions.last <= 0) return { messages: [], malformed: [] };
+        const { records, malformed } = await readJsonlTail(path, readOptions.last, isHistoryMessage);
+        return { messages: records, malformed };
+      }
+      return readAll();
+    },
+    meta: readMeta,
+    updateMeta(update) {
+      return withLock(async () => {
+        const current = await readMeta();
+        const next = (await update(structuredClone(current))) ?? current;
+        await writeFileAtomic(metaPath, `${JSON.stringify(next, null, 2)}\n`);
+        return next;
+      });
+    },
+    async compact(compactOptions) {
+      const keepLast = Math.max(0, compactOptions.keepLast);
+      // Phase 1: snapshot under the lock.
+      const older = await withLock(async () => {
+        await repairTornTail();
+        const { messages } = await readAll();
+        return messages.length > keepLast ? messages.slice(0, messages.length - keepLast) : [];
+      });
+      if (older.length === 0) return undefined;
+      // Phase 2: summarise outside the lock; appends go on meanwhile.
+      const summary = await compactOptions.summarize(older);
+      // Phase 3: re-apply against the file as it is now, keeping anything appended meanwhile.
+      return withLock(async () => {
+        await repairTornTail();
+        const { messages: current, malformed } = await readAll();
+        if (malformed.length > 0) {
+          throw new DowncityError(
+            "HISTORY_IO",
+            `${path} has ${malformed.length} malformed line(s); refusing to compact it. Inspect the file and remove them.`,
+          );
+        }
+        const olderIds = new Set(older.map((message) => message.id));
+        const removed = current.filter((message) => olderIds.has(message.id));
+        if (removed.length === 0) return undefined;
+        const kept = current.filter((message) => !olderIds.has(message.id));
+        const createdAt = now();
+        const archiveId = `${createdAt.toISOString().replace(/[:.]/g, "-")}-${randomBytes(3).toString("hex")}`;
+        const archiveDir = join(dir, "archive");
+        await mkdir(archiveDir, { recursive: true });
+        await writeFileAtomic(
+          join(archiveDir, `${archiveId}.json`),
+          `${JSON.stringify({ archiveId, createdAt: createdAt.toISOString(), reason: compactOptions.reason, messages: removed }, null, 2)}\n`,
+        );
+        const summaryMessage: HistoryMessage = {
+          id: `summary-${archiveId}`,
+          role: "assistant",
+          parts: [{ type: "text", text: summary }],
+          metadata: { createdAt: createdAt.toISOString(), kind: "summary", archiveId },
+        };
+        const body = [summaryMessage, ...kept].map((message) => `${JSON.stringify(message)}\n`).join("");
+        await writeFileAtomic(path, body);
+        const meta = await readMeta();
+        await writeFileAtomic(
+          metaPath,
+          `${JSON.stringify(
+            {
+              ...meta,
+              lastArchiveId: archiveId,
+              compaction: {
+                keepLast,
+                archivedCount: removed.length,
+                compactedAt: createdAt.toISOString(),
+                ...(compactOptions.reason ? { reason: compactOptions.reason } : {}),
+              },
+            },
+            null,
+            2,
+          )}\n`,
+        );
+        return { archiveId, archivedCount: removed.length, keptCount: kept.length, summary };
+      });
+    },
+  };
+  return store;
+}

@@ -1,0 +1,96 @@
+import { type FileHandle, open } from "node:fs/promises";
+
+/** Lines of a JSONL file and what could not be parsed. */
+export interface JsonlReadResult<T> {
+  records: T[];
+  /** 1-based line numbers (counted from the start of what was read) of lines that were not valid JSON. */
+  malformed: Array<{ line: number; reason: string }>;
+}
+
+function parseLines<T>(text: string, validate: (value: unknown) => value is T): JsonlReadResult<T> {
+  const records: T[] = [];
+  const malformed: Array<{ line: number; reason: string }> = [];
+  const lines = text.split("\n");
+  // The text ends with "\n" (we only pass complete lines), so the last element is empty.
+  lines.pop();
+  lines.forEach((line, index) => {
+    if (line.trim() === "") return;
+    try {
+      const value: unknown = JSON.parse(line);
+      if (validate(value)) records.push(value);
+      else malformed.push({ line: index + 1, reason: "not a history record" });
+    } catch (error) {
+      malformed.push({ line: index + 1, reason: error instanceof Error ? error.message : String(error) });
+    }
+  });
+  return { records, malformed };
+}
+
+/** Reads every complete line of a JSONL file; a final line without "\n" (still being written) is ignored. */
+export async function readJsonl<T>(
+  path: string,
+  validate: (value: unknown) => value is T,
+): Promise<JsonlReadResult<T>> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { records: [], malformed: [] };
+    throw error;
+  }
+  try {
+    const buffer = await handle.readFile();
+    const end = buffer.lastIndexOf(0x0a) + 1;
+    return parseLines(buffer.subarray(0, end).toString("utf8"), validate);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Reads only the last `count` complete lines, scanning backwards so the cost is independent of file size. */
+export async function readJsonlTail<T>(
+  path: string,
+  count: number,
+  validate: (value: unknown) => value is T,
+): Promise<JsonlReadResult<T> & { reachedStart: boolean }> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT")
+      return { records: [], malformed: [], reachedStart: true };
+    throw error;
+  }
+  try {
+    const { size } = await handle.stat();
+    const chunks: Buffer[] = [];
+    let position = size;
+    let newlines = 0;
+    let chunkSize = 64 * 1024;
+    // count + 1 newlines delimit `count` complete lines.
+    while (position > 0 && newlines <= count) {
+      const length = Math.min(chunkSize, position);
+      position -= length;
+      const chunk = Buffer.alloc(length);
+      await handle.read(chunk, 0, length, position);
+      chunks.unshift(chunk);
+      for (let index = 0; index < chunk.length; index++) if (chunk[index] === 0x0a) newlines++;
+      chunkSize = Math.min(chunkSize * 2, 4 * 1024 * 1024);
+    }
+    let buffer = Buffer.concat(chunks);
+    const lastNewline = buffer.lastIndexOf(0x0a);
+    buffer = buffer.subarray(0, lastNewline + 1);
+    const reachedStart = position === 0;
+    let start = 0;
+    if (!reachedStart) start = buffer.indexOf(0x0a) + 1;
+    const result = parseLines<T>(buffer.subarray(start).toString("utf8"), validate);
+    const records = result.records.length > count ? result.records.slice(-count) : result.records;
+    return {
+      records,
+      malformed: result.malformed,
+      reachedStart: reachedStart && result.records.length <= count,
+    };
+  } finally {
+    await handle.close();
+  }
+}

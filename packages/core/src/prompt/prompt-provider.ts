@@ -1,0 +1,32 @@
+import type { ModelMessage } from "ai";
+
+/** What a prompt provider learns about the run it contributes to. */
+export interface PromptContext {
+  rootDir: string;
+  contextId: string;
+  requestId: string;
+  channel?: string;
+  chatId?: string;
+  userId?: string;
+  username?: string;
+  /** Names of every tool the run offers before providers narrow them. */
+  toolNames: string[];
+}
+
+/** A provider's contribution: system messages to add and, optionally, the tools it allows. */
+export interface PromptContribution {
+  messages?: Array<ModelMessage | string>;
+  activeTools?: string[];
+}
+
+/** Contributes system messages (and possibly narrows tools) to every run; ordered by `order`. */
+export interface PromptProvider {
+  id: string;
+  order: number;
+  provide(context: PromptContext): Promise<PromptContribution | undefined> | PromptContribution | undefined;
+}
+
+/** Declares a prompt provider. */
+export function definePromptProvider(provider: PromptProvider): PromptProvider {
+  return provider;
+}
