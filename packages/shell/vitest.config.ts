@@ -1,8 +1,13 @@
 import { defineConfig } from "vitest/config";
 
-// "source" resolves workspace packages to their TypeScript sources, so tests need no prior build.
+// "downcity-source" resolves workspace packages to their TypeScript sources, so tests need no prior build.
 export default defineConfig({
-  resolve: { conditions: ["source", "module", "node", "import", "default"] },
-  ssr: { resolve: { conditions: ["source", "module", "node", "import", "default"] } },
-  test: { name: "@downcity/shell", include: ["src/**/*.test.ts", "test/**/*.test.ts"], testTimeout: 30000, hookTimeout: 30000 },
+  resolve: { conditions: ["downcity-source", "module", "node", "import", "default"] },
+  ssr: { resolve: { conditions: ["downcity-source", "module", "node", "import", "default"] } },
+  test: {
+    name: "@downcity/shell",
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    testTimeout: 30000,
+    hookTimeout: 30000,
+  },
 });

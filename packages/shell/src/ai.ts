@@ -1,2 +1,7 @@
-/** The complete public surface of @downcity/shell/ai. */
-export {};
+/** The complete public surface of @downcity/shell/ai: the engine's methods as AI SDK tools. */
+export {
+  createShellTools,
+  type ShellToolError,
+  type ShellTools,
+  type ShellToolsOptions,
+} from "./ai/create-shell-tools.js";

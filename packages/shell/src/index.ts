@@ -1,2 +1,42 @@
-/** The complete public surface of @downcity/shell. */
-export {};
+/**
+ * The complete public surface of @downcity/shell: the session engine, its tool input schemas,
+ * results, events and errors. Nothing else is exported.
+ */
+export {
+  createShellEngine,
+  type ShellCallOptions,
+  type ShellEngine,
+  type ShellEngineLimits,
+  type ShellEngineOptions,
+} from "./engine/create-shell-engine.js";
+export type { ShellSnapshot } from "./session/snapshot-file.js";
+export { ShellError, type ShellErrorCode } from "./shell-error.js";
+export type { ShellEvent, ShellEventType, ShellExitEvent } from "./shell-event.js";
+export { createShellId, isShellId, type ShellId } from "./shell-id.js";
+export {
+  type ShellCloseInput,
+  type ShellExecInput,
+  type ShellListInput,
+  type ShellReadInput,
+  type ShellStartInput,
+  type ShellStatusInput,
+  type ShellWaitInput,
+  type ShellWriteInput,
+  shellCloseInput,
+  shellExecInput,
+  shellListInput,
+  shellReadInput,
+  shellStartInput,
+  shellStatusInput,
+  shellWaitInput,
+  shellWriteInput,
+} from "./shell-inputs.js";
+export type {
+  ShellExecResult,
+  ShellReadResult,
+  ShellStartResult,
+  ShellStatus,
+  ShellStatusResult,
+  ShellWaitResult,
+  ShellWriteResult,
+} from "./shell-results.js";

@@ -1,0 +1,30 @@
+import type { OutputBuffer } from "./output-buffer.js";
+import { renderText } from "./render-text.js";
+
+/** Output text cut to a budget, and whether anything was left out. */
+export interface BudgetedOutput {
+  text: string;
+  truncated: boolean;
+}
+
+/**
+ * Renders a whole output stream within `maxChars`: when longer, keeps the first 20% and the last
+ * 80% of the budget, with a marker naming the omitted byte range and the log holding it all.
+ */
+export function budgetOutput(output: OutputBuffer, maxChars: number): BudgetedOutput {
+  const total = output.bytesTotal;
+  if (total <= maxChars) {
+    const text = renderText(output.read(0, total).bytes, output.logPath);
+    if (text.length <= maxChars) return { text, truncated: false };
+  }
+  const head = output.read(0, Math.floor(maxChars * 0.2));
+  const tail = output.read(Math.max(head.end, total - Math.floor(maxChars * 0.8)), maxChars);
+  const headText = renderText(head.bytes, output.logPath);
+  const tailText = renderText(tail.bytes, output.logPath);
+  const from = head.end;
+  const to = tail.start;
+  const marker =
+    `\n[... output truncated: bytes ${from}-${to} of ${total} omitted (${to - from} bytes); ` +
+    `the full output is in ${output.logPath}${output.logTruncated ? " (log capped)" : ""} ...]\n`;
+  return { text: headText + marker + tailText, truncated: true };
+}

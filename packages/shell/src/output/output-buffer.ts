@@ -1,0 +1,194 @@
+import { closeSync, fsyncSync, openSync, readSync, writeSync } from "node:fs";
+
+/** Options of an output buffer: where the raw log lives and how much is kept in memory. */
+export interface OutputBufferOptions {
+  logPath: string;
+  /** Bytes written to output.log before it is capped (then `logTruncated`). */
+  logLimitBytes: number;
+  headBytes: number;
+  tailBytes: number;
+  /** Restores a buffer of an earlier run: only the log on disk is readable. */
+  restored?: { bytesTotal: number; logBytes: number; logTruncated: boolean };
+}
+
+/** A contiguous range of raw bytes read from a buffer. */
+export interface OutputSlice {
+  bytes: Buffer;
+  start: number;
+  end: number;
+  skipped: number;
+}
+
+/**
+ * The combined output stream of one session: raw bytes to output.log (capped) plus a bounded
+ * head and tail ring in memory; cursors are absolute byte offsets into the stream.
+ */
+export class OutputBuffer {
+  readonly logPath: string;
+  bytesTotal = 0;
+  logBytes = 0;
+  logTruncated = false;
+  private readonly logLimit: number;
+  private logFd: number | undefined;
+  private readonly head: Buffer;
+  private headFilled = 0;
+  private readonly tail: Buffer;
+  /** Absolute offset of the oldest byte held in the tail ring. */
+  private tailFrom = 0;
+
+  constructor(options: OutputBufferOptions) {
+    this.logPath = options.logPath;
+    this.logLimit = options.logLimitBytes;
+    this.head = Buffer.alloc(options.restored ? 0 : options.headBytes);
+    this.tail = Buffer.alloc(options.restored ? 0 : options.tailBytes);
+    if (options.restored) {
+      this.bytesTotal = options.restored.bytesTotal;
+      this.logBytes = options.restored.logBytes;
+      this.logTruncated = options.restored.logTruncated;
+      this.tailFrom = this.bytesTotal;
+    } else {
+      this.logFd = openSync(this.logPath, "a");
+    }
+  }
+
+  /** Appends a chunk of raw output. */
+  append(chunk: Buffer): void {
+    const length = chunk.length;
+    if (length === 0) return;
+    if (this.logFd !== undefined && !this.logTruncated) {
+      const room = this.logLimit - this.logBytes;
+      const count = Math.min(room, length);
+      if (count > 0) {
+        try {
+          writeSync(this.logFd, chunk, 0, count);
+          this.logBytes += count;
+        } catch {
+          this.logTruncated = true;
+        }
+      }
+      if (count < length) this.logTruncated = true;
+    }
+    if (this.headFilled < this.head.length) {
+      this.headFilled += chunk.copy(
+        this.head,
+        this.headFilled,
+        0,
+        Math.min(length, this.head.length - this.headFilled),
+      );
+    }
+    const size = this.tail.length;
+    if (size > 0) {
+      if (length >= size) {
+        chunk.copy(this.tail, 0, length - size);
+        // Ring position of absolute offset x is x % size; rotate so that holds.
+        const endPos = (this.bytesTotal + length) % size;
+        if (endPos !== 0) {
+          const rotated = Buffer.concat([
+            this.tail.subarray(size - endPos),
+            this.tail.subarray(0, size - endPos),
+          ]);
+          rotated.copy(this.tail);
+        }
+      } else {
+        const pos = this.bytesTotal % size;
+        const first = Math.min(length, size - pos);
+        chunk.copy(this.tail, pos, 0, first);
+        if (first < length) chunk.copy(this.tail, 0, first);
+      }
+    }
+    this.bytesTotal += length;
+    this.tailFrom = Math.max(this.tailFrom, this.bytesTotal - size);
+  }
+
+  /** Reads up to `maxBytes` raw bytes from `cursor`, skipping forward past bytes no longer retained. */
+  read(cursor: number, maxBytes: number): OutputSlice {
+    const total = this.bytesTotal;
+    let start = Math.max(0, Math.min(Math.floor(cursor), total));
+    const lowEnd = Math.max(this.headFilled, this.logBytes);
+    let skipped = 0;
+    if (start < total && start >= lowEnd && start < this.tailFrom) {
+      skipped = this.tailFrom - start;
+      start = this.tailFrom;
+    }
+    let end = Math.min(total, start + Math.max(1, maxBytes));
+    if (start < lowEnd && lowEnd < this.tailFrom) end = Math.min(end, lowEnd);
+    let bytes = this.fetch(start, end);
+    if (skipped > 0) {
+      let advance = 0;
+      while (advance < 3 && advance < bytes.length && ((bytes[advance] ?? 0) & 0xc0) === 0x80) advance++;
+      bytes = bytes.subarray(advance);
+      start += advance;
+      skipped += advance;
+    }
+    if (end < total) {
+      const keep = utf8CompleteLength(bytes);
+      if (keep > 0) {
+        end -= bytes.length - keep;
+        bytes = bytes.subarray(0, keep);
+      }
+    }
+    return { bytes, start, end: start + bytes.length, skipped };
+  }
+
+  /** Flushes output.log to disk and releases its descriptor; later reads still work. */
+  closeLog(): void {
+    if (this.logFd === undefined) return;
+    try {
+      fsyncSync(this.logFd);
+    } catch {
+      // fsync can fail on exotic filesystems; the data is still written.
+    }
+    closeSync(this.logFd);
+    this.logFd = undefined;
+  }
+
+  private fetch(start: number, end: number): Buffer {
+    if (end <= start) return Buffer.alloc(0);
+    if (start >= this.tailFrom && this.tail.length > 0) return this.fromTail(start, end);
+    const lowPart = Math.min(end, this.tailFrom);
+    let low: Buffer;
+    if (lowPart <= this.headFilled) low = Buffer.from(this.head.subarray(start, lowPart));
+    else low = this.fromLog(start, Math.min(lowPart, this.logBytes));
+    if (lowPart >= end || this.tail.length === 0) return low;
+    return Buffer.concat([low, this.fromTail(lowPart, end)]);
+  }
+
+  private fromTail(start: number, end: number): Buffer {
+    const size = this.tail.length;
+    const out = Buffer.allocUnsafe(end - start);
+    const pos = start % size;
+    const first = Math.min(end - start, size - pos);
+    this.tail.copy(out, 0, pos, pos + first);
+    if (first < out.length) this.tail.copy(out, first, 0, out.length - first);
+    return out;
+  }
+
+  private fromLog(start: number, end: number): Buffer {
+    if (end <= start) return Buffer.alloc(0);
+    const out = Buffer.allocUnsafe(end - start);
+    let fd: number;
+    try {
+      fd = openSync(this.logPath, "r");
+    } catch {
+      return Buffer.alloc(0);
+    }
+    try {
+      const read = readSync(fd, out, 0, out.length, start);
+      return out.subarray(0, read);
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+/** Length of the longest prefix of `bytes` that does not end inside a UTF-8 sequence. */
+export function utf8CompleteLength(bytes: Buffer): number {
+  const length = bytes.length;
+  for (let back = 1; back <= Math.min(4, length); back++) {
+    const byte = bytes[length - back] ?? 0;
+    if ((byte & 0xc0) === 0x80) continue;
+    const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return need > back ? length - back : length;
+  }
+  return length;
+}

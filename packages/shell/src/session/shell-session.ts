@@ -1,0 +1,339 @@
+import { join } from "node:path";
+import { OutputBuffer } from "../output/output-buffer.js";
+import { renderText } from "../output/render-text.js";
+import type { ChildHandle } from "../process/child-handle.js";
+import {
+  findSessionProcesses,
+  type ProcessIdentity,
+  readProcessStartTime,
+  signalProcesses,
+} from "../process/process-tree.js";
+import { spawnPipes } from "../process/spawn-pipes.js";
+import { spawnPty } from "../process/spawn-pty.js";
+import type { ShellId } from "../shell-id.js";
+import type { ShellReadResult, ShellStatus, ShellStatusResult } from "../shell-results.js";
+import { type ShellSnapshot, writeSnapshotFile } from "./snapshot-file.js";
+
+const FINAL: ReadonlySet<ShellStatus> = new Set(["exited", "killed", "timed_out", "failed", "lost"]);
+const SNAPSHOT_INTERVAL_MS = 1000;
+
+/** Everything a session needs to spawn and persist itself. */
+export interface ShellSessionSpawn {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  stdin: "ignore" | "pipe";
+  cols: number;
+  rows: number;
+  timeoutMs?: number | undefined;
+}
+
+/** Static facts and wiring of one session. */
+export interface ShellSessionOptions {
+  dir: string;
+  snapshot: ShellSnapshot;
+  limits: { logBytes: number; headBytes: number; tailBytes: number; maxOutputBytes: number };
+  now: () => number;
+  onFinal: (session: ShellSession) => void;
+  /** True for a session loaded from disk: no process, reads come from output.log. */
+  restored?: boolean;
+}
+
+/** Tells whether a status is final (the session's processes are gone or no longer ours). */
+export function isFinalStatus(status: ShellStatus): boolean {
+  return FINAL.has(status);
+}
+
+/**
+ * One shell session: owns its child (pipes or PTY), output buffer, snapshot and waiters. Also
+ * used read-only for sessions restored from disk.
+ */
+export class ShellSession {
+  readonly id: ShellId;
+  readonly dir: string;
+  readonly output: OutputBuffer;
+  snapshot: ShellSnapshot;
+  /** Byte offset up to which output was handed to a caller, the default cursor of read/wait. */
+  deliveredCursor = 0;
+  lastUsedAt: number;
+  private lastOutputAt: number;
+  private readonly now: () => number;
+  private readonly limits: ShellSessionOptions["limits"];
+  private readonly onFinal: (session: ShellSession) => void;
+  private child: ChildHandle | undefined;
+  private root: ProcessIdentity | undefined;
+  private forced: { status: ShellStatus; error: string | null } | undefined;
+  private readonly waiters = new Set<() => void>();
+  private wakeScheduled = false;
+  private snapshotTimer: NodeJS.Timeout | undefined;
+  private timeoutTimer: NodeJS.Timeout | undefined;
+  private stdinClosed = false;
+  private readonly finalListeners: Array<() => void> = [];
+
+  constructor(options: ShellSessionOptions) {
+    this.snapshot = options.snapshot;
+    this.id = options.snapshot.shell_id;
+    this.dir = options.dir;
+    this.now = options.now;
+    this.limits = options.limits;
+    this.onFinal = options.onFinal;
+    this.lastUsedAt = this.now();
+    this.lastOutputAt = Date.parse(options.snapshot.started_at) || this.now();
+    const live = options.restored !== true;
+    this.output = new OutputBuffer({
+      logPath: join(options.dir, "output.log"),
+      logLimitBytes: options.limits.logBytes,
+      headBytes: options.limits.headBytes,
+      tailBytes: options.limits.tailBytes,
+      ...(live
+        ? {}
+        : {
+            restored: {
+              bytesTotal: options.snapshot.bytes_total,
+              logBytes: options.snapshot.log_bytes,
+              logTruncated: options.snapshot.log_truncated,
+            },
+          }),
+    });
+    if (!live) this.deliveredCursor = options.snapshot.bytes_total;
+  }
+
+  get status(): ShellStatus {
+    return this.snapshot.status;
+  }
+
+  get isFinal(): boolean {
+    return isFinalStatus(this.snapshot.status);
+  }
+
+  get logPath(): string {
+    return this.output.logPath;
+  }
+
+  /** Spawns the child; spawn failures end the session as `failed` rather than throwing. */
+  start(spawn: ShellSessionSpawn): void {
+    const callbacks = {
+      onData: (chunk: Buffer) => this.handleData(chunk),
+      onExit: (code: number | null, signal: string | null) => this.handleExit(code, signal),
+      onError: (error: Error) => this.fail(`spawn failed: ${error.message}`),
+    };
+    const base = { file: spawn.file, args: spawn.args, cwd: this.snapshot.cwd, env: spawn.env };
+    this.child = this.snapshot.tty
+      ? spawnPty({ ...base, cols: spawn.cols, rows: spawn.rows }, callbacks)
+      : spawnPipes({ ...base, stdin: spawn.stdin }, callbacks);
+    if (this.isFinal) return;
+    const pid = this.child.pid;
+    if (pid !== undefined) {
+      const startTime = readProcessStartTime(pid);
+      this.root = startTime ? { pid, startTime } : undefined;
+      this.snapshot.pid = pid;
+      this.snapshot.pid_start_time = startTime ?? null;
+      this.snapshot.status = "running";
+    }
+    if (spawn.timeoutMs !== undefined) {
+      this.timeoutTimer = setTimeout(() => {
+        void this.terminate(0, "timed_out", `timed out after ${spawn.timeoutMs} ms`);
+      }, spawn.timeoutMs);
+    }
+    this.persist();
+  }
+
+  /** Ends a session that could not be spawned. */
+  fail(message: string): void {
+    if (this.isFinal) return;
+    this.forced = { status: "failed", error: message };
+    this.finalize(null, null);
+  }
+
+  /** Writes to stdin; returns the number of bytes written. */
+  write(input: string, eof: boolean): number {
+    if (!this.child || this.isFinal) throw new Error("session has exited");
+    if (this.stdinClosed) throw new Error("stdin was already closed with eof");
+    if (input.length > 0) this.child.write(input);
+    if (eof) {
+      this.child.endInput();
+      if (!this.snapshot.tty) this.stdinClosed = true;
+    }
+    return Buffer.byteLength(input);
+  }
+
+  /** Reads rendered text from a byte cursor. */
+  read(cursor: number, maxBytes: number): ShellReadResult {
+    const slice = this.output.read(cursor, maxBytes);
+    this.deliveredCursor = Math.max(this.deliveredCursor, slice.end);
+    return {
+      output: renderText(slice.bytes, this.logPath),
+      cursor: slice.start,
+      next_cursor: slice.end,
+      has_more: slice.end < this.output.bytesTotal,
+      skipped_bytes: slice.skipped,
+    };
+  }
+
+  /** Resolves true as soon as `check` holds (checked now and on every output or state change), false on timeout. */
+  waitFor(check: () => boolean, timeoutMs: number): Promise<boolean> {
+    if (check()) return Promise.resolve(true);
+    if (timeoutMs <= 0) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const waiter = (): void => {
+        if (!check()) return;
+        clearTimeout(timer);
+        this.waiters.delete(waiter);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        resolve(check());
+      }, timeoutMs);
+      this.waiters.add(waiter);
+    });
+  }
+
+  /** Resolves once the session is final. */
+  whenFinal(): Promise<void> {
+    if (this.isFinal) return Promise.resolve();
+    return new Promise((resolve) => this.finalListeners.push(resolve));
+  }
+
+  /**
+   * SIGTERM to every process of the session, SIGKILL to what is left after `graceMs`; also
+   * reaps leftover descendants of a session that already ended. Never signals a reused pid.
+   */
+  async terminate(graceMs: number, status: ShellStatus, error: string | null = null): Promise<void> {
+    if (!this.isFinal && !this.forced) this.forced = { status, error };
+    const marker = `DC_CTX_SHELL_ID=${this.id}`;
+    const first = findSessionProcesses(this.root, marker);
+    if (first.length > 0 || !this.isFinal) {
+      signalProcesses(first, graceMs > 0 ? "SIGTERM" : "SIGKILL");
+      const deadline = performance.now() + graceMs;
+      while (performance.now() < deadline) {
+        await sleep(Math.min(25, graceMs));
+        if (this.isFinal && findSessionProcesses(this.root, marker).length === 0) break;
+      }
+      signalProcesses(findSessionProcesses(this.root, marker), "SIGKILL");
+    }
+    if (!this.isFinal) {
+      await Promise.race([this.whenFinal(), sleep(3000)]);
+      // The child vanished without a report (should not happen); settle the state anyway.
+      if (!this.isFinal) this.finalize(null, "SIGKILL");
+    }
+    // Children forked between the scans above are caught here.
+    signalProcesses(findSessionProcesses(this.root, marker), "SIGKILL");
+  }
+
+  /** Status and bookkeeping for callers. */
+  describe(): ShellStatusResult {
+    const s = this.snapshot;
+    return {
+      shell_id: s.shell_id,
+      command: s.command,
+      cwd: s.cwd,
+      tty: s.tty,
+      mode: s.mode,
+      service_name: s.service_name,
+      context_id: s.context_id,
+      status: s.status,
+      pid: s.pid,
+      exit_code: s.exit_code,
+      signal: s.signal,
+      started_at: s.started_at,
+      ended_at: s.ended_at,
+      bytes_total: this.output.bytesTotal,
+      next_cursor: this.output.bytesTotal,
+      idle_ms: Math.max(0, this.now() - this.lastOutputAt),
+      log_path: this.logPath,
+      log_truncated: this.output.logTruncated,
+      ...(s.error ? { error: s.error } : {}),
+    };
+  }
+
+  /** Text of the last few KiB of output, for exit events. */
+  tailText(maxBytes = 2000): string {
+    const from = Math.max(0, this.output.bytesTotal - maxBytes);
+    return renderText(this.output.read(from, maxBytes).bytes, this.logPath).split("\n").slice(-20).join("\n");
+  }
+
+  /** Writes snapshot.json now. */
+  persist(): void {
+    if (this.snapshotTimer) {
+      clearTimeout(this.snapshotTimer);
+      this.snapshotTimer = undefined;
+    }
+    this.snapshot.bytes_total = this.output.bytesTotal;
+    this.snapshot.log_bytes = this.output.logBytes;
+    this.snapshot.log_truncated = this.output.logTruncated;
+    try {
+      writeSnapshotFile(this.dir, this.snapshot);
+    } catch {
+      // The state folder may have been removed under us; in-memory state stays authoritative.
+    }
+  }
+
+  private handleData(chunk: Buffer): void {
+    this.output.append(chunk);
+    this.lastOutputAt = this.now();
+    if (!this.snapshotTimer && !this.isFinal) {
+      this.snapshotTimer = setTimeout(() => {
+        this.snapshotTimer = undefined;
+        this.persist();
+      }, SNAPSHOT_INTERVAL_MS);
+    }
+    if (this.output.bytesTotal > this.limits.maxOutputBytes && !this.forced) {
+      void this.terminate(
+        0,
+        "killed",
+        `output exceeded ${this.limits.maxOutputBytes} bytes; the session was closed (see ${this.logPath})`,
+      );
+    }
+    this.scheduleWake();
+  }
+
+  private handleExit(code: number | null, signal: string | null): void {
+    this.finalize(code, signal);
+  }
+
+  private finalize(code: number | null, signal: string | null): void {
+    if (this.isFinal) return;
+    if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
+    const s = this.snapshot;
+    s.exit_code = code;
+    s.signal = signal;
+    s.ended_at = new Date(this.now()).toISOString();
+    if (this.forced) {
+      s.status = this.forced.status;
+      s.error = this.forced.error;
+    } else if (signal) {
+      s.status = "killed";
+    } else if (code === 127 || code === 126) {
+      // The shell could not find (127) or execute (126) the program: a spawn failure for the caller.
+      s.status = "failed";
+      const reason = code === 127 ? "command not found" : "command not executable";
+      s.error = `${reason} (exit ${code}): ${this.tailText(300).trim() || s.command}; check the program name, PATH and permissions`;
+    } else {
+      s.status = "exited";
+    }
+    this.output.closeLog();
+    this.child?.dispose();
+    this.persist();
+    this.wakeNow();
+    for (const listener of this.finalListeners.splice(0)) listener();
+    this.onFinal(this);
+  }
+
+  private scheduleWake(): void {
+    if (this.wakeScheduled || this.waiters.size === 0) return;
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      this.wakeNow();
+    });
+  }
+
+  private wakeNow(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

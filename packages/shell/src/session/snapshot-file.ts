@@ -1,0 +1,50 @@
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ShellId } from "../shell-id.js";
+import type { ShellStatus } from "../shell-results.js";
+
+/** What `snapshot.json` holds for one session; enough to answer status, read and recover after a restart. */
+export interface ShellSnapshot {
+  version: 1;
+  shell_id: ShellId;
+  command: string;
+  cwd: string;
+  tty: boolean;
+  mode: "exec" | "background" | "service";
+  service_name: string | null;
+  context_id: string | null;
+  request_id: string | null;
+  notify: boolean;
+  status: ShellStatus;
+  pid: number | null;
+  /** Kernel start time of `pid`, so a reused pid is never signalled. */
+  pid_start_time: string | null;
+  owner: { pid: number; start_time: string | null; engine_id: string };
+  exit_code: number | null;
+  signal: string | null;
+  error: string | null;
+  started_at: string;
+  ended_at: string | null;
+  bytes_total: number;
+  log_bytes: number;
+  log_truncated: boolean;
+  exit_event: { emitted: boolean; delivered: boolean; pruned: boolean };
+}
+
+/** Writes a snapshot atomically (temp file + rename) into the session folder. */
+export function writeSnapshotFile(dir: string, snapshot: ShellSnapshot): void {
+  const target = join(dir, "snapshot.json");
+  const temp = join(dir, `.snapshot.${process.pid}.tmp`);
+  writeFileSync(temp, `${JSON.stringify(snapshot, null, 2)}\n`);
+  renameSync(temp, target);
+}
+
+/** Reads a session snapshot, or undefined when the folder holds none or it is unreadable. */
+export function readSnapshotFile(dir: string): ShellSnapshot | undefined {
+  try {
+    const parsed = JSON.parse(readFileSync(join(dir, "snapshot.json"), "utf8")) as ShellSnapshot;
+    return parsed.version === 1 ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
