@@ -33,11 +33,11 @@ export function looksBinary(bytes: Buffer): boolean {
   for (const byte of sample) {
     if (byte === 0 || (byte < 0x20 && byte !== 9 && byte !== 10 && byte !== 13 && byte !== 27)) suspicious++;
   }
-  if (suspicious / sample.length > 0.1) return true;
+  if (suspicious >= 8 && suspicious / sample.length > 0.1) return true;
   const text = sample.toString("utf8");
   let replaced = 0;
   for (const char of text) if (char === "\ufffd") replaced++;
-  return replaced / Math.max(1, text.length) > 0.1;
+  return replaced >= 8 && replaced / Math.max(1, text.length) > 0.1;
 }
 
 /**
