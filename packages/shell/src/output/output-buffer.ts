@@ -123,8 +123,12 @@ export class OutputBuffer {
     if (end < total) {
       const keep = utf8CompleteLength(bytes);
       if (keep > 0) {
-        end -= bytes.length - keep;
         bytes = bytes.subarray(0, keep);
+      } else if (bytes.length > 0) {
+        // max_bytes is smaller than one character: return that whole character.
+        const lead = bytes[0] ?? 0;
+        const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+        bytes = this.fetch(start, Math.min(total, start + need));
       }
     }
     return { bytes, start, end: start + bytes.length, skipped };

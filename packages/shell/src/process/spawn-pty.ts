@@ -8,6 +8,7 @@ import type { ChildCallbacks, ChildHandle, ChildSpawnOptions } from "./child-han
 const QUIET_MS = 20;
 
 interface PtyInternals {
+  ptsName?: string;
   _socket?: NodeJS.EventEmitter & { destroy(): void };
 }
 
@@ -38,9 +39,12 @@ export function spawnPty(
     queueMicrotask(() => callbacks.onError(error instanceof Error ? error : new Error(String(error))));
     return { pid: undefined, write: () => {}, endInput: () => {}, dispose: () => {} };
   }
+  const internals = terminal as unknown as PtyInternals;
   let slaveFd: number | undefined;
   try {
-    slaveFd = openSync(terminal.ptsName, fsConstants.O_RDWR | fsConstants.O_NOCTTY);
+    slaveFd = internals.ptsName
+      ? openSync(internals.ptsName, fsConstants.O_RDWR | fsConstants.O_NOCTTY)
+      : undefined;
   } catch {
     slaveFd = undefined;
   }
@@ -57,7 +61,7 @@ export function spawnPty(
   let exited = false;
   let childGone = false;
   let lastDataAt = performance.now();
-  const socket = (terminal as unknown as PtyInternals)._socket;
+  const socket = internals._socket;
   const drain = (): void => {
     if (exited) return;
     const silentFor = performance.now() - lastDataAt;

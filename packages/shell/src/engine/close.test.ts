@@ -1,0 +1,79 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { findSessionProcesses, readProcessStartTime, signalProcesses } from "../process/process-tree.js";
+import { createTempEngine, isAlive, sleep, type TempEngine } from "../testing/create-temp-engine.js";
+
+let temp: TempEngine;
+afterEach(async () => temp?.dispose());
+
+async function pidsFrom(file: string, count: number): Promise<number[]> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    try {
+      const pids = readFileSync(file, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+      if (pids.length >= count) return pids;
+    } catch {
+      // Not written yet.
+    }
+    await sleep(20);
+  }
+  throw new Error(`${file} never listed ${count} pids`);
+}
+
+describe("shell_close", () => {
+  test.each([false, true])("kills orphans that left the group (tty=%s)", async (tty) => {
+    temp = createTempEngine();
+    const pidFile = join(temp.rootDir, "pids");
+    const command = [
+      `sleep 1000 & echo $! >> ${pidFile}`,
+      `nohup sleep 1000 >/dev/null 2>&1 & echo $! >> ${pidFile}`,
+      `setsid sleep 1000 & echo $! >> ${pidFile}`,
+      `(trap '' TERM; while true; do sleep 0.05; done) & echo $! >> ${pidFile}`,
+      "sleep 1000",
+    ].join("\n");
+    const started = await temp.engine.start({ command, tty, yield_ms: 0 });
+    const pids = await pidsFrom(pidFile, 4);
+    expect(pids.every(isAlive)).toBe(true);
+    const closed = await temp.engine.close({ shell_id: started.shell_id, grace_ms: 300 });
+    expect(closed.status).toBe("killed");
+    await sleep(50);
+    expect(pids.filter(isAlive)).toEqual([]);
+    const again = await temp.engine.close({ shell_id: started.shell_id });
+    expect(again.status).toBe("killed");
+  });
+
+  test("reaps leftovers of a command that already exited", async () => {
+    temp = createTempEngine();
+    const result = await temp.engine.exec({ command: "setsid sleep 1000 >/dev/null 2>&1 & echo $!" });
+    const orphan = Number(result.output.trim());
+    expect(isAlive(orphan)).toBe(true);
+    await temp.engine.close({ shell_id: result.shell_id, grace_ms: 100 });
+    await sleep(50);
+    expect(isAlive(orphan)).toBe(false);
+  });
+
+  test("never signals a pid whose start time does not match", async () => {
+    const startTime = readProcessStartTime(process.pid);
+    expect(startTime).toBeDefined();
+    const reused = { pid: process.pid, startTime: `${startTime}0` };
+    expect(signalProcesses([reused], "SIGKILL")).toBe(0);
+    expect(findSessionProcesses(reused, "DC_CTX_SHELL_ID=sh_nobodyhasthis")).toEqual([]);
+  });
+
+  test("close racing exit and concurrent waits give exactly one exit event", async () => {
+    temp = createTempEngine();
+    for (let run = 0; run < 10; run++) {
+      const started = await temp.engine.start({ command: "sleep 0.05; echo done", yield_ms: 0 });
+      const waits = Promise.all(
+        Array.from({ length: 5 }, () => temp.engine.wait({ shell_id: started.shell_id, until: "exit" })),
+      );
+      await sleep(run * 10);
+      const [closed, results] = await Promise.all([temp.engine.close({ shell_id: started.shell_id }), waits]);
+      expect(["exited", "killed"]).toContain(closed.status);
+      for (const result of results) expect(result.reason).toBe("exited");
+    }
+    await sleep(20);
+    expect(temp.events.length).toBe(10);
+    expect(new Set(temp.events.map((event) => event.shell_id)).size).toBe(10);
+  });
+});
