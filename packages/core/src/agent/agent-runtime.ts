@@ -438,7 +438,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           logger.warn({ attempt: attempt + 1 }, "context window exceeded; compacting and retrying");
           window = Math.max(2, Math.floor(Math.min(window, built.ids.size) / 2));
           try {
-            await compactContext(contextId, window, "context-window-exceeded", abortSignal);
+            await compactContext(contextId, Math.max(1, window - 1), "context-window-exceeded", abortSignal);
           } catch (compactError) {
             logger.warn(errorFields(compactError), "compaction failed; retrying with a smaller window");
           }

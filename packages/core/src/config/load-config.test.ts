@@ -1,0 +1,96 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { downcityConfigJsonSchema } from "./config-schema.js";
+import { parseEnvFile } from "./env-file.js";
+import { loadConfig, writeConfigJsonSchema } from "./load-config.js";
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), "downcity-config-"));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const write = (value: unknown) => writeFile(join(root, "downcity.json"), JSON.stringify(value));
+
+describe("loadConfig", () => {
+  it("loads .env and substitutes ${VAR}; the process environment wins over .env", async () => {
+    await writeFile(
+      join(root, ".env"),
+      "# comment\nKEY_FROM_FILE=file-key\nexport MODEL='gpt-x'\nOVERRIDDEN=file\n",
+    );
+    await write({ llm: { provider: "openai", model: "${MODEL}", apiKey: "${KEY_FROM_FILE}-${OVERRIDDEN}" } });
+    const { config } = await loadConfig(root, { env: { OVERRIDDEN: "env" } });
+    expect(config.llm).toMatchObject({ provider: "openai", model: "gpt-x", apiKey: "file-key-env" });
+  });
+
+  it("names the field of an unset variable", async () => {
+    await write({ llm: { provider: "openai", model: "m", apiKey: "${NOPE_NOT_SET}" } });
+    await expect(loadConfig(root, { env: {} })).rejects.toMatchObject({
+      code: "CONFIG_ENV_MISSING",
+      field: "llm.apiKey",
+      message: expect.stringContaining("NOPE_NOT_SET"),
+    });
+  });
+
+  it("names the bad field and rejects unknown fields", async () => {
+    await write({ llm: { provider: "openia", model: "m" } });
+    await expect(loadConfig(root, { env: {} })).rejects.toMatchObject({
+      code: "CONFIG_INVALID",
+      field: "llm.provider",
+    });
+    await write({ services: { chat: { queue: { maxConcurency: 3 } } } });
+    await expect(loadConfig(root, { env: {} })).rejects.toMatchObject({
+      message: expect.stringContaining("maxConcurency"),
+    });
+  });
+
+  it("applies defaults and validates MCP servers", async () => {
+    await write({
+      services: { chat: { queue: {} } },
+      mcp: {
+        servers: {
+          everything: { type: "stdio", command: "npx" },
+          remote: { type: "http", url: "http://127.0.0.1:1/mcp" },
+        },
+      },
+    });
+    const { config } = await loadConfig(root, { env: {} });
+    expect(config.services?.chat?.queue?.maxConcurrency).toBe(4);
+    expect(config.mcp?.servers.everything).toMatchObject({ type: "stdio", args: [], enabled: true });
+  });
+
+  it("explains a missing or unparsable file", async () => {
+    await expect(loadConfig(root, { env: {} })).rejects.toMatchObject({
+      code: "CONFIG_NOT_FOUND",
+      message: expect.stringContaining("downcity init"),
+    });
+    await writeFile(join(root, "downcity.json"), "{ nope");
+    await expect(loadConfig(root, { env: {} })).rejects.toMatchObject({ code: "CONFIG_INVALID" });
+  });
+
+  it("writes the generated JSON Schema, identical to the committed copy", async () => {
+    const path = await writeConfigJsonSchema(root);
+    const generated = JSON.parse(await readFile(path, "utf8"));
+    expect(generated).toEqual(downcityConfigJsonSchema());
+    expect(generated.properties.llm).toBeDefined();
+    const committed = JSON.parse(
+      await readFile(new URL("../../downcity.schema.json", import.meta.url), "utf8"),
+    );
+    expect(committed).toEqual(generated);
+  });
+});
+
+describe("parseEnvFile", () => {
+  it("handles quotes, export, comments and blank lines", () => {
+    expect(parseEnvFile("A=1\n\n# c\nexport B=\"two words\"\nC=x # trailing\nD='q'\nbad line")).toEqual({
+      A: "1",
+      B: "two words",
+      C: "x",
+      D: "q",
+    });
+  });
+});
