@@ -24,7 +24,7 @@ export type DowncityErrorCode =
 
 /** Base error of every Downcity package: a code, a message naming the bad field and the fix, and a cause. */
 export class DowncityError extends Error {
-  private readonly [marker] = true;
+  readonly [marker] = true;
   readonly code: DowncityErrorCode;
   /** The dotted path of the offending input field, when one is to blame. */
   readonly field?: string;

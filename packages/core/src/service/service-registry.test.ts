@@ -38,7 +38,9 @@ describe("createServiceRegistry", () => {
     await expect(registry.invoke("notes", "nope", {})).rejects.toMatchObject({ code: "ACTION_NOT_FOUND" });
     const [summary] = registry.list();
     expect(summary?.actions[0]).toMatchObject({ name: "add", description: "Add a note" });
-    expect((summary?.actions[0]?.inputSchema as { required: string[] }).required).toEqual(["text"]);
+    expect((summary?.actions[0]?.inputSchema as { required?: string[] } | undefined)?.required).toEqual([
+      "text",
+    ]);
   });
 
   it("controls the lifecycle", async () => {
