@@ -207,7 +207,7 @@ export class ShellSession {
       signalProcesses(first, graceMs > 0 ? "SIGTERM" : "SIGKILL");
       const deadline = performance.now() + graceMs;
       while (performance.now() < deadline) {
-        await sleep(Math.min(25, graceMs));
+        await Promise.race([this.whenFinal(), sleep(25)]);
         if (this.isFinal && findSessionProcesses(this.root, marker).length === 0) break;
       }
       signalProcesses(findSessionProcesses(this.root, marker), "SIGKILL");
