@@ -29,20 +29,15 @@ export interface ServiceDefinition {
 /** Extra status a service reports about itself. */
 export type ServiceStatusDetail = Record<string, unknown>;
 
-/** Declares a service; types each action's handler input from its schema. */
-export function defineService<
-  const Actions extends Record<string, { input: z.ZodType; description?: string }>,
->(definition: {
+/** Declares a service; each action's handler input is typed from its own zod schema. */
+export function defineService<const Schemas extends Record<string, z.ZodType>>(definition: {
   name: string;
   description?: string;
   actions: {
-    [Name in keyof Actions]: {
+    [Name in keyof Schemas]: {
       description?: string;
-      input: Actions[Name]["input"];
-      handler: (
-        input: z.output<Actions[Name]["input"]>,
-        context: ServiceActionContext,
-      ) => Promise<unknown> | unknown;
+      input: Schemas[Name];
+      handler: (input: z.output<Schemas[Name]>, context: ServiceActionContext) => Promise<unknown> | unknown;
     };
   };
   start?: () => Promise<void> | void;
