@@ -1,0 +1,62 @@
+import { Command } from "commander";
+import type { CliIo } from "./cli-io.js";
+import { registerAgentCommand } from "./commands/agent-command.js";
+import { registerChatCommand } from "./commands/chat-command.js";
+import { registerConsoleCommand } from "./commands/console-command.js";
+import { registerDemoCommand } from "./commands/demo-command.js";
+import { registerInitCommand } from "./commands/init-command.js";
+import { registerLifecycleCommands } from "./commands/lifecycle-commands.js";
+import { registerRunCommand } from "./commands/run-command.js";
+import { registerServiceCommand } from "./commands/service-command.js";
+
+/** The version `downcity --version` prints. */
+export const cliVersion = "0.0.0";
+
+/** Names of the built-in commands; any other first word may be a service of the running daemon. */
+export const builtinCommandNames = [
+  "init",
+  "run",
+  "start",
+  "stop",
+  "restart",
+  "status",
+  "chat",
+  "service",
+  "console",
+  "agent",
+  "demo",
+  "help",
+] as const;
+
+/**
+ * Builds the `downcity` program with every built-in command. Parsing never exits the process:
+ * commander errors are thrown (exitOverride) so `runCli` maps them to exit codes.
+ */
+export function createProgram(io: CliIo): Command {
+  const program = new Command("downcity")
+    .description("Turn a project folder into a long-running AI agent.")
+    .version(cliVersion, "-V, --version", "print the version")
+    .exitOverride()
+    .showSuggestionAfterError()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    })
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Service commands (e.g. `downcity shell list`) are derived from the running daemon's services.",
+        "Exit codes: 0 ok, 1 error, 2 usage error, 3 not running (status commands).",
+      ].join("\n"),
+    );
+  registerInitCommand(program, io);
+  registerRunCommand(program, io);
+  registerLifecycleCommands(program, io);
+  registerChatCommand(program, io);
+  registerServiceCommand(program, io);
+  registerConsoleCommand(program, io);
+  registerAgentCommand(program, io);
+  registerDemoCommand(program, io);
+  return program;
+}

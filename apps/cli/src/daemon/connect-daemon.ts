@@ -1,0 +1,30 @@
+import type { CliIo } from "../cli-io.js";
+import { findProjectRoot } from "../project/find-project-root.js";
+import { type DaemonApi, type DaemonClient, type DaemonTarget, loadDaemonApi } from "./load-daemon-api.js";
+
+/** A client bound to the daemon a command targets, plus the context an agent shell runs in. */
+export interface DaemonConnection {
+  api: DaemonApi;
+  client: DaemonClient;
+  target: DaemonTarget;
+  /** The context to use when `--context` is not given: the agent shell's own, if any. */
+  defaultContextId?: string;
+}
+
+/**
+ * Connects to the daemon of the project at `dir` (or around the working directory); inside an
+ * agent shell, the `DC_CTX_*` variables win unless `--dir` names another project.
+ */
+export async function connectDaemon(io: CliIo, options: { dir?: string } = {}): Promise<DaemonConnection> {
+  const api = await loadDaemonApi();
+  const rootDir = findProjectRoot(io.cwd, options.dir);
+  const env = options.dir === undefined ? io.env : withoutAgentShellEnv(io.env);
+  const target = await api.resolveDaemonTarget({ rootDir, env });
+  const client = api.createDaemonClient({ host: target.host, port: target.port, token: target.token });
+  const defaultContextId = target.contextId ?? env.DC_CTX_CONTEXT_ID;
+  return defaultContextId === undefined ? { api, client, target } : { api, client, target, defaultContextId };
+}
+
+function withoutAgentShellEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith("DC_CTX_")));
+}
