@@ -153,3 +153,25 @@ describe("createSkillCatalog", () => {
     for (let index = 0; index < 20; index++) expect(ids).toContain(`n-${index}`);
   });
 });
+
+describe("createSkillCatalog freshness", () => {
+  it("searches the roots again once the known skills are older than maxAgeMs", async () => {
+    const project = await makeProject();
+    try {
+      let clock = 0;
+      const catalog = createSkillCatalog({
+        rootDir: project,
+        roots: skillRoots(project),
+        maxAgeMs: 1000,
+        now: () => clock,
+      });
+      expect(await catalog.skills()).toEqual([]);
+      await writeSkill(join(project, "skills/new"), "name: new\ndescription: d");
+      expect(await catalog.skills()).toEqual([]);
+      clock = 1000;
+      expect((await catalog.skills()).map((skill) => skill.name)).toEqual(["new"]);
+    } finally {
+      await rm(project, { recursive: true, force: true });
+    }
+  });
+});

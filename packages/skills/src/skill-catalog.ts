@@ -26,6 +26,9 @@ export interface SkillCatalogOptions {
   logger?: Logger;
   /** How deep discovery searches below each root (default 8). */
   maxDepth?: number;
+  /** Known skills older than this are searched for again on the next read (default 30000 ms; 0 = every read). */
+  maxAgeMs?: number;
+  now?: () => number;
 }
 
 /** A pin that was removed because its skill can no longer be used. */
@@ -53,7 +56,7 @@ export interface SkillCatalog {
   readonly roots: readonly string[];
   /** Searches the roots again and replaces the known skills. */
   rescan(): Promise<DiscoveredSkills>;
-  /** The known skills (the first call scans). */
+  /** The known skills (scanned on first use and again once older than `maxAgeMs`). */
   skills(): Promise<Skill[]>;
   /** Skills and roots skipped by the last scan, with reasons. */
   problems(): Promise<SkillProblem[]>;
@@ -75,8 +78,12 @@ export function createSkillCatalog(options: SkillCatalogOptions): SkillCatalog {
   const logger = options.logger ?? silentLogger;
   const stores = new Map<string, HistoryStore>();
   const touchedContexts = new Set<string>();
-  let current: DiscoveredSkills | undefined;
+  const maxAgeMs = options.maxAgeMs ?? 30000;
+  const now = options.now ?? Date.now;
+  let current: { found: DiscoveredSkills; at: number } | undefined;
   let scanning: Promise<DiscoveredSkills> | undefined;
+  let reportedProblems = new Set<string>();
+  let reportedNames: string | undefined;
 
   const history = (contextId: string): HistoryStore => {
     const id = toContextId(contextId);
@@ -90,14 +97,26 @@ export function createSkillCatalog(options: SkillCatalogOptions): SkillCatalog {
   };
 
   const rescan = (): Promise<DiscoveredSkills> => {
+    const startedAt = now();
     scanning ??= discoverSkills({
       roots: options.roots,
       ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }),
     })
       .then((found) => {
-        current = found;
-        for (const problem of found.problems) logger.warn({ ...problem }, "skill skipped");
-        logger.info({ skills: found.skills.length, problems: found.problems.length }, "skills discovered");
+        current = { found, at: startedAt };
+        // Periodic rescans log only what changed, so an unchanged broken skill warns once.
+        const problemKeys = new Set(
+          found.problems.map((problem) => `${problem.path}\u0000${problem.reason}`),
+        );
+        for (const problem of found.problems) {
+          if (!reportedProblems.has(`${problem.path}\u0000${problem.reason}`))
+            logger.warn({ ...problem }, "skill skipped");
+        }
+        reportedProblems = problemKeys;
+        const names = found.skills.map((skill) => skill.name).join("\n");
+        if (names !== reportedNames)
+          logger.info({ skills: found.skills.length, problems: found.problems.length }, "skills discovered");
+        reportedNames = names;
         return found;
       })
       .finally(() => {
@@ -106,7 +125,8 @@ export function createSkillCatalog(options: SkillCatalogOptions): SkillCatalog {
     return scanning;
   };
 
-  const known = async (): Promise<DiscoveredSkills> => current ?? (await rescan());
+  const known = async (): Promise<DiscoveredSkills> =>
+    current && now() - current.at < maxAgeMs ? current.found : await rescan();
 
   const get = async (name: string): Promise<Skill | undefined> => {
     const found = (await known()).skills.find((skill) => skill.name === name);

@@ -18,14 +18,6 @@ const pinInput = z.object({
 
 const emptyInput = z.object({});
 
-// Explicit type arguments: defineService cannot infer per-action inputs when a definition has several actions.
-type SkillsActions = {
-  list: { input: typeof emptyInput };
-  load: { input: typeof pinInput };
-  unload: { input: typeof pinInput };
-  rescan: { input: typeof emptyInput };
-};
-
 /**
  * The `skills` service: `list` (skills, their files, the contexts that pin them, problems),
  * `load`/`unload` (pin/unpin in a context) and `rescan`; one definition for HTTP, CLI and agent.
@@ -43,7 +35,7 @@ export function createSkillsService(options: SkillsServiceOptions): ServiceDefin
     }
     return contextId;
   };
-  return defineService<SkillsActions>({
+  return defineService({
     name: "skills",
     description: "SKILL.md skills: discovery, per-context pinning, allowed tools",
     actions: {
