@@ -1,0 +1,96 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const require = createRequire(import.meta.url);
+
+/** The entry script of `@modelcontextprotocol/server-everything`. */
+export const everythingEntry = join(
+  dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
+  "dist/index.js",
+);
+
+/** The test server that registers a tool on demand (sends tools/list_changed mid-session). */
+export const growingServerEntry = fileURLToPath(
+  new URL("../../test/fixtures/growing-server.mjs", import.meta.url),
+);
+
+/** A stdio config that runs server-everything with this Node. */
+export const everythingStdio = () =>
+  ({ type: "stdio", command: process.execPath, args: [everythingEntry, "stdio"] }) as const;
+
+/** A port that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts server-everything over Streamable HTTP on 127.0.0.1; resolves once it listens. */
+export async function startEverythingHttp(): Promise<{
+  url: string;
+  child: ChildProcess;
+  stop: () => Promise<void>;
+}> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [everythingEntry, "streamableHttp"], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let output = "";
+    const timer = setTimeout(() => reject(new Error(`server-everything did not listen: ${output}`)), 15000);
+    child.stderr?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes("listening on port")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`server-everything exited with ${code}: ${output}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    child,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((done) => child.once("exit", done));
+      child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
+/** Pids of the child processes (zombies included) of this process, read from /proc. */
+export function childPids(): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[1]) === process.pid) children.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return children;
+}
+
+/** Resolves once `check` returns true, polling every 20 ms; rejects after `timeoutMs`. */
+export async function until(check: () => boolean, timeoutMs = 10000, what = "condition"): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}
