@@ -1,2 +1,48 @@
-/** The complete public surface of @downcity/tasks. */
-export {};
+/**
+ * The complete public surface of @downcity/tasks: task files, the scheduler, run folders, and the
+ * `task` service and `task_*` agent tools over them. Nothing else is public.
+ */
+export type { TaskCatchUp, TaskDefinition, TaskFileProblem, TaskStatus } from "./definition/task-definition.js";
+export { type TaskFileFields, editTaskFile, parseTaskFile, renderTaskFile } from "./definition/task-file.js";
+export { type TaskId, taskIdPattern, toTaskId } from "./definition/task-id.js";
+export {
+  formatRunId,
+  parseTaskRunContextId,
+  runIdPattern,
+  taskDir,
+  taskFilePath,
+  taskRootDir,
+  taskRunContextId,
+  taskRunDir,
+  taskRunHistoryDir,
+} from "./definition/task-paths.js";
+export { type RunTaskOptions, type RunTaskOutcome, runTask, taskRunMessage } from "./run/run-task.js";
+export type { TaskRunRecord, TaskRunStatus, TaskRunTrigger } from "./run/task-run-record.js";
+export {
+  assertTimeZone,
+  latestFireBetween,
+  machineTimeZone,
+  nextFireAfter,
+  parseWhen,
+  type TaskWhen,
+} from "./schedule/task-when.js";
+export { systemClock, type TaskClock } from "./scheduler/task-clock.js";
+export {
+  createTaskScheduler,
+  type TaskScheduler,
+  type TaskSchedulerOptions,
+  type TaskSummary,
+} from "./scheduler/task-scheduler.js";
+export type { TaskSchedulerEvent, TaskSchedulerListener } from "./scheduler/task-scheduler-event.js";
+export {
+  type TaskCreateInput,
+  type TaskUpdateInput,
+  taskCreateInput,
+  taskIdInput,
+  taskListInput,
+  taskRunInput,
+  taskRunsInput,
+  taskUpdateInput,
+} from "./surface/task-inputs.js";
+export { createTaskService } from "./surface/task-service.js";
+export { createTaskTools, type TaskToolError } from "./surface/task-tools.js";

@@ -1,0 +1,125 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { type AgentRuntime, DowncityError, type Logger, writeFileAtomic } from "@downcity/core";
+import type { TaskDefinition } from "../definition/task-definition.js";
+import { taskRunContextId, taskRunDir } from "../definition/task-paths.js";
+import type { TaskRunRecord, TaskRunTrigger } from "./task-run-record.js";
+
+/** Everything one run needs. */
+export interface RunTaskOptions {
+  rootDir: string;
+  runtime: AgentRuntime;
+  task: TaskDefinition;
+  runId: string;
+  trigger: TaskRunTrigger;
+  scheduledFor: Date;
+  now: () => Date;
+  logger: Logger;
+  /** Called once run.json says `running`. */
+  onStart?: (record: TaskRunRecord) => void;
+}
+
+/** The finished run, and the announcement still on its way to the notify context. */
+export interface RunTaskOutcome {
+  record: TaskRunRecord;
+  announced: Promise<void>;
+}
+
+/** Writes run.json atomically (without the in-memory `dir`). */
+export async function writeRunRecord(record: TaskRunRecord): Promise<void> {
+  const { dir, ...stored } = record;
+  await writeFileAtomic(join(dir, "run.json"), `${JSON.stringify(stored, null, 2)}\n`);
+}
+
+/** The message a run sends to the agent (also saved as input.md). */
+export function taskRunMessage(task: TaskDefinition, record: TaskRunRecord): string {
+  const header = [
+    `[Task run] "${task.title}" (task ${task.id}, run ${record.runId}, trigger ${record.trigger}, scheduled for ${record.scheduledFor}).`,
+    "Carry out the instruction below. Your final answer is saved as the run's output" +
+      (task.notify ? ` and announced to ${task.notify}.` : "."),
+  ].join("\n");
+  return `${header}\n\n${task.body}\n`;
+}
+
+function announcement(task: TaskDefinition, record: TaskRunRecord, output: string): string {
+  const where = `.downcity/task/${task.id}/${record.runId}/`;
+  if (record.status === "succeeded") {
+    return `Task "${task.title}" (${task.id}) finished (${record.trigger} run ${record.runId}).\n\n${output.trim() || "(no output)"}`;
+  }
+  const reason = record.error ? `${record.error.code}: ${record.error.message}` : record.status;
+  return `Task "${task.title}" (${task.id}) ${record.status === "interrupted" ? "was interrupted" : "failed"} (${record.trigger} run ${record.runId}): ${reason}. Details in ${where}error.md.`;
+}
+
+/**
+ * Runs a task once in its own context `task-run:<taskId>:<runId>`, filling the run folder
+ * (input.md, messages.jsonl via the runtime's historyDir, output.md, result.md, error.md, run.json),
+ * then announces the result to the task's notify context as an internal message.
+ */
+export async function runTask(options: RunTaskOptions): Promise<RunTaskOutcome> {
+  const { task, runId, runtime, logger } = options;
+  const dir = taskRunDir(options.rootDir, task.id, runId);
+  const contextId = taskRunContextId(task.id, runId);
+  await mkdir(dir, { recursive: true });
+  const record: TaskRunRecord = {
+    taskId: task.id,
+    runId,
+    contextId,
+    trigger: options.trigger,
+    scheduledFor: options.scheduledFor.toISOString(),
+    startedAt: options.now().toISOString(),
+    status: "running",
+    ...(task.notify ? { notify: task.notify } : {}),
+    dir,
+  };
+  const input = taskRunMessage(task, record);
+  await writeFile(join(dir, "input.md"), input);
+  await writeRunRecord(record);
+  options.onStart?.(record);
+  logger.info({ taskId: task.id, runId, trigger: record.trigger }, "task run started");
+
+  let output = "";
+  try {
+    const historyDir = runtime.history(contextId).dir;
+    if (historyDir !== dir) {
+      logger.warn(
+        { taskId: task.id, runId, historyDir },
+        "the runtime keeps this run's history outside its run folder; pass historyDir: (id) => taskRunHistoryDir(rootDir, id) to createAgentRuntime",
+      );
+    }
+    const result = await runtime.send({ contextId, text: input, messageId: runId });
+    output = result.text;
+    await writeFile(join(dir, "output.md"), output.endsWith("\n") || !output ? output : `${output}\n`);
+    record.status = "succeeded";
+  } catch (error) {
+    const code = DowncityError.isInstance(error) ? error.code : "INTERNAL";
+    const message = error instanceof Error ? error.message : String(error);
+    record.status = code === "RUN_ABORTED" || code === "RUNTIME_CLOSED" ? "interrupted" : "failed";
+    record.error = { code, message };
+    const stack = error instanceof Error && error.stack ? `\n\n## Stack\n\n\`\`\`\n${error.stack}\n\`\`\`\n` : "";
+    await writeFile(join(dir, "error.md"), `# Task run ${record.status}\n\ncode: ${code}\n\n${message}\n${stack}`).catch(
+      () => undefined,
+    );
+    logger.warn({ taskId: task.id, runId, code, message }, "task run failed");
+  }
+  const text = announcement(task, record, output);
+  record.endedAt = options.now().toISOString();
+  try {
+    await writeFile(join(dir, "result.md"), `${text}\n`);
+    await writeRunRecord(record);
+  } catch (error) {
+    logger.error({ taskId: task.id, runId, err: String(error) }, "could not finish the run folder");
+  }
+  logger.info({ taskId: task.id, runId, status: record.status }, "task run finished");
+  const announced = task.notify
+    ? runtime
+        .send({ contextId: task.notify, text, origin: "internal" })
+        .then(() => undefined)
+        .catch((error) => {
+          logger.warn(
+            { taskId: task.id, runId, notify: task.notify, err: String(error) },
+            "the notify context could not take the task result",
+          );
+        })
+    : Promise.resolve();
+  return { record, announced };
+}
