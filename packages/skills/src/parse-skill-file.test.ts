@@ -18,6 +18,15 @@ describe("parseSkillFile", () => {
     if (result.ok) expect(result.skill.body).toContain("# PDF");
   });
 
+  it("closes the front matter only at a line that is exactly ---", () => {
+    const result = parseSkillFile("---\nname: a\ndescription: before --- after ---\n---\nbody");
+    expect(result).toMatchObject({ ok: true, skill: { description: "before --- after ---", body: "body" } });
+    expect(parseSkillFile("---\n---\nbody")).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("mapping"),
+    });
+  });
+
   it("leaves allowedTools undefined when not declared", () => {
     const result = parseSkillFile("---\nname: a\ndescription: b\n---\nbody");
     expect(result.ok && result.skill.allowedTools).toBeUndefined();

@@ -34,7 +34,7 @@ export interface ParsedSkillFile {
 /** The outcome of parsing: the skill, or the reason it cannot be used. */
 export type ParseSkillFileResult = { ok: true; skill: ParsedSkillFile } | { ok: false; reason: string };
 
-const frontMatterPattern = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)/;
+const frontMatterPattern = /^\uFEFF?---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
 
 /** Parses the text of a `SKILL.md` (YAML front matter between `---` lines, then Markdown). */
 export function parseSkillFile(text: string): ParseSkillFileResult {
