@@ -1,9 +1,10 @@
 import { defineConfig } from "tsup";
 
+// daemon-main and console-main are the scripts detached processes run; they sit beside index.js.
 export default defineConfig({
-  entry: ["src/index.ts"],
+  entry: ["src/index.ts", "src/daemon-main.ts"],
   format: ["esm"],
-  dts: true,
+  dts: { entry: "src/index.ts" },
   clean: true,
   target: "node20",
   sourcemap: true,

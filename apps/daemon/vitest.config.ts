@@ -4,5 +4,11 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { conditions: ["downcity-source", "module", "node", "import", "default"] },
   ssr: { resolve: { conditions: ["downcity-source", "module", "node", "import", "default"] } },
-  test: { name: "@downcity/daemon", include: ["src/**/*.test.ts", "test/**/*.test.ts"], testTimeout: 30000, hookTimeout: 30000 },
+  test: {
+    name: "@downcity/daemon",
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    globalSetup: ["test/global-setup.ts"],
+    testTimeout: 30000,
+    hookTimeout: 30000,
+  },
 });

@@ -1,2 +1,28 @@
-/** The complete public surface of @downcity/daemon. */
-export {};
+/**
+ * The complete public surface of @downcity/daemon: the per-project agent server (HTTP app,
+ * runner, detached process management, client) and the user-level console. Nothing else is public.
+ */
+export { buildDaemonApp, type DaemonAppOptions } from "./app.js";
+export {
+  type ChatReply,
+  createDaemonClient,
+  type DaemonClient,
+  type DaemonEvent,
+  type DaemonTarget,
+} from "./client/create-daemon-client.js";
+export { resolveDaemonTarget } from "./client/resolve-daemon-target.js";
+export { type DemoModel, startDemoModel } from "./demo/start-demo-model.js";
+export type { Feature, FeatureContext, FeatureSetup } from "./features/feature.js";
+export { httpStatusFor } from "./plugins/http-status.js";
+export { type DaemonMeta, readDaemonMeta } from "./process/daemon-meta.js";
+export { type DaemonPaths, daemonPaths } from "./process/daemon-paths.js";
+export { type DaemonStatus, daemonStatus } from "./process/daemon-status.js";
+export { type StartDaemonOptions, startDaemonDetached } from "./process/start-daemon-detached.js";
+export { stopDaemon } from "./process/stop-daemon.js";
+export { type InitProjectResult, initProject } from "./project/init-project.js";
+export { defaultContextId } from "./routes/chat-routes.js";
+export { createModel, type ModelChoice } from "./runtime/create-model.js";
+export { type RunDaemonOptions, type RunningDaemon, runDaemon } from "./server.js";
+export { downcityHome } from "./token/downcity-home.js";
+export { ensureToken, readToken } from "./token/ensure-token.js";
+export { daemonVersion } from "./version.js";

@@ -1,0 +1,64 @@
+import { type AgentRuntime, type Logger, type ServiceRegistry, silentLogger } from "@downcity/core";
+import Fastify, { type FastifyInstance } from "fastify";
+import { serializerCompiler } from "fastify-type-provider-zod";
+import { registerErrorHandler } from "./plugins/error-handler.js";
+import { registerRequestGuard } from "./plugins/request-guard.js";
+import { zodValidatorCompiler } from "./plugins/zod-validator.js";
+import { chatRoutes, createEventStreams } from "./routes/chat-routes.js";
+import { healthRoute } from "./routes/health-route.js";
+import { serviceRoutes } from "./routes/service-routes.js";
+import { daemonVersion } from "./version.js";
+
+/** Options of `buildDaemonApp`. */
+export interface DaemonAppOptions {
+  runtime: AgentRuntime;
+  registry: ServiceRegistry;
+  /** The bearer token every route but `/api/health` requires. */
+  token: string;
+  logger?: Logger;
+  version?: string;
+  name?: string;
+  /** Body limit in bytes [1 MiB]. */
+  bodyLimit?: number;
+  /** SSE keep-alive comment interval [15 s]. */
+  keepAliveMs?: number;
+}
+
+/** Builds the daemon's HTTP app without listening (tests use `app.inject()`). */
+export function buildDaemonApp(options: DaemonAppOptions): FastifyInstance {
+  const logger = options.logger ?? silentLogger;
+  const app = Fastify({
+    logger: false,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    forceCloseConnections: "idle",
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(zodValidatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandler(app, logger);
+  registerRequestGuard(app, { token: options.token, publicPaths: ["/api/health"] });
+  const streams = createEventStreams();
+  app.addHook("preClose", async () => streams.closeAll());
+  app.addHook("onResponse", async (request, reply) => {
+    logger.debug(
+      {
+        method: request.method,
+        route: request.routeOptions.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      "http request",
+    );
+  });
+  app.register(healthRoute, {
+    version: options.version ?? daemonVersion(),
+    ...(options.name ? { name: options.name } : {}),
+  });
+  app.register(chatRoutes, {
+    runtime: options.runtime,
+    streams,
+    ...(options.keepAliveMs ? { keepAliveMs: options.keepAliveMs } : {}),
+  });
+  app.register(serviceRoutes, { registry: options.registry });
+  return app;
+}

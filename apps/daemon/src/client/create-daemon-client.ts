@@ -1,0 +1,178 @@
+import {
+  DowncityError,
+  type DowncityErrorCode,
+  type HistoryMessage,
+  type RuntimeEvent,
+  type ServiceSummary,
+} from "@downcity/core";
+import { parseSse } from "./parse-sse.js";
+
+/** Where a daemon listens and the token it requires. */
+export interface DaemonTarget {
+  host: string;
+  port: number;
+  token: string;
+  /** The context to use by default (set inside an agent's shell). */
+  contextId?: string;
+}
+
+/** A chat reply as `POST /api/chat/send` returns it. */
+export interface ChatReply {
+  contextId: string;
+  requestId: string;
+  text: string;
+  steps: number;
+}
+
+/** An event of `GET /api/chat/events`: a runtime event, or `ready` once the subscription is live. */
+export type DaemonEvent = RuntimeEvent | { type: "ready"; contextId: string | null };
+
+/** The typed HTTP client of a daemon's API (what the CLI uses). */
+export interface DaemonClient {
+  health(): Promise<{ ok: boolean; version: string; pid: number; name?: string; uptimeMs: number }>;
+  chatSend(input: { text: string; contextId?: string; messageId?: string }): Promise<ChatReply>;
+  chatHistory(input?: {
+    contextId?: string;
+    last?: number;
+  }): Promise<{ contextId: string; messages: HistoryMessage[] }>;
+  /** Streams events; stops when `signal` aborts or the daemon closes the stream. */
+  chatEvents(contextId?: string, options?: { signal?: AbortSignal }): AsyncIterable<DaemonEvent>;
+  servicesList(): Promise<{ services: ServiceSummary[] }>;
+  servicesControl(input: {
+    service: string;
+    action: "start" | "stop" | "restart" | "status";
+  }): Promise<unknown>;
+  servicesCommand(input: {
+    service: string;
+    action: string;
+    payload?: unknown;
+    contextId?: string;
+  }): Promise<{
+    service: string;
+    action: string;
+    result: unknown;
+  }>;
+}
+
+const knownCodes = new Set<string>([
+  "INVALID_INPUT",
+  "CONFIG_NOT_FOUND",
+  "CONFIG_INVALID",
+  "CONFIG_ENV_MISSING",
+  "MODEL_NOT_CONFIGURED",
+  "MODEL_ERROR",
+  "CONTEXT_WINDOW_EXCEEDED",
+  "HISTORY_LOCK_TIMEOUT",
+  "HISTORY_IO",
+  "RUNTIME_CLOSED",
+  "RUN_ABORTED",
+  "SERVICE_NOT_FOUND",
+  "ACTION_NOT_FOUND",
+  "SERVICE_ERROR",
+  "NOT_FOUND",
+  "CONFLICT",
+  "UNAUTHORIZED",
+  "FORBIDDEN",
+  "INTERNAL",
+]);
+
+async function failure(response: Response): Promise<DowncityError> {
+  const text = await response.text().catch(() => "");
+  let body: { error?: { code?: string; message?: string; field?: string } } = {};
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    // Not JSON: report the status line.
+  }
+  const code =
+    body.error?.code && knownCodes.has(body.error.code) ? (body.error.code as DowncityErrorCode) : "INTERNAL";
+  return new DowncityError(code, body.error?.message ?? `The daemon answered HTTP ${response.status}`, {
+    ...(body.error?.field ? { field: body.error.field } : {}),
+  });
+}
+
+/** Creates a fetch-based client; non-2xx answers become a DowncityError with the server's code and message. */
+export function createDaemonClient(target: DaemonTarget): DaemonClient {
+  const host = target.host.includes(":") ? `[${target.host}]` : target.host;
+  const base = `http://${host}:${target.port}`;
+  const headers = { authorization: `Bearer ${target.token}` };
+
+  const call = async <Result>(method: "GET" | "POST", path: string, body?: unknown): Promise<Result> => {
+    let response: Response;
+    try {
+      response = await fetch(`${base}${path}`, {
+        method,
+        headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (error) {
+      throw new DowncityError(
+        "RUNTIME_CLOSED",
+        `Cannot reach the daemon at ${base}: is it running? (downcity status)`,
+        {
+          cause: error,
+        },
+      );
+    }
+    if (!response.ok) throw await failure(response);
+    return (await response.json()) as Result;
+  };
+
+  const query = (values: Record<string, string | number | undefined>) => {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(values))
+      if (value !== undefined) params.set(key, String(value));
+    const text = params.toString();
+    return text ? `?${text}` : "";
+  };
+
+  return {
+    health: () => call("GET", "/api/health"),
+    chatSend: (input) =>
+      call("POST", "/api/chat/send", {
+        text: input.text,
+        ...((input.contextId ?? target.contextId) ? { contextId: input.contextId ?? target.contextId } : {}),
+        ...(input.messageId ? { messageId: input.messageId } : {}),
+      }),
+    chatHistory: (input = {}) =>
+      call(
+        "GET",
+        `/api/chat/history${query({ contextId: input.contextId ?? target.contextId, last: input.last })}`,
+      ),
+    chatEvents(contextId, options = {}) {
+      return {
+        async *[Symbol.asyncIterator]() {
+          const response = await fetch(
+            `${base}/api/chat/events${query({ contextId: contextId ?? target.contextId })}`,
+            {
+              headers: { ...headers, accept: "text/event-stream" },
+              ...(options.signal ? { signal: options.signal } : {}),
+            },
+          ).catch((error: unknown) => {
+            if (options.signal?.aborted) return undefined;
+            throw new DowncityError("RUNTIME_CLOSED", `Cannot reach the daemon at ${base}`, { cause: error });
+          });
+          if (!response) return;
+          if (!response.ok || !response.body) throw await failure(response);
+          try {
+            for await (const event of parseSse(response.body)) {
+              yield { ...(JSON.parse(event.data) as object), type: event.event } as DaemonEvent;
+            }
+          } catch (error) {
+            if (options.signal?.aborted) return;
+            throw error;
+          }
+        },
+      };
+    },
+    servicesList: () => call("GET", "/api/services/list"),
+    servicesControl: (input) => call("POST", "/api/services/control", input),
+    servicesCommand: (input) =>
+      call("POST", "/api/services/command", {
+        service: input.service,
+        action: input.action,
+        ...(input.payload !== undefined ? { payload: input.payload } : {}),
+        ...((input.contextId ?? target.contextId) ? { contextId: input.contextId ?? target.contextId } : {}),
+      }),
+  };
+}

@@ -1,0 +1,51 @@
+import { readFile, rm } from "node:fs/promises";
+import { writeFileAtomic } from "@downcity/core";
+import { z } from "zod";
+import { daemonPaths } from "./daemon-paths.js";
+
+/** The contents of `.downcity/debug/daemon.json`. */
+export const daemonMetaSchema = z.object({
+  pid: z.number().int().positive(),
+  host: z.string(),
+  port: z.number().int().min(1).max(65535),
+  startedAt: z.string(),
+  version: z.string(),
+  /** Kernel start time of the pid, so a recycled pid is never mistaken for the daemon. */
+  pidStartTime: z.string().nullable().optional(),
+});
+
+/** What a running daemon records about itself. */
+export type DaemonMeta = z.infer<typeof daemonMetaSchema>;
+
+/** Writes `daemon.pid` and `daemon.json` atomically. */
+export async function writeDaemonMeta(rootDir: string, meta: DaemonMeta): Promise<void> {
+  const paths = daemonPaths(rootDir);
+  await writeFileAtomic(paths.metaFile, `${JSON.stringify(meta, null, 2)}\n`);
+  await writeFileAtomic(paths.pidFile, `${meta.pid}\n`);
+}
+
+/** Reads `daemon.json` (or just `daemon.pid` when the meta is missing); undefined when neither is usable. */
+export async function readDaemonMeta(
+  rootDir: string,
+): Promise<{ meta?: DaemonMeta; pid?: number } | undefined> {
+  const paths = daemonPaths(rootDir);
+  const meta = await readFile(paths.metaFile, "utf8")
+    .then((text) => daemonMetaSchema.safeParse(JSON.parse(text)))
+    .then((parsed) => (parsed.success ? parsed.data : undefined))
+    .catch(() => undefined);
+  const pidText = await readFile(paths.pidFile, "utf8").catch(() => undefined);
+  const pid = pidText && /^\d+\s*$/.test(pidText) ? Number.parseInt(pidText, 10) : undefined;
+  if (!meta && pid === undefined) return undefined;
+  return { ...(meta ? { meta } : {}), ...(pid !== undefined ? { pid } : meta ? { pid: meta.pid } : {}) };
+}
+
+/** Removes `daemon.pid` and `daemon.json`, but only when they still name `pid` (a successor may own them). */
+export async function removeDaemonMeta(rootDir: string, pid?: number): Promise<void> {
+  const paths = daemonPaths(rootDir);
+  if (pid !== undefined) {
+    const current = await readDaemonMeta(rootDir);
+    if (current?.pid !== undefined && current.pid !== pid) return;
+  }
+  await rm(paths.metaFile, { force: true });
+  await rm(paths.pidFile, { force: true });
+}

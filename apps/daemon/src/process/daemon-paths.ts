@@ -1,0 +1,27 @@
+import { join, resolve } from "node:path";
+
+/** Where a project's daemon keeps its runtime files under `.downcity/`. */
+export interface DaemonPaths {
+  rootDir: string;
+  debugDir: string;
+  pidFile: string;
+  metaFile: string;
+  logFile: string;
+  lockFile: string;
+  logsDir: string;
+}
+
+/** Resolves the `.downcity/debug/*` and `.downcity/logs` paths of a project. */
+export function daemonPaths(rootDir: string): DaemonPaths {
+  const root = resolve(rootDir);
+  const debugDir = join(root, ".downcity", "debug");
+  return {
+    rootDir: root,
+    debugDir,
+    pidFile: join(debugDir, "daemon.pid"),
+    metaFile: join(debugDir, "daemon.json"),
+    logFile: join(debugDir, "daemon.log"),
+    lockFile: join(debugDir, "daemon.lock"),
+    logsDir: join(root, ".downcity", "logs"),
+  };
+}

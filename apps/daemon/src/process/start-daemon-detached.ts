@@ -1,0 +1,93 @@
+import { spawn } from "node:child_process";
+import { closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { DowncityError } from "@downcity/core";
+import { daemonEntry } from "./daemon-entry.js";
+import { readDaemonMeta } from "./daemon-meta.js";
+import { daemonPaths } from "./daemon-paths.js";
+import { daemonStatus } from "./daemon-status.js";
+import { waitForHealth } from "./wait-for-health.js";
+
+/** Options of `startDaemonDetached`. */
+export interface StartDaemonOptions {
+  rootDir: string;
+  env?: Record<string, string | undefined>;
+  /** Script to run instead of the built `daemon-main.js`. */
+  entry?: string;
+  /** How long to wait for `/api/health` [15 s]. */
+  timeoutMs?: number;
+}
+
+function logTail(path: string): string {
+  try {
+    return readFileSync(path, "utf8").split("\n").slice(-12).join("\n").trim();
+  } catch {
+    return "";
+  }
+}
+
+/** Starts the project's daemon as a detached process (log in `.downcity/debug/daemon.log`) and waits until it is healthy. */
+export async function startDaemonDetached(
+  options: StartDaemonOptions,
+): Promise<{ pid: number; host: string; port: number }> {
+  const paths = daemonPaths(options.rootDir);
+  const current = await daemonStatus({ rootDir: paths.rootDir });
+  if (current.running) {
+    throw new DowncityError(
+      "CONFLICT",
+      `The daemon of ${paths.rootDir} already runs (pid ${current.pid}); use restart or stop`,
+      {
+        field: "rootDir",
+      },
+    );
+  }
+  mkdirSync(paths.debugDir, { recursive: true });
+  const log = openSync(paths.logFile, "a");
+  const env = options.env ?? process.env;
+  let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn(process.execPath, [options.entry ?? daemonEntry(env), paths.rootDir], {
+      cwd: paths.rootDir,
+      env: env as NodeJS.ProcessEnv,
+      detached: true,
+      stdio: ["ignore", log, log],
+    });
+  } finally {
+    closeSync(log);
+  }
+  child.on("exit", (code, signal) => {
+    exited = { code, signal };
+  });
+  child.unref();
+  const pid = child.pid;
+  if (pid === undefined) throw new DowncityError("INTERNAL", "Could not spawn the daemon process");
+  const deadline = Date.now() + (options.timeoutMs ?? 15000);
+  while (Date.now() < deadline && !exited) {
+    const found = await readDaemonMeta(paths.rootDir);
+    if (found?.meta?.pid === pid) {
+      const { host, port } = found.meta;
+      const healthy = await waitForHealth({
+        host,
+        port,
+        timeoutMs: deadline - Date.now(),
+        stop: () => Boolean(exited),
+      });
+      if (healthy) return { pid, host, port };
+      break;
+    }
+    await sleep(15);
+  }
+  if (!exited) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+  const tail = logTail(paths.logFile);
+  throw new DowncityError(
+    "INTERNAL",
+    `The daemon did not become healthy${exited ? ` (it exited with ${exited.code ?? exited.signal})` : " in time"}. Last lines of ${paths.logFile}:\n${tail}`,
+  );
+}

@@ -1,0 +1,118 @@
+import type { AgentRuntime, RuntimeEvent } from "@downcity/core";
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+
+/** The context `chat send` uses when none is given. */
+export const defaultContextId = "console:main";
+
+const contextIdField = z.string().min(1).max(512).describe("Conversation id, e.g. console:main");
+
+/** Body of `POST /api/chat/send`. */
+export const chatSendBody = z.strictObject({
+  contextId: contextIdField.optional(),
+  text: z
+    .string()
+    .min(1, "text must not be empty")
+    .max(512 * 1024),
+  messageId: z.string().min(1).max(256).optional(),
+});
+
+const historyQuery = z.strictObject({
+  contextId: contextIdField.optional(),
+  last: z.coerce.number().int().min(1).max(10000).default(50),
+});
+
+const eventsQuery = z.strictObject({ contextId: contextIdField.optional() });
+
+/** Where SSE streams register so shutdown can end them. */
+export interface EventStreams {
+  add(close: () => void): () => void;
+  closeAll(): void;
+}
+
+/** Tracks open SSE responses. */
+export function createEventStreams(): EventStreams {
+  const open = new Set<() => void>();
+  return {
+    add(close) {
+      open.add(close);
+      return () => open.delete(close);
+    },
+    closeAll() {
+      for (const close of [...open]) close();
+      open.clear();
+    },
+  };
+}
+
+/** Splits `console:<chatId>` style ids into the channel routing the runtime records. */
+function routingFor(contextId: string): { channel: string; chatId?: string } {
+  const [channel, ...rest] = contextId.split(":");
+  if (channel === "console" && rest.length > 0) return { channel: "console", chatId: rest.join(":") };
+  return { channel: "console" };
+}
+
+/** `POST /api/chat/send`, `GET /api/chat/events` (SSE) and `GET /api/chat/history`. */
+export async function chatRoutes(
+  app: FastifyInstance,
+  options: { runtime: AgentRuntime; streams: EventStreams; keepAliveMs?: number },
+): Promise<void> {
+  const { runtime, streams } = options;
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+
+  typed.post("/api/chat/send", { schema: { body: chatSendBody } }, async (request) => {
+    const contextId = request.body.contextId ?? defaultContextId;
+    const result = await runtime.send({
+      contextId,
+      text: request.body.text,
+      ...(request.body.messageId ? { messageId: request.body.messageId } : {}),
+      ...routingFor(contextId),
+      origin: "user",
+    });
+    return {
+      contextId: result.contextId,
+      requestId: result.requestId,
+      text: result.text,
+      steps: result.steps,
+    };
+  });
+
+  typed.get("/api/chat/history", { schema: { querystring: historyQuery } }, async (request) => {
+    const contextId = request.query.contextId ?? defaultContextId;
+    const messages = await runtime.history(contextId).read({ last: request.query.last });
+    return { contextId, messages };
+  });
+
+  typed.get("/api/chat/events", { schema: { querystring: eventsQuery } }, (request, reply) => {
+    const filter = request.query.contextId;
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    });
+    const write = (event: string, data: unknown) => {
+      raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    };
+    write("ready", { contextId: filter ?? null });
+    const unsubscribe = runtime.on((event: RuntimeEvent) => {
+      if (filter && event.contextId !== filter) return;
+      write(event.type, event);
+    });
+    const keepAlive = setInterval(() => raw.write(": keep-alive\n\n"), options.keepAliveMs ?? 15000);
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clearInterval(keepAlive);
+      unsubscribe();
+      removeStream();
+      raw.end();
+    };
+    const removeStream = streams.add(finish);
+    request.raw.on("close", finish);
+  });
+}

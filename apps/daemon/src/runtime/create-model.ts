@@ -1,0 +1,55 @@
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import type { LlmConfig } from "@downcity/core";
+import type { LanguageModel } from "ai";
+
+/** A model built from `llm`, or the reason there is none (shown on every chat). */
+export type ModelChoice = { model: LanguageModel; hint?: undefined } | { model?: undefined; hint: string };
+
+const example =
+  'Set "llm" in downcity.json, e.g. { "provider": "openai", "model": "gpt-4.1-mini", "apiKey": "${OPENAI_API_KEY}" }.';
+
+/** Builds the AI SDK model of a project's `llm` section. */
+export function createModel(
+  llm: LlmConfig | undefined,
+  env: Record<string, string | undefined> = process.env,
+): ModelChoice {
+  if (!llm) return { hint: `No model is configured: downcity.json has no "llm" field. ${example}` };
+  if (llm.provider === "openai") {
+    const apiKey = llm.apiKey ?? env.OPENAI_API_KEY;
+    if (!apiKey && !llm.baseURL) {
+      return {
+        hint: 'No API key for "llm.provider": "openai". Set "llm.apiKey" (e.g. "${OPENAI_API_KEY}") or OPENAI_API_KEY.',
+      };
+    }
+    const provider = createOpenAI({
+      ...(apiKey ? { apiKey } : {}),
+      ...(llm.baseURL ? { baseURL: llm.baseURL } : {}),
+    });
+    // A custom baseURL is usually a chat-completions server; the real OpenAI API gets the Responses API.
+    return { model: llm.baseURL ? provider.chat(llm.model) : provider(llm.model) };
+  }
+  if (llm.provider === "anthropic") {
+    const apiKey = llm.apiKey ?? env.ANTHROPIC_API_KEY;
+    if (!apiKey) {
+      return {
+        hint: 'No API key for "llm.provider": "anthropic". Set "llm.apiKey" (e.g. "${ANTHROPIC_API_KEY}") or ANTHROPIC_API_KEY.',
+      };
+    }
+    const provider = createAnthropic({ apiKey, ...(llm.baseURL ? { baseURL: llm.baseURL } : {}) });
+    return { model: provider(llm.model) };
+  }
+  if (!llm.baseURL) {
+    return {
+      hint: '"llm.provider": "openai-compatible" needs "llm.baseURL", e.g. "http://127.0.0.1:11434/v1".',
+    };
+  }
+  const provider = createOpenAICompatible({
+    name: "openai-compatible",
+    baseURL: llm.baseURL,
+    ...(llm.apiKey ? { apiKey: llm.apiKey } : {}),
+    supportsStructuredOutputs: llm.structuredOutputs,
+  });
+  return { model: provider.chatModel(llm.model) };
+}

@@ -1,0 +1,114 @@
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import {
+  createDaemonClient,
+  type DaemonEvent,
+  daemonStatus,
+  initProject,
+  readToken,
+  startDaemonDetached,
+  startDemoModel,
+  stopDaemon,
+} from "../src/index.js";
+import { createTempWorld } from "./temp-project.js";
+
+describe("end to end: init, start, chat with shell, background follow-up, stop", () => {
+  let world: Awaited<ReturnType<typeof createTempWorld>>;
+  let demo: Awaited<ReturnType<typeof startDemoModel>>;
+  beforeAll(async () => {
+    world = await createTempWorld();
+    demo = await startDemoModel();
+  });
+  afterAll(async () => {
+    await stopDaemon({ rootDir: world.project(), graceMs: 2000 }).catch(() => {});
+    await demo.close();
+    await world.cleanup();
+  });
+
+  it("runs the whole loop through real processes", async () => {
+    const rootDir = world.project();
+    const init = await initProject(rootDir, { llm: demo.llm });
+    expect(init.created).toEqual(expect.arrayContaining(["PROFILE.md", "downcity.json", ".gitignore"]));
+    const config = JSON.parse(await readFile(join(rootDir, "downcity.json"), "utf8"));
+    expect(config.$schema).toBe("./.downcity/schema/downcity.schema.json");
+    expect(existsSync(join(rootDir, ".downcity/schema/downcity.schema.json"))).toBe(true);
+
+    const started = await startDaemonDetached({ rootDir, env: world.env, entry: inject("daemonEntry") });
+    const status = await daemonStatus({ rootDir });
+    expect(status).toMatchObject({ running: true, pid: started.pid, port: started.port, host: "127.0.0.1" });
+    const meta = JSON.parse(await readFile(join(rootDir, ".downcity/debug/daemon.json"), "utf8"));
+    expect(meta).toMatchObject({ pid: started.pid, port: started.port });
+    expect(typeof meta.startedAt).toBe("string");
+    expect(typeof meta.version).toBe("string");
+
+    const token = await readToken(world.env);
+    expect(token).toMatch(/^[0-9a-f]{64}$/);
+    const client = createDaemonClient({ host: started.host, port: started.port, token: token as string });
+    expect((await client.health()).ok).toBe(true);
+
+    const abort = new AbortController();
+    const events: DaemonEvent[] = [];
+    let ready!: () => void;
+    const subscribed = new Promise<void>((resolve) => {
+      ready = resolve;
+    });
+    const listening = (async () => {
+      for await (const event of client.chatEvents("console:main", { signal: abort.signal })) {
+        if (event.type === "ready") ready();
+        events.push(event);
+      }
+    })();
+    await subscribed;
+
+    const reply = await client.chatSend({ text: "please count these five words" });
+    expect(reply.contextId).toBe("console:main");
+    expect(reply.text).toContain("exit code 0");
+    expect(reply.text).toMatch(/\b5\b/);
+    expect(events.some((event) => event.type === "text-delta")).toBe(true);
+
+    const historyPath = join(rootDir, ".downcity/context/console%3Amain/messages/messages.jsonl");
+    const lines = (await readFile(historyPath, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines.map((line) => line.role)).toEqual(["user", "assistant"]);
+    expect(JSON.stringify(lines[1].parts)).toContain("shell_exec");
+
+    const background = await client.chatSend({ text: "start a background job" });
+    expect(background.text).toContain("background job");
+    const deadline = Date.now() + 15000;
+    while (
+      !events.some(
+        (event) => event.type === "chat-message" && event.text.includes("background job finished"),
+      ) &&
+      Date.now() < deadline
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const followUp = events.find(
+      (event) => event.type === "chat-message" && event.text.includes("background job finished"),
+    );
+    expect(followUp).toBeDefined();
+    expect(followUp && "text" in followUp ? followUp.text : "").toContain("background job done");
+
+    const history = await client.chatHistory({ last: 20 });
+    const internal = history.messages.filter((message) => message.metadata?.origin === "internal");
+    expect(internal).toHaveLength(1);
+    abort.abort();
+    await listening;
+
+    const stopped = await stopDaemon({ rootDir, graceMs: 5000 });
+    expect(stopped).toMatchObject({ stopped: true, pid: started.pid, killed: false });
+    expect(existsSync(join(rootDir, ".downcity/debug/daemon.pid"))).toBe(false);
+    expect(existsSync(join(rootDir, ".downcity/debug/daemon.json"))).toBe(false);
+    expect((await daemonStatus({ rootDir })).running).toBe(false);
+    const logs = await readFile(
+      join(rootDir, `.downcity/logs/${new Date().toISOString().slice(0, 10)}.jsonl`),
+      "utf8",
+    );
+    expect(logs).toContain('"daemon listening"');
+    expect(logs).not.toContain(token as string);
+  }, 60000);
+});
