@@ -12,12 +12,7 @@ const reconnectInput = z.strictObject({
 
 /** The `mcp` service: `list` (servers, status, tool counts), `tools` (per server) and `reconnect`. */
 export function createMcpService(manager: McpManager): ServiceDefinition {
-  // Explicit type arguments: defineService cannot infer the action map through context-sensitive handlers.
-  return defineService<{
-    list: { input: typeof listInput };
-    tools: { input: typeof toolsInput };
-    reconnect: { input: typeof reconnectInput };
-  }>({
+  return defineService({
     name: "mcp",
     description: "MCP servers connected as agent tools",
     actions: {

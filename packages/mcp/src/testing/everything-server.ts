@@ -19,8 +19,11 @@ export const growingServerEntry = fileURLToPath(
 );
 
 /** A stdio config that runs server-everything with this Node. */
-export const everythingStdio = () =>
-  ({ type: "stdio", command: process.execPath, args: [everythingEntry, "stdio"] }) as const;
+export const everythingStdio = (): { type: "stdio"; command: string; args: string[] } => ({
+  type: "stdio",
+  command: process.execPath,
+  args: [everythingEntry, "stdio"],
+});
 
 /** A port that was free a moment ago. */
 export async function freePort(): Promise<number> {
