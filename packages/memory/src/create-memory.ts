@@ -1,10 +1,9 @@
-import { mkdir, readdir } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import {
   DowncityError,
   decodeContextId,
   errorFields,
-  type HistoryMessage,
   type HistoryStore,
   type Logger,
   silentLogger,
@@ -12,15 +11,9 @@ import {
   writeFileAtomic,
 } from "@downcity/core";
 import type { LanguageModel } from "ai";
-import { compressEntries } from "./compress-entries.js";
-import {
-  isTombstoned,
-  loadContextMemory,
-  readTextFile,
-  saveContextMeta,
-  saveContextPrimary,
-} from "./context-memory.js";
-import { extractEntries } from "./extract-entries.js";
+import { type CompressionResult, compressContextMemory } from "./compress-context-memory.js";
+import { loadContextMemory, readTextFile, saveContextMeta, saveContextPrimary } from "./context-memory.js";
+import { extractContextBatch, memoryCursor } from "./extract-context-memory.js";
 import { createKeyedLock } from "./keyed-lock.js";
 import {
   entryIds,
@@ -32,7 +25,7 @@ import {
 } from "./memory-entry.js";
 import { contextMemoryFiles, profileFiles } from "./memory-files.js";
 import type { MemoryMeta } from "./memory-meta.js";
-import { parseMemoryLine, renderMemoryLine, renderPrimaryMarkdown } from "./primary-markdown.js";
+import { parseMemoryLine, renderMemoryLine } from "./primary-markdown.js";
 import { type MemorySearchHit, searchEntries } from "./search-entries.js";
 
 /** Options of `createMemory`. */
@@ -59,11 +52,6 @@ export type MaintenanceResult =
   | { status: "skipped"; reason: "below-threshold" | "no-model" | "closed"; pending: number }
   | { status: "memorized"; added: string[]; memorized: number; compressed: boolean }
   | { status: "failed"; error: string };
-
-/** What one compression did. */
-export type CompressionResult =
-  | { status: "skipped"; reason: "empty" | "no-model" | "not-shorter"; chars: number }
-  | { status: "compressed"; before: number; after: number; backup: string; entries: number };
 
 /** Memory status of one context. */
 export interface ContextMemoryStatus {
@@ -165,16 +153,6 @@ export function createMemory(options: MemoryOptions): Memory {
     return model;
   };
 
-  /** Index just past the last memorised message; after compaction archived it, everything after the summary. */
-  const cursor = (messages: HistoryMessage[], meta: MemoryMeta): number => {
-    if (meta.lastMemorizedMessageId) {
-      const index = messages.findIndex((message) => message.id === meta.lastMemorizedMessageId);
-      if (index >= 0) return index + 1;
-      return messages.findLastIndex((message) => message.metadata?.kind === "summary") + 1;
-    }
-    return Math.min(meta.lastMemorizedEntryCount, messages.length);
-  };
-
   const recordFailure = async (contextId: string, error: unknown) => {
     const files = contextMemoryFiles(rootDir, contextId);
     try {
@@ -201,171 +179,17 @@ export function createMemory(options: MemoryOptions): Memory {
     }
   };
 
-  /** One extraction batch: snapshot, model call outside the lock, merge by entry id under the lock. */
-  const extractBatch = async (
-    contextId: string,
-    languageModel: LanguageModel,
-  ): Promise<{ pending: number; added?: string[]; memorized?: number }> => {
-    const files = contextMemoryFiles(rootDir, contextId);
-    const snapshot = await lock.run(files.lock, () => loadContextMemory(files, now));
-    const messages = await options.history(contextId).read();
-    const pending = messages
-      .slice(cursor(messages, snapshot.meta))
-      .filter((message) => message.metadata?.kind !== "summary");
-    if (pending.length < threshold) return { pending: pending.length };
-    const batch = pending.slice(0, maxBatch);
-    const last = batch[batch.length - 1] as HistoryMessage;
-    const extracted = await extractEntries({
-      model: languageModel,
-      messages: batch,
-      known: snapshot.document.entries.slice(-100).map((entry) => entry.text),
+  const compress = async (contextId: string) =>
+    compressContextMemory({
+      rootDir,
+      contextId,
+      model: requireModel("compression"),
+      maxPrimaryChars,
+      lock,
+      logger,
+      now,
       abortSignal: controller.signal,
     });
-    return lock.run(files.lock, async () => {
-      const current = await loadContextMemory(files, now);
-      if (
-        current.meta.lastMemorizedMessageId !== snapshot.meta.lastMemorizedMessageId ||
-        current.meta.lastMemorizedEntryCount !== snapshot.meta.lastMemorizedEntryCount
-      ) {
-        logger.info({ contextId }, "memory cursor moved during extraction (another process); result dropped");
-        return { pending: 0 };
-      }
-      const batchIds = new Set(batch.map((message) => message.id));
-      const entries = [...current.document.entries];
-      const owner = new Map<string, number>();
-      entries.forEach((entry, index) => {
-        for (const id of entryIds(entry)) owner.set(id, index);
-      });
-      const added: string[] = [];
-      let changed = false;
-      for (const proposal of extracted) {
-        const text = oneLine(proposal.text);
-        if (!text) continue;
-        const id = memoryEntryId(text);
-        if (isTombstoned(current.meta, { id, text })) continue;
-        const cited = [...new Set(proposal.sourceMessageIds)].filter((source) => batchIds.has(source));
-        // Provenance must point at real history lines: invented ids are dropped, the slice stands in.
-        const sources = cited.length > 0 ? cited : batch.map((message) => message.id);
-        const existing = owner.get(id);
-        if (existing !== undefined) {
-          const entry = entries[existing] as MemoryEntry;
-          const merged = [...new Set([...entry.sources, ...sources])];
-          if (merged.length !== entry.sources.length) {
-            entries[existing] = { ...entry, sources: merged };
-            changed = true;
-          }
-          continue;
-        }
-        owner.set(id, entries.length);
-        entries.push({
-          id,
-          kind: proposal.kind,
-          text,
-          sources,
-          createdAt: now().toISOString(),
-          via: "extract",
-        });
-        added.push(id);
-        changed = true;
-      }
-      const document = { ...current.document, entries };
-      // Primary.md first, then the cursor: a crash in between re-extracts, and ids make that a no-op.
-      if (changed) await saveContextPrimary(files, document);
-      const { lastError: _cleared, ...meta } = current.meta;
-      await saveContextMeta(
-        files,
-        {
-          ...meta,
-          lastMemorizedMessageId: last.id,
-          lastMemorizedEntryCount: messages.indexOf(last) + 1,
-          lastRunAt: now().toISOString(),
-        },
-        document,
-      );
-      return { pending: pending.length - batch.length, added, memorized: batch.length };
-    });
-  };
-
-  const compress = async (contextId: string): Promise<CompressionResult> => {
-    const languageModel = requireModel("compression");
-    const files = contextMemoryFiles(rootDir, contextId);
-    const snapshot = await lock.run(files.lock, async () => {
-      const loaded = await loadContextMemory(files, now);
-      if (loaded.document.entries.length === 0) return { loaded, backup: "" };
-      // The backup is written before the model sees anything, so a bad rewrite never loses memory.
-      await mkdir(files.backupDir, { recursive: true });
-      const backup = join(files.backupDir, `Primary-${now().toISOString().replace(/[:.]/g, "-")}.md`);
-      await writeFileAtomic(backup, await readTextFile(files.primary));
-      return { loaded, backup };
-    });
-    if (!snapshot.backup) return { status: "skipped", reason: "empty", chars: snapshot.loaded.chars };
-    const compressed = await compressEntries({
-      model: languageModel,
-      entries: snapshot.loaded.document.entries,
-      targetChars: Math.floor(maxPrimaryChars * 0.6),
-      abortSignal: controller.signal,
-    });
-    return lock.run(files.lock, async () => {
-      const current = await loadContextMemory(files, now);
-      const before = new Map(snapshot.loaded.document.entries.map((entry) => [entry.id, entry]));
-      const live = new Map(current.document.entries.map((entry) => [entry.id, entry]));
-      const covered = new Set<string>();
-      const entries: MemoryEntry[] = [];
-      for (const proposal of compressed) {
-        const ids = [...new Set(proposal.ids)].filter((id) => before.has(id) && !covered.has(id));
-        const text = oneLine(proposal.text);
-        // Skip merges of ids the model invented, or of entries forgotten while the model ran.
-        if (ids.length === 0 || !text || ids.some((id) => !live.has(id))) continue;
-        const originals = ids.map((id) => live.get(id) as MemoryEntry);
-        const first = originals[0] as MemoryEntry;
-        const mergedIds = [
-          ...new Set(originals.flatMap((entry) => entryIds(entry)).filter((id) => id !== first.id)),
-        ];
-        const entry: MemoryEntry =
-          originals.length === 1 && first.text === text && first.kind === proposal.kind
-            ? first
-            : {
-                id: first.id,
-                kind: proposal.kind,
-                text,
-                sources: [...new Set(originals.flatMap((original) => original.sources))],
-                createdAt: first.createdAt,
-                ...(mergedIds.length ? { mergedIds } : {}),
-                via: "compress",
-              };
-        if (entry !== first && isTombstoned(current.meta, { id: entry.id, text })) continue;
-        for (const id of ids) covered.add(id);
-        entries.push(entry);
-      }
-      if (covered.size === 0) {
-        throw new DowncityError(
-          "MODEL_ERROR",
-          "Compression returned no entries with known ids; Primary.md was left unchanged",
-        );
-      }
-      // Entries added while the model ran were not in its input: keep them as they are.
-      for (const entry of current.document.entries) if (!before.has(entry.id)) entries.push(entry);
-      const document = { ...current.document, entries };
-      const candidateChars = renderPrimaryMarkdown(document).length;
-      if (candidateChars >= current.chars) {
-        logger.warn(
-          { contextId, before: current.chars, after: candidateChars },
-          "compressed memory was not shorter; kept the original",
-        );
-        return { status: "skipped", reason: "not-shorter", chars: current.chars } as const;
-      }
-      const after = await saveContextPrimary(files, document);
-      await saveContextMeta(files, { ...current.meta, lastCompressedAt: now().toISOString() }, document);
-      logger.info({ contextId, before: current.chars, after, backup: snapshot.backup }, "memory compressed");
-      return {
-        status: "compressed",
-        before: current.chars,
-        after,
-        backup: snapshot.backup,
-        entries: entries.length,
-      } as const;
-    });
-  };
 
   const maintain = async (contextId: string): Promise<MaintenanceResult> => {
     if (controller.signal.aborted) return { status: "skipped", reason: "closed", pending: 0 };
@@ -384,7 +208,18 @@ export function createMemory(options: MemoryOptions): Memory {
     let compressed = false;
     try {
       for (;;) {
-        const step = await extractBatch(contextId, model);
+        const step = await extractContextBatch({
+          rootDir,
+          contextId,
+          model,
+          history: options.history(contextId),
+          lock,
+          threshold,
+          maxBatch,
+          logger,
+          now,
+          abortSignal: controller.signal,
+        });
         if (step.memorized === undefined) {
           if (memorized === 0) return { status: "skipped", reason: "below-threshold", pending: step.pending };
           break;
@@ -565,7 +400,7 @@ export function createMemory(options: MemoryOptions): Memory {
       const current = await loadContextMemory(files, now);
       const messages = await options.history(id).read();
       const pending = messages
-        .slice(cursor(messages, current.meta))
+        .slice(memoryCursor(messages, current.meta))
         .filter((message) => message.metadata?.kind !== "summary").length;
       return {
         contextId: id,

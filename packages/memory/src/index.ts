@@ -3,8 +3,8 @@
  * extraction, compression with backups, forget with tombstones), its prompt provider, agent tools
  * and service. Nothing else is public.
  */
+export type { CompressionResult } from "./compress-context-memory.js";
 export {
-  type CompressionResult,
   type ContextMemoryStatus,
   createMemory,
   type ForgetInput,

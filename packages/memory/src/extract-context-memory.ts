@@ -1,0 +1,122 @@
+import type { HistoryMessage, HistoryStore, Logger } from "@downcity/core";
+import type { LanguageModel } from "ai";
+import { isTombstoned, loadContextMemory, saveContextMeta, saveContextPrimary } from "./context-memory.js";
+import { extractEntries } from "./extract-entries.js";
+import type { KeyedLock } from "./keyed-lock.js";
+import { entryIds, type MemoryEntry, memoryEntryId, oneLine } from "./memory-entry.js";
+import { contextMemoryFiles } from "./memory-files.js";
+import type { MemoryMeta } from "./memory-meta.js";
+
+/** Options of `extractContextBatch`. */
+export interface ExtractBatchOptions {
+  rootDir: string;
+  contextId: string;
+  model: LanguageModel;
+  history: HistoryStore;
+  lock: KeyedLock;
+  threshold: number;
+  maxBatch: number;
+  logger: Logger;
+  now: () => Date;
+  abortSignal?: AbortSignal;
+}
+
+/** What one batch did: messages still pending, and (when it ran) the ids added and messages memorised. */
+export interface ExtractBatchResult {
+  pending: number;
+  added?: string[];
+  memorized?: number;
+}
+
+/** Index just past the last memorised message; after compaction archived it, everything after the summary. */
+export function memoryCursor(messages: HistoryMessage[], meta: MemoryMeta): number {
+  if (meta.lastMemorizedMessageId) {
+    const index = messages.findIndex((message) => message.id === meta.lastMemorizedMessageId);
+    if (index >= 0) return index + 1;
+    return messages.findLastIndex((message) => message.metadata?.kind === "summary") + 1;
+  }
+  return Math.min(meta.lastMemorizedEntryCount, messages.length);
+}
+
+/** Extracts one batch of un-memorised history: snapshot, model call outside the lock, merge by entry id under the lock. */
+export async function extractContextBatch(options: ExtractBatchOptions): Promise<ExtractBatchResult> {
+  const { contextId, lock, now, logger, threshold, maxBatch } = options;
+  const files = contextMemoryFiles(options.rootDir, contextId);
+  const snapshot = await lock.run(files.lock, () => loadContextMemory(files, now));
+  const messages = await options.history.read();
+  const pending = messages
+    .slice(memoryCursor(messages, snapshot.meta))
+    .filter((message) => message.metadata?.kind !== "summary");
+  if (pending.length < threshold) return { pending: pending.length };
+  const batch = pending.slice(0, maxBatch);
+  const last = batch[batch.length - 1] as HistoryMessage;
+  const extracted = await extractEntries({
+    model: options.model,
+    messages: batch,
+    known: snapshot.document.entries.slice(-100).map((entry) => entry.text),
+    ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+  });
+  return lock.run(files.lock, async () => {
+    const current = await loadContextMemory(files, now);
+    if (
+      current.meta.lastMemorizedMessageId !== snapshot.meta.lastMemorizedMessageId ||
+      current.meta.lastMemorizedEntryCount !== snapshot.meta.lastMemorizedEntryCount
+    ) {
+      logger.info({ contextId }, "memory cursor moved during extraction (another process); result dropped");
+      return { pending: 0 };
+    }
+    const batchIds = new Set(batch.map((message) => message.id));
+    const entries = [...current.document.entries];
+    const owner = new Map<string, number>();
+    entries.forEach((entry, index) => {
+      for (const id of entryIds(entry)) owner.set(id, index);
+    });
+    const added: string[] = [];
+    let changed = false;
+    for (const proposal of extracted) {
+      const text = oneLine(proposal.text);
+      if (!text) continue;
+      const id = memoryEntryId(text);
+      if (isTombstoned(current.meta, { id, text })) continue;
+      const cited = [...new Set(proposal.sourceMessageIds)].filter((source) => batchIds.has(source));
+      // Provenance must point at real history lines: invented ids are dropped, the slice stands in.
+      const sources = cited.length > 0 ? cited : batch.map((message) => message.id);
+      const existing = owner.get(id);
+      if (existing !== undefined) {
+        const entry = entries[existing] as MemoryEntry;
+        const merged = [...new Set([...entry.sources, ...sources])];
+        if (merged.length !== entry.sources.length) {
+          entries[existing] = { ...entry, sources: merged };
+          changed = true;
+        }
+        continue;
+      }
+      owner.set(id, entries.length);
+      entries.push({
+        id,
+        kind: proposal.kind,
+        text,
+        sources,
+        createdAt: now().toISOString(),
+        via: "extract",
+      });
+      added.push(id);
+      changed = true;
+    }
+    const document = { ...current.document, entries };
+    // Primary.md first, then the cursor: a crash in between re-extracts, and ids make that a no-op.
+    if (changed) await saveContextPrimary(files, document);
+    const { lastError: _cleared, ...meta } = current.meta;
+    await saveContextMeta(
+      files,
+      {
+        ...meta,
+        lastMemorizedMessageId: last.id,
+        lastMemorizedEntryCount: messages.indexOf(last) + 1,
+        lastRunAt: now().toISOString(),
+      },
+      document,
+    );
+    return { pending: pending.length - batch.length, added, memorized: batch.length };
+  });
+}
