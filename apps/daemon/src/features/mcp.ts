@@ -1,9 +1,35 @@
+import { errorFields } from "@downcity/core";
+import { createMcpManager, createMcpService } from "@downcity/mcp";
+import { daemonVersion } from "../version.js";
 import type { Feature } from "./feature.js";
 
-// Placeholder until @downcity/mcp is wired in by its own issue; it adds nothing to the daemon.
+/** MCP: the servers of `mcp.servers` as agent tools (`mcp__<server>__<tool>`) and the `mcp` service. */
 export const mcpFeature: Feature = {
   name: "mcp",
-  async setup() {
-    return {};
+  async setup({ rootDir, config, logger }) {
+    const manager = createMcpManager({
+      servers: config.mcp?.servers ?? {},
+      logger,
+      clientInfo: { name: "downcity", version: daemonVersion() },
+      baseDir: rootDir,
+      ...(config.mcp?.timeoutMs ? { timeoutMs: config.mcp.timeoutMs } : {}),
+    });
+    // Connects in the background: a slow or broken server never delays the daemon; each run sees the tools ready by then.
+    void manager.connect().then(
+      (statuses) => {
+        const failed = statuses.filter((status) => status.status === "error");
+        if (statuses.length > 0)
+          logger.info(
+            { servers: statuses.length, failed: failed.map((status) => status.name) },
+            "mcp servers connected",
+          );
+      },
+      (error: unknown) => logger.warn(errorFields(error), "mcp connect failed"),
+    );
+    return {
+      services: [createMcpService(manager)],
+      tools: [() => manager.tools()],
+      close: () => manager.close(),
+    };
   },
 };

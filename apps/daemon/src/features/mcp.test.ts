@@ -1,0 +1,76 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createAgentRuntime, createServiceRegistry, loadConfig, silentLogger } from "@downcity/core";
+import { createScriptedModel } from "@downcity/core/test";
+import { afterEach, describe, expect, it } from "vitest";
+import { mcpFeature } from "./mcp.js";
+
+// A real stdio MCP server from @downcity/mcp's fixtures (it resolves the SDK from that package).
+const growingServer = fileURLToPath(
+  new URL("../../../../packages/mcp/test/fixtures/growing-server.mjs", import.meta.url),
+);
+
+describe("mcp feature", () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it("gives the agent the tools of downcity.json's mcp servers and the mcp service", async () => {
+    const rootDir = await mkdtemp(join(tmpdir(), "dc-mcp-feature-"));
+    cleanups.push(() => rm(rootDir, { recursive: true, force: true }));
+    await writeFile(
+      join(rootDir, "downcity.json"),
+      JSON.stringify({
+        mcp: {
+          servers: {
+            growing: { type: "stdio", command: "${NODE_BIN}", args: [growingServer] },
+            broken: { type: "stdio", command: "/nonexistent/mcp-server" },
+          },
+        },
+      }),
+    );
+    const { config } = await loadConfig(rootDir, { env: { ...process.env, NODE_BIN: process.execPath } });
+    let offered: string[] = [];
+    const model = createScriptedModel([
+      (call) => {
+        offered = call.tools;
+        return { toolCalls: [{ toolName: "mcp__growing__add-tool", input: {} }] };
+      },
+      (call) => ({ text: `done: ${call.messages.at(-1)?.text ?? ""}` }),
+    ]);
+    const runtime = createAgentRuntime({ rootDir, model: model.model, logger: silentLogger });
+    cleanups.push(() => runtime.close());
+    const registry = createServiceRegistry({ logger: silentLogger });
+
+    const started = Date.now();
+    const setup = await mcpFeature.setup({ rootDir, config, runtime, registry, logger: silentLogger });
+    // Setup does not wait for servers to connect.
+    expect(Date.now() - started).toBeLessThan(1000);
+    cleanups.push(async () => setup.close?.());
+    for (const service of setup.services ?? []) registry.register(service);
+    for (const tools of setup.tools ?? []) runtime.addTools(tools);
+
+    const deadline = Date.now() + 10000;
+    let servers: Array<{ name: string; status: string }> = [];
+    while (Date.now() < deadline) {
+      servers = ((await registry.invoke("mcp", "list", {})) as { servers: typeof servers }).servers;
+      if (servers.every((server) => server.status !== "connecting" && server.status !== "closed")) break;
+      await new Promise((done) => setTimeout(done, 50));
+    }
+    expect(servers).toEqual([
+      expect.objectContaining({ name: "broken", status: "error" }),
+      expect.objectContaining({ name: "growing", status: "ready" }),
+    ]);
+
+    const result = await runtime.send({ contextId: "test:mcp", text: "add a tool" });
+    expect(offered).toContain("mcp__growing__add-tool");
+    expect(result.text).toContain("registered added-1");
+
+    await setup.close?.();
+    const after = (await registry.invoke("mcp", "list", {})) as { servers: Array<{ status: string }> };
+    expect(after.servers.map((server) => server.status)).toEqual(["closed", "closed"]);
+  });
+});
