@@ -33,6 +33,8 @@ export function buildDaemonApp(options: DaemonAppOptions): FastifyInstance {
     forceCloseConnections: "idle",
     return503OnClosing: true,
   });
+  // JSON only: any other content type is a 415.
+  app.removeContentTypeParser("text/plain");
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app, logger);

@@ -1,4 +1,5 @@
-import { readFile, rm } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, rm } from "node:fs/promises";
 import { writeFileAtomic } from "@downcity/core";
 import { z } from "zod";
 import { daemonPaths } from "./daemon-paths.js";
@@ -20,6 +21,7 @@ export type DaemonMeta = z.infer<typeof daemonMetaSchema>;
 /** Writes `daemon.pid` and `daemon.json` atomically. */
 export async function writeDaemonMeta(rootDir: string, meta: DaemonMeta): Promise<void> {
   const paths = daemonPaths(rootDir);
+  await mkdir(paths.debugDir, { recursive: true });
   await writeFileAtomic(paths.metaFile, `${JSON.stringify(meta, null, 2)}\n`);
   await writeFileAtomic(paths.pidFile, `${meta.pid}\n`);
 }
@@ -35,7 +37,10 @@ export async function readDaemonMeta(
     .catch(() => undefined);
   const pidText = await readFile(paths.pidFile, "utf8").catch(() => undefined);
   const pid = pidText && /^\d+\s*$/.test(pidText) ? Number.parseInt(pidText, 10) : undefined;
-  if (!meta && pid === undefined) return undefined;
+  if (!meta && pid === undefined) {
+    // Unreadable leftovers still count as found, so callers clean them up.
+    return pidText !== undefined || existsSync(paths.metaFile) ? {} : undefined;
+  }
   return { ...(meta ? { meta } : {}), ...(pid !== undefined ? { pid } : meta ? { pid: meta.pid } : {}) };
 }
 

@@ -1,0 +1,250 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type AgentRuntime, createAgentRuntime, createServiceRegistry, type Logger } from "@downcity/core";
+import { createScriptedModel } from "@downcity/core/test";
+import { createShellEngine, type ShellEngine } from "@downcity/shell";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildDaemonApp } from "./app.js";
+import { createChatService } from "./services/chat-service.js";
+import { createShellService } from "./services/shell-service.js";
+
+const token = "a".repeat(64);
+const auth = { authorization: `Bearer ${token}` };
+const host = "127.0.0.1:4567";
+
+describe("HTTP hardening (app.inject)", () => {
+  let dir: string;
+  let app: FastifyInstance;
+  let bare: FastifyInstance;
+  let runtime: AgentRuntime;
+  let bareRuntime: AgentRuntime;
+  let engine: ShellEngine;
+  const scripted = createScriptedModel();
+  const logLines: string[] = [];
+  const logger: Logger = {
+    debug: (fields, message) => logLines.push(JSON.stringify({ ...fields, message })),
+    info: (fields, message) => logLines.push(JSON.stringify({ ...fields, message })),
+    warn: (fields, message) => logLines.push(JSON.stringify({ ...fields, message })),
+    error: (fields, message) => logLines.push(JSON.stringify({ ...fields, message })),
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "dc-app-"));
+    runtime = createAgentRuntime({ rootDir: dir, model: scripted.model, logger });
+    engine = createShellEngine({ rootDir: dir });
+    const registry = createServiceRegistry({ logger });
+    registry.register(createChatService(runtime));
+    registry.register(createShellService(engine));
+    app = buildDaemonApp({ runtime, registry, token, logger, version: "9.9.9" });
+    bareRuntime = createAgentRuntime({
+      rootDir: dir,
+      modelHint: 'No model is configured: downcity.json has no "llm" field.',
+    });
+    bare = buildDaemonApp({ runtime: bareRuntime, registry: createServiceRegistry(), token });
+    await app.ready();
+    await bare.ready();
+  });
+  afterAll(async () => {
+    await app.close();
+    await bare.close();
+    await runtime.close();
+    await bareRuntime.close();
+    await engine.closeAll();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const send = (options: {
+    method?: "GET" | "POST" | "OPTIONS";
+    url: string;
+    headers?: Record<string, string>;
+    body?: unknown;
+    payload?: string;
+  }) =>
+    app.inject({
+      method:
+        options.method ?? (options.body !== undefined || options.payload !== undefined ? "POST" : "GET"),
+      url: options.url,
+      headers: { host, ...auth, ...(options.headers ?? {}) },
+      ...(options.body !== undefined ? { payload: options.body as object } : {}),
+      ...(options.payload !== undefined ? { payload: options.payload } : {}),
+    });
+
+  it("serves /api/health without a token", async () => {
+    const response = await app.inject({ url: "/api/health", headers: { host } });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ ok: true, version: "9.9.9", pid: process.pid });
+  });
+
+  it("requires the bearer token everywhere else (401)", async () => {
+    const missing = await app.inject({ url: "/api/services/list", headers: { host } });
+    expect(missing.statusCode).toBe(401);
+    expect(missing.json().error).toMatchObject({ code: "UNAUTHORIZED", field: "authorization" });
+    const wrong = await send({
+      url: "/api/services/list",
+      headers: { authorization: `Bearer ${"b".repeat(64)}` },
+    });
+    expect(wrong.statusCode).toBe(401);
+    const short = await send({ url: "/api/services/list", headers: { authorization: "Bearer x" } });
+    expect(short.statusCode).toBe(401);
+    const ok = await send({ url: "/api/services/list" });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().services.map((service: { name: string }) => service.name)).toEqual(["chat", "shell"]);
+  });
+
+  it("rejects a non-loopback Host with 403, even on /api/health", async () => {
+    for (const bad of ["evil.example", "evil.example:4567", "10.0.0.1:4567", "127.0.0.1.evil.example"]) {
+      const response = await app.inject({ url: "/api/health", headers: { host: bad } });
+      expect(response.statusCode, bad).toBe(403);
+      expect(response.json().error.field).toBe("host");
+    }
+    for (const good of ["localhost:4567", "[::1]:4567", "127.0.0.1"]) {
+      const response = await app.inject({ url: "/api/health", headers: { host: good } });
+      expect(response.statusCode, good).toBe(200);
+    }
+  });
+
+  it("rejects a foreign browser Origin with 403 and never sends CORS headers", async () => {
+    for (const origin of ["http://evil.example", "http://127.0.0.1:9999", "https://127.0.0.1:4567", "null"]) {
+      const response = await send({ url: "/api/services/list", headers: { origin } });
+      expect(response.statusCode, origin).toBe(403);
+      expect(response.headers["access-control-allow-origin"]).toBeUndefined();
+    }
+    const own = await send({ url: "/api/services/list", headers: { origin: "http://localhost:4567" } });
+    expect(own.statusCode).toBe(200);
+    expect(own.headers["access-control-allow-origin"]).toBeUndefined();
+    const preflight = await send({
+      method: "OPTIONS",
+      url: "/api/chat/send",
+      headers: { origin: "http://evil.example", "access-control-request-method": "POST" },
+    });
+    expect(preflight.statusCode).toBe(403);
+    expect(Object.keys(preflight.headers).some((name) => name.startsWith("access-control-"))).toBe(false);
+  });
+
+  it("limits bodies to 1 MiB (413)", async () => {
+    const response = await send({
+      url: "/api/chat/send",
+      headers: { "content-type": "application/json" },
+      payload: JSON.stringify({ text: "x".repeat(1024 * 1024 + 10) }),
+    });
+    expect(response.statusCode).toBe(413);
+    expect(response.json().error.code).toBe("INVALID_INPUT");
+  });
+
+  it("rejects unknown fields with 400 naming the field", async () => {
+    const response = await send({ url: "/api/chat/send", body: { text: "hi", colour: "red" } });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toMatchObject({ code: "INVALID_INPUT", field: "colour" });
+    expect(response.json().error.message).toContain('"colour"');
+    const command = await send({
+      url: "/api/services/command",
+      body: { service: "shell", action: "list", extra: 1 },
+    });
+    expect(command.statusCode).toBe(400);
+    expect(command.json().error.field).toBe("extra");
+  });
+
+  it("names the bad field for missing, mistyped and out-of-range input (400)", async () => {
+    const missing = await send({ url: "/api/chat/send", body: {} });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json().error.field).toBe("text");
+    const mistyped = await send({ url: "/api/chat/send", body: { text: 42 } });
+    expect(mistyped.json().error).toMatchObject({ code: "INVALID_INPUT", field: "text" });
+    const empty = await send({ url: "/api/chat/send", body: { text: "" } });
+    expect(empty.statusCode).toBe(400);
+    const badContext = await send({ url: "/api/chat/send", body: { text: "hi", contextId: "" } });
+    expect(badContext.json().error.field).toBe("contextId");
+    const history = await send({ url: "/api/chat/history?last=abc" });
+    expect(history.statusCode).toBe(400);
+    expect(history.json().error.field).toBe("last");
+    const control = await send({
+      url: "/api/services/control",
+      body: { service: "shell", action: "explode" },
+    });
+    expect(control.statusCode).toBe(400);
+    expect(control.json().error.field).toBe("action");
+  });
+
+  it("answers malformed JSON and wrong content types with 4xx, not 500", async () => {
+    const broken = await send({
+      url: "/api/chat/send",
+      headers: { "content-type": "application/json" },
+      payload: '{"text": ',
+    });
+    expect(broken.statusCode).toBe(400);
+    const plain = await send({
+      url: "/api/chat/send",
+      headers: { "content-type": "text/plain" },
+      payload: "hi",
+    });
+    expect(plain.statusCode).toBe(415);
+    const nothing = await send({
+      method: "POST",
+      url: "/api/chat/send",
+      headers: { "content-type": "application/json" },
+    });
+    expect(nothing.statusCode).toBeGreaterThanOrEqual(400);
+    expect(nothing.statusCode).toBeLessThan(500);
+  });
+
+  it("maps service errors to 404/400 (unknown service, action, payload field, shell id)", async () => {
+    const service = await send({ url: "/api/services/command", body: { service: "nope", action: "list" } });
+    expect(service.statusCode).toBe(404);
+    expect(service.json().error.code).toBe("SERVICE_NOT_FOUND");
+    const action = await send({ url: "/api/services/command", body: { service: "shell", action: "nope" } });
+    expect(action.statusCode).toBe(404);
+    expect(action.json().error.code).toBe("ACTION_NOT_FOUND");
+    const payload = await send({
+      url: "/api/services/command",
+      body: { service: "shell", action: "read", payload: { shell_id: "bad" } },
+    });
+    expect(payload.statusCode).toBe(400);
+    expect(payload.json().error.field).toBe("payload.shell_id");
+    const unknown = await send({
+      url: "/api/services/command",
+      body: { service: "shell", action: "status", payload: { shell_id: "sh_abcdef123456" } },
+    });
+    expect(unknown.statusCode).toBe(404);
+    const control = await send({ url: "/api/services/control", body: { service: "chat", action: "status" } });
+    expect(control.statusCode).toBe(200);
+    const notFound = await send({ url: "/api/nothing" });
+    expect(notFound.statusCode).toBe(404);
+    expect(notFound.json().error.code).toBe("NOT_FOUND");
+  });
+
+  it("runs a chat turn and serves its history", async () => {
+    scripted.push("Hello from the scripted model");
+    const response = await send({ url: "/api/chat/send", body: { text: "hi", contextId: "console:http" } });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({
+      contextId: "console:http",
+      text: "Hello from the scripted model",
+    });
+    const history = await send({ url: "/api/chat/history?contextId=console:http&last=5" });
+    expect(history.statusCode).toBe(200);
+    expect(history.json().messages.map((message: { role: string }) => message.role)).toEqual([
+      "user",
+      "assistant",
+    ]);
+    expect(history.json().messages[0].metadata).toMatchObject({ channel: "console", chatId: "http" });
+  });
+
+  it("answers 503 MODEL_NOT_CONFIGURED naming llm when no model is configured", async () => {
+    const response = await bare.inject({
+      method: "POST",
+      url: "/api/chat/send",
+      headers: { host, ...auth },
+      payload: { text: "hi" },
+    });
+    expect(response.statusCode).toBe(503);
+    expect(response.json().error).toMatchObject({ code: "MODEL_NOT_CONFIGURED" });
+    expect(response.json().error.message).toContain('"llm"');
+  });
+
+  it("never logs the token", () => {
+    expect(logLines.length).toBeGreaterThan(0);
+    expect(logLines.join("\n")).not.toContain(token);
+  });
+});
