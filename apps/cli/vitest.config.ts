@@ -8,6 +8,7 @@ export default defineConfig({
     name: "@downcity/cli",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30000,
-    hookTimeout: 30000,
+    hookTimeout: 60000,
+    globalSetup: ["test/global-setup.ts"],
   },
 });

@@ -50,7 +50,8 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
     atLineStart = text.endsWith("\n");
   };
   const prompt = () => {
-    if (busy || closed) return;
+    // Without a terminal there is nobody to prompt: the transcript echoes each line instead.
+    if (busy || closed || !tty) return;
     if (!atLineStart) write("\n");
     rl.prompt(true);
     promptShown = true;
@@ -59,8 +60,8 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
     if (!atLineStart) write("\n");
     write("agent› ");
   };
-  const runOf = (event: ChatEvent): RunView => {
-    const key = event.requestId ?? "?";
+  const runOf = (event: { requestId: string }): RunView => {
+    const key = event.requestId;
     let run = runs.get(key);
     if (!run) {
       run = { streamed: "", open: false };
@@ -106,7 +107,7 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
       case "run-error": {
         const run = runOf(event);
         if (run.open) write("\n");
-        runs.delete(event.requestId ?? "?");
+        runs.delete(event.requestId);
         if (event.type === "run-error") {
           write(`error› ${event.message}${event.code ? ` (${event.code})` : ""}\n`);
           printedThisTurn = true;
@@ -149,6 +150,7 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
         prompt();
         continue;
       }
+      if (!tty) write(`you› ${text}\n`);
       busy = true;
       printedThisTurn = false;
       const ended = new Promise<void>((resolve) => runEndWaiters.add(resolve));

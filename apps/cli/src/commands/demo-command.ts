@@ -4,16 +4,13 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.js";
 import { connectDaemon } from "../daemon/connect-daemon.js";
-import { loadDaemonApi } from "../daemon/load-daemon-api.js";
+import { type DaemonApi, loadDaemonApi } from "../daemon/load-daemon-api.js";
 import { defaultChatContextId } from "./chat-command.js";
 import { runChatSession } from "./chat-session.js";
 
 type LlmChoice = { llm: Record<string, unknown>; banner: string[]; close?: () => Promise<void> };
 
-async function chooseModel(
-  io: CliIo,
-  startDemoModel: () => Promise<{ url: string; close(): Promise<void> }>,
-): Promise<LlmChoice> {
+async function chooseModel(io: CliIo, startDemoModel: DaemonApi["startDemoModel"]): Promise<LlmChoice> {
   if (io.env.OPENAI_API_KEY) {
     const model = io.env.DOWNCITY_DEMO_MODEL ?? "gpt-4o-mini";
     return {
@@ -32,7 +29,7 @@ async function chooseModel(
   }
   const server = await startDemoModel();
   return {
-    llm: { provider: "openai-compatible", model: "downcity-demo-script", baseURL: server.url },
+    llm: server.llm,
     banner: [
       "+--------------------------------------------------------------------------+",
       "| Model: a SCRIPTED STAND-IN, not an LLM. It replies from a fixed script   |",

@@ -15,22 +15,20 @@ export function registerInitCommand(program: Command, io: CliIo): void {
       const rootDir = resolve(io.cwd, dir);
       const api = await loadDaemonApi();
       const result = await api.initProject(rootDir);
-      printData(
-        io,
-        { rootDir, ...result },
-        {
-          json: options.json,
-          human: () =>
-            [
-              `Project: ${rootDir}`,
-              ...result.created.map((file) => `  created  ${file}`),
-              ...result.skipped.map((file) => `  kept     ${file} (already exists)`),
-              result.created.length === 0 ? "Nothing to do: the project is already initialised." : "",
-              "Next: set `llm` in downcity.json, then `downcity start` and `downcity chat`.",
-            ]
-              .filter(Boolean)
-              .join("\n"),
-        },
-      );
+      printData(io, result, {
+        json: options.json,
+        human: () =>
+          [
+            `Project: ${rootDir}`,
+            ...result.created.map((file) => `  created  ${file}`),
+            ...result.skipped.map((file) => `  kept     ${file} (already exists)`),
+            result.created.length === 0 ? "Nothing to do: the project is already initialised." : "",
+            result.created.includes("downcity.json")
+              ? "Next: set `llm` in downcity.json, then `downcity start` and `downcity chat`."
+              : "",
+          ]
+            .filter(Boolean)
+            .join("\n"),
+      });
     });
 }
