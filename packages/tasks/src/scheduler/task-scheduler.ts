@@ -441,8 +441,8 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
       logger.error({ dir: store.dir, ...errorFields(error) }, "cannot scan the task folder");
     }
     fireDue();
-    await persistState();
     arm();
+    await persistState();
   };
 
   const reload = () => {
