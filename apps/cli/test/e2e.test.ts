@@ -1,0 +1,169 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type OpenAICompatibleServer, type ScriptedCall, startOpenAICompatibleServer } from "@downcity/core/test";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { cliMain, daemonBuilt, runBuiltCli } from "./run-built-cli.js";
+
+/** Scripted model: "exec <cmd>" -> shell_exec, "bg <cmd>" -> shell_start, tool results and shell-exit notices -> text. */
+function reply(call: ScriptedCall) {
+  const last = call.messages.at(-1);
+  if (!last) return "empty";
+  if (last.role === "tool") {
+    const result = JSON.parse(last.text) as { output?: string; shell_id?: string; exit_code?: number };
+    return result.output !== undefined && result.exit_code !== undefined && result.exit_code !== null
+      ? `ran: ${result.output.trim()}`
+      : `started ${result.shell_id}`;
+  }
+  if (last.text.includes("[shell-exit]")) return `follow-up: ${/exited with code (\d+)/.exec(last.text)?.[1] ?? "?"}`;
+  const exec = /^exec (.+)$/.exec(last.text)?.[1];
+  if (exec) return { toolCalls: [{ toolName: "shell_exec", input: { command: exec } }] };
+  const background = /^bg (.+)$/.exec(last.text)?.[1];
+  if (background) return { toolCalls: [{ toolName: "shell_start", input: { command: background, yield_ms: 50 } }] };
+  return { text: `echo: ${last.text}`, chunkSize: 3 };
+}
+
+describe.skipIf(!daemonBuilt)("end to end through the built CLI", () => {
+  let home: string;
+  let project: string;
+  let model: OpenAICompatibleServer;
+  const cli = (args: string[], input?: string) =>
+    runBuiltCli(args, { cwd: project, env: { DOWNCITY_HOME: home }, ...(input ? { input } : {}) });
+
+  beforeAll(async () => {
+    home = await mkdtemp(join(tmpdir(), "downcity-e2e-home-"));
+    project = await mkdtemp(join(tmpdir(), "downcity-e2e-project-"));
+    model = await startOpenAICompatibleServer({ respond: reply });
+    expect((await cli(["init", "."])).code).toBe(0);
+    const configPath = join(project, "downcity.json");
+    const config = JSON.parse(await readFile(configPath, "utf8")) as Record<string, unknown>;
+    config.llm = { provider: "openai-compatible", model: "scripted", baseURL: model.url };
+    await writeFile(configPath, JSON.stringify(config, null, 2));
+  });
+
+  afterAll(async () => {
+    await runBuiltCli(["stop", project], { env: { DOWNCITY_HOME: home } });
+    await model.close();
+    await rm(home, { recursive: true, force: true });
+    await rm(project, { recursive: true, force: true });
+  });
+
+  test("start, status, chat send, history, derived shell commands, service commands, stop", async () => {
+    const started = await cli(["start", "--json"]);
+    expect(started.code, started.stderr).toBe(0);
+    const meta = JSON.parse(started.stdout) as { running: boolean; pid: number; port: number };
+    expect(meta).toMatchObject({ running: true, rootDir: project });
+
+    const status = await cli(["status", "--json"]);
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ running: true, pid: meta.pid, port: meta.port });
+    expect((await cli(["start"])).code).toBe(1);
+
+    const sent = await cli(["chat", "send", "--json", "exec", "echo", "hello-from-e2e"]);
+    expect(sent.code, sent.stderr).toBe(0);
+    const answer = JSON.parse(sent.stdout) as { contextId: string; text: string; steps: number };
+    expect(answer).toMatchObject({ contextId: "console:main", text: "ran: hello-from-e2e", steps: 2 });
+    const plain = await cli(["chat", "send", "hi", "--context", "console:side"]);
+    expect(plain.stdout).toBe("echo: hi\n");
+
+    const history = await cli(["chat", "history", "--json", "--last", "10"]);
+    const messages = (JSON.parse(history.stdout) as { messages: Array<{ role: string }> }).messages;
+    expect(messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+    const text = await cli(["chat", "history", "--context", "console:side"]);
+    expect(text.stdout).toBe("user: hi\nassistant: echo: hi\n");
+    const file = await readFile(join(project, ".downcity", "context", "console%3Amain", "messages", "messages.jsonl"), "utf8").catch(
+      () => "",
+    );
+    if (file) expect(file).toContain("hello-from-e2e");
+
+    const shells = await cli(["shell", "list", "--json"]);
+    expect(shells.code, shells.stderr).toBe(0);
+    const sessions = JSON.parse(shells.stdout) as Array<{ shell_id: string; command: string }>;
+    const session = sessions.find((entry) => entry.command === "echo hello-from-e2e");
+    expect(session).toBeDefined();
+    const read = await cli(["shell", "read", session!.shell_id, "--cursor", "0", "--json"]);
+    expect(read.code, read.stderr).toBe(0);
+    expect((JSON.parse(read.stdout) as { output: string }).output).toContain("hello-from-e2e");
+    const viaJson = await cli(["shell", "read", "--json-input", "{}", "sh_doesnotexist"]);
+    expect(viaJson.code).toBe(1);
+    expect(viaJson.stderr).toContain("shell_id");
+    expect((await cli(["shell", "read", session!.shell_id, "--cursor", "x"])).code).toBe(2);
+
+    const list = await cli(["service", "list", "--json"]);
+    expect((JSON.parse(list.stdout) as Array<{ name: string }>).map((entry) => entry.name)).toContain("shell");
+    const control = await cli(["service", "control", "shell", "status", "--json"]);
+    expect(control.code, control.stderr).toBe(0);
+    const command = await cli(["service", "command", "shell", "list", "--json-input", "{}", "--json"]);
+    expect(command.code, command.stderr).toBe(0);
+    expect(Array.isArray(JSON.parse(command.stdout))).toBe(true);
+    const bad = await cli(["service", "command", "shell", "read", "--json-input", '{"shell_id":"nope"}']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("shell_id");
+
+    const help = await cli(["--help"]);
+    expect(help.stdout).toMatch(/\n {2}shell /);
+
+    const stopped = await cli(["stop", "--json"]);
+    expect(stopped.code).toBe(0);
+    expect(JSON.parse(stopped.stdout)).toMatchObject({ stopped: true, pid: meta.pid });
+    expect((await cli(["status"])).code).toBe(3);
+    expect((await cli(["stop", "--json"])).stdout).toContain('"stopped": false');
+  });
+
+  test("interactive chat streams the reply and shows the agent's follow-up after a background job", async () => {
+    expect((await cli(["start"])).code).toBe(0);
+    const child = spawn(process.execPath, [cliMain, "chat", "--context", "console:live"], {
+      cwd: project,
+      env: { ...process.env, DOWNCITY_HOME: home },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+    });
+    const waitFor = async (needle: string) => {
+      const deadline = Date.now() + 15000;
+      while (!output.includes(needle)) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${needle}; got:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    };
+    await waitFor("Type a message");
+    child.stdin.write("hello stream\n");
+    await waitFor("agent› echo: hello stream\n");
+    child.stdin.write("bg sleep 0.3; echo done\n");
+    await waitFor("agent› started sh_");
+    await waitFor("agent› follow-up: 0\n");
+    child.stdin.write("/exit\n");
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code).toBe(0);
+    expect(output.match(/echo: hello stream/g)).toHaveLength(1);
+    expect((await cli(["restart", "--json"])).code).toBe(0);
+    expect((await cli(["status"])).code).toBe(0);
+    expect((await cli(["stop"])).code).toBe(0);
+  });
+
+  test("run keeps the daemon in the foreground and SIGINT stops it gracefully", async () => {
+    const child = spawn(process.execPath, [cliMain, "run", project], {
+      env: { ...process.env, DOWNCITY_HOME: home },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    const deadline = Date.now() + 15000;
+    while (!stderr.includes("listening on")) {
+      if (Date.now() > deadline) throw new Error(`run did not start: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect((await cli(["status"])).code).toBe(0);
+    child.kill("SIGINT");
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code).toBe(0);
+    expect(existsSync(join(project, ".downcity", "debug", "daemon.pid"))).toBe(false);
+    expect((await cli(["status"])).code).toBe(3);
+  });
+});
