@@ -1,6 +1,6 @@
 import type { Tool, ToolExecutionOptions } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEverythingHttp } from "../testing/everything-server.js";
+import { startEverythingHttp, until } from "../testing/everything-server.js";
 import type { McpToolResult } from "../tools/mcp-tool-result.js";
 import { createMcpManager, type McpManager } from "./mcp-manager.js";
 
@@ -84,5 +84,47 @@ describe("createMcpManager over Streamable HTTP (server-everything on 127.0.0.1)
     const status = await manager.reconnect("remote");
     expect(status.status).toBe("ready");
     expect(text(await run(manager.tools().mcp__remote__echo, { message: "again" }))).toBe("Echo: again");
+  });
+});
+
+describe("HTTP servers that go away", () => {
+  it("returns an error result when the HTTP server dies, then reconnects once it is back", async () => {
+    let server = await startEverythingHttp();
+    const manager = createMcpManager({
+      servers: { remote: { type: "http", url: server.url } },
+      timeoutMs: 2000,
+      reconnect: { initialDelayMs: 100, maxDelayMs: 300 },
+    });
+    try {
+      await manager.connect();
+      const tools = manager.tools();
+      await server.stop();
+      const failed = await run(tools.mcp__remote__echo, { message: "anyone?" });
+      expect(failed.isError).toBe(true);
+      await until(() => manager.status()[0]?.status !== "ready", 5000, "the server to be marked lost");
+      expect(manager.status()[0]?.error).toBeTruthy();
+
+      server = await startEverythingHttp({ port: server.port });
+      await until(() => manager.status()[0]?.status === "ready", 10000, "reconnect");
+      expect(text(await run(tools.mcp__remote__echo, { message: "back" }))).toBe("Echo: back");
+    } finally {
+      await manager.close();
+      await server.stop();
+    }
+  });
+});
+
+describe("createMcpManager over legacy SSE (server-everything on 127.0.0.1)", () => {
+  it("connects and calls echo", async () => {
+    const server = await startEverythingHttp({ transport: "sse" });
+    const manager = createMcpManager({ servers: { legacy: { type: "sse", url: server.url } } });
+    try {
+      const [status] = await manager.connect();
+      expect(status).toMatchObject({ status: "ready", type: "sse" });
+      expect(text(await run(manager.tools().mcp__legacy__echo, { message: "sse" }))).toBe("Echo: sse");
+    } finally {
+      await manager.close();
+      await server.stop();
+    }
   });
 });

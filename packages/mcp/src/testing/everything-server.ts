@@ -38,14 +38,21 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts server-everything over Streamable HTTP on 127.0.0.1; resolves once it listens. */
-export async function startEverythingHttp(): Promise<{
+/** A server-everything process serving HTTP on 127.0.0.1. */
+export interface EverythingHttpServer {
   url: string;
+  port: number;
   child: ChildProcess;
   stop: () => Promise<void>;
-}> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [everythingEntry, "streamableHttp"], {
+}
+
+/** Starts server-everything over Streamable HTTP (`/mcp`) or legacy SSE (`/sse`); resolves once it listens. */
+export async function startEverythingHttp(
+  options: { transport?: "streamableHttp" | "sse"; port?: number } = {},
+): Promise<EverythingHttpServer> {
+  const transport = options.transport ?? "streamableHttp";
+  const port = options.port ?? (await freePort());
+  const child = spawn(process.execPath, [everythingEntry, transport], {
     env: { ...process.env, PORT: String(port) },
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -54,7 +61,7 @@ export async function startEverythingHttp(): Promise<{
     const timer = setTimeout(() => reject(new Error(`server-everything did not listen: ${output}`)), 15000);
     child.stderr?.on("data", (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes("listening on port")) {
+      if (/listening on port|running on port/.test(output)) {
         clearTimeout(timer);
         resolve();
       }
@@ -62,7 +69,8 @@ export async function startEverythingHttp(): Promise<{
     child.once("exit", (code) => reject(new Error(`server-everything exited with ${code}: ${output}`)));
   });
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${port}${transport === "sse" ? "/sse" : "/mcp"}`,
+    port,
     child,
     stop: async () => {
       if (child.exitCode !== null) return;
