@@ -397,7 +397,8 @@ export function createMemory(options: MemoryOptions): Memory {
     async status(contextId) {
       const id = toContextId(contextId);
       const files = contextMemoryFiles(rootDir, id);
-      const current = await loadContextMemory(files, now);
+      // Under the lock, so Primary.md and the cursor are read as one consistent state.
+      const current = await lock.run(files.lock, () => loadContextMemory(files, now));
       const messages = await options.history(id).read();
       const pending = messages
         .slice(memoryCursor(messages, current.meta))

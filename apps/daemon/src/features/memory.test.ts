@@ -1,0 +1,84 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createAgentRuntime, createServiceRegistry, loadConfig, silentLogger } from "@downcity/core";
+import { createScriptedModel } from "@downcity/core/test";
+import { afterEach, describe, expect, it } from "vitest";
+import { memoryFeature } from "./memory.js";
+
+describe("memory feature", () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it("memorises after runs in the background and serves the memory service, tools and provider", async () => {
+    const rootDir = await mkdtemp(join(tmpdir(), "dc-memory-feature-"));
+    cleanups.push(() => rm(rootDir, { recursive: true, force: true }));
+    await writeFile(join(rootDir, "downcity.json"), JSON.stringify({ memory: { threshold: 2 } }));
+    const { config } = await loadConfig(rootDir, { env: process.env });
+    const model = createScriptedModel([
+      "Hi Ada.",
+      JSON.stringify({ entries: [{ kind: "fact", text: "The user is Ada.", sourceMessageIds: [] }] }),
+      (call) => ({
+        text: call.messages.some((message) => message.text.includes("The user is Ada.")) ? "Ada!" : "?",
+      }),
+    ]);
+    const runtime = createAgentRuntime({ rootDir, model: model.model, logger: silentLogger });
+    cleanups.push(() => runtime.close());
+    const registry = createServiceRegistry({ logger: silentLogger });
+    const setup = await memoryFeature.setup({
+      rootDir,
+      config,
+      runtime,
+      model: model.model,
+      registry,
+      logger: silentLogger,
+    });
+    cleanups.push(async () => setup.close?.());
+    for (const service of setup.services ?? []) registry.register(service);
+    for (const tools of setup.tools ?? []) runtime.addTools(tools);
+    for (const provider of setup.promptProviders ?? []) runtime.addPromptProvider(provider);
+
+    await runtime.send({ contextId: "console:main", text: "I am Ada." });
+    const deadline = Date.now() + 5000;
+    let status: { entries?: number; pending?: number } = {};
+    while (Date.now() < deadline) {
+      status = (await registry.invoke("memory", "status", { contextId: "console:main" })) as typeof status;
+      if (status.entries === 1 && status.pending === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(status).toMatchObject({ entries: 1, pending: 0 });
+    expect(model.calls[0]?.tools).toEqual(expect.arrayContaining(["memory_remember", "memory_search"]));
+    await expect(runtime.send({ contextId: "console:main", text: "Who am I?" })).resolves.toMatchObject({
+      text: "Ada!",
+    });
+  });
+
+  it("adds nothing when memory is disabled, and skips model work without a model", async () => {
+    const rootDir = await mkdtemp(join(tmpdir(), "dc-memory-feature-"));
+    cleanups.push(() => rm(rootDir, { recursive: true, force: true }));
+    const runtime = createAgentRuntime({ rootDir, logger: silentLogger });
+    cleanups.push(() => runtime.close());
+    const registry = createServiceRegistry({ logger: silentLogger });
+    const disabled = await memoryFeature.setup({
+      rootDir,
+      config: {
+        memory: { enabled: false, threshold: 40, maxPrimaryChars: 15000, promptBudgetChars: 6000 },
+      } as never,
+      runtime,
+      registry,
+      logger: silentLogger,
+    });
+    expect(disabled).toEqual({});
+    const warnings: string[] = [];
+    const logger = {
+      ...silentLogger,
+      warn: (_fields: unknown, message?: string) => warnings.push(message ?? ""),
+    };
+    const enabled = await memoryFeature.setup({ rootDir, config: {} as never, runtime, registry, logger });
+    cleanups.push(async () => enabled.close?.());
+    expect(enabled.services?.map((service) => service.name)).toEqual(["memory"]);
+    expect(warnings.join("\n")).toContain('"llm"');
+  });
+});
