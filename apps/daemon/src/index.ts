@@ -11,6 +11,15 @@ export {
   type DaemonTarget,
 } from "./client/create-daemon-client.js";
 export { resolveDaemonTarget } from "./client/resolve-daemon-target.js";
+export {
+  type AgentEntry,
+  listAgents,
+  removeAgentEntry,
+  upsertAgentEntry,
+} from "./console/agent-registry.js";
+export { type AgentOnOptions, agentOff, agentOn } from "./console/agent-switch.js";
+export { type ConsolePaths, consolePaths } from "./console/console-paths.js";
+export { type ConsoleStatus, consoleStatus, startConsole, stopConsole } from "./console/console-process.js";
 export { type DemoModel, startDemoModel } from "./demo/start-demo-model.js";
 export type { Feature, FeatureContext, FeatureSetup } from "./features/feature.js";
 export { httpStatusFor } from "./plugins/http-status.js";
@@ -18,7 +27,7 @@ export { type DaemonMeta, readDaemonMeta } from "./process/daemon-meta.js";
 export { type DaemonPaths, daemonPaths } from "./process/daemon-paths.js";
 export { type DaemonStatus, daemonStatus } from "./process/daemon-status.js";
 export { type StartDaemonOptions, startDaemonDetached } from "./process/start-daemon-detached.js";
-export { stopDaemon } from "./process/stop-daemon.js";
+export { stopDaemon, terminateProcess } from "./process/stop-daemon.js";
 export { type InitProjectResult, initProject } from "./project/init-project.js";
 export { defaultContextId } from "./routes/chat-routes.js";
 export { createModel, type ModelChoice } from "./runtime/create-model.js";

@@ -5,6 +5,7 @@ import type { TestProject } from "vitest/node";
 declare module "vitest" {
   export interface ProvidedContext {
     daemonEntry: string;
+    consoleEntry: string;
   }
 }
 
@@ -14,7 +15,10 @@ export default async function setup(project: TestProject): Promise<void> {
   const outDir = fileURLToPath(new URL("../node_modules/.cache/downcity-daemon-test", import.meta.url));
   await build({
     config: false,
-    entry: { "daemon-main": fileURLToPath(new URL("../src/daemon-main.ts", import.meta.url)) },
+    entry: {
+      "daemon-main": fileURLToPath(new URL("../src/daemon-main.ts", import.meta.url)),
+      "console-main": fileURLToPath(new URL("../src/console-main.ts", import.meta.url)),
+    },
     outDir,
     format: ["esm"],
     platform: "node",
@@ -34,4 +38,5 @@ export default async function setup(project: TestProject): Promise<void> {
     },
   });
   project.provide("daemonEntry", `${outDir}/daemon-main.js`);
+  project.provide("consoleEntry", `${outDir}/console-main.js`);
 }
