@@ -4,5 +4,10 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { conditions: ["downcity-source", "module", "node", "import", "default"] },
   ssr: { resolve: { conditions: ["downcity-source", "module", "node", "import", "default"] } },
-  test: { name: "@downcity/tasks", include: ["src/**/*.test.ts", "test/**/*.test.ts"], testTimeout: 30000, hookTimeout: 30000 },
+  test: {
+    name: "@downcity/tasks",
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    testTimeout: 30000,
+    hookTimeout: 30000,
+  },
 });

@@ -2,8 +2,13 @@
  * The complete public surface of @downcity/tasks: task files, the scheduler, run folders, and the
  * `task` service and `task_*` agent tools over them. Nothing else is public.
  */
-export type { TaskCatchUp, TaskDefinition, TaskFileProblem, TaskStatus } from "./definition/task-definition.js";
-export { type TaskFileFields, editTaskFile, parseTaskFile, renderTaskFile } from "./definition/task-file.js";
+export type {
+  TaskCatchUp,
+  TaskDefinition,
+  TaskFileProblem,
+  TaskStatus,
+} from "./definition/task-definition.js";
+export { editTaskFile, parseTaskFile, renderTaskFile, type TaskFileFields } from "./definition/task-file.js";
 export { type TaskId, taskIdPattern, toTaskId } from "./definition/task-id.js";
 export {
   formatRunId,

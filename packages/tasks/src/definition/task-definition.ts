@@ -14,7 +14,7 @@ export const taskFrontMatterSchema = z.looseObject({
   when: z
     .string()
     .trim()
-    .min(1, 'say when it runs: a cron expression, @daily, @manual or time:<ISO with offset>'),
+    .min(1, "say when it runs: a cron expression, @daily, @manual or time:<ISO with offset>"),
   timezone: z.string().trim().min(1).optional(),
   notify: z.string().trim().min(1).max(512).optional(),
   status: z.enum(["enabled", "paused", "done"]).default("enabled"),

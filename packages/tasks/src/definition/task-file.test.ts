@@ -38,7 +38,9 @@ describe("task files", () => {
   it("reports malformed files with path, field and reason", () => {
     const problems = (text: string) => parseTaskFile(text, options).problems;
     expect(problems("no front matter")?.[0]).toMatchObject({ path: options.path, field: "front matter" });
-    expect(problems("---\ntitle: x\nwhen: @daily\n---\nbody")?.[0]?.reason).toMatch(/Quote values that start with @/);
+    expect(problems("---\ntitle: x\nwhen: @daily\n---\nbody")?.[0]?.reason).toMatch(
+      /Quote values that start with @/,
+    );
     expect(problems("---\nwhen: 0 9 * * *\n---\nbody")?.[0]).toMatchObject({ field: "title" });
     expect(problems("---\ntitle: x\nwhen: 0 99 * * *\n---\nbody")?.[0]).toMatchObject({
       field: "when",

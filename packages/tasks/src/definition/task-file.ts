@@ -65,7 +65,12 @@ export function parseTaskFile(
     }
   }
   const body = bodyText.trim();
-  if (!body) problems.push({ path, field: "body", reason: "write the instruction the agent runs below the front matter" });
+  if (!body)
+    problems.push({
+      path,
+      field: "body",
+      reason: "write the instruction the agent runs below the front matter",
+    });
   if (problems.length > 0 || !schedule) return { problems };
   return {
     task: {
@@ -105,22 +110,31 @@ export function editTaskFile(
 ): string {
   const match = frontMatterPattern.exec(text);
   if (!match) {
-    throw new DowncityError("INVALID_INPUT", "task.md has no front matter block to edit; fix or recreate it", {
-      field: "front matter",
-    });
+    throw new DowncityError(
+      "INVALID_INPUT",
+      "task.md has no front matter block to edit; fix or recreate it",
+      {
+        field: "front matter",
+      },
+    );
   }
   const [, yamlText = "", bodyText = ""] = match;
   const document = parseDocument(yamlText);
   if (document.errors.length > 0 || !isMap(document.contents)) {
-    throw new DowncityError("INVALID_INPUT", "task.md's front matter is not valid YAML; fix it by hand first", {
-      field: "front matter",
-    });
+    throw new DowncityError(
+      "INVALID_INPUT",
+      "task.md's front matter is not valid YAML; fix it by hand first",
+      {
+        field: "front matter",
+      },
+    );
   }
   for (const [key, value] of Object.entries(changes)) {
     if (value === undefined) continue;
     if (value === null) document.delete(key);
     else document.set(key, value);
   }
-  const newBody = body !== undefined ? `\n${body.trim()}\n` : bodyText.startsWith("\n") ? bodyText : `\n${bodyText}`;
+  const newBody =
+    body !== undefined ? `\n${body.trim()}\n` : bodyText.startsWith("\n") ? bodyText : `\n${bodyText}`;
   return `---\n${document.toString().trimEnd()}\n---\n${newBody}`;
 }

@@ -95,10 +95,12 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskOutcome> 
     const message = error instanceof Error ? error.message : String(error);
     record.status = code === "RUN_ABORTED" || code === "RUNTIME_CLOSED" ? "interrupted" : "failed";
     record.error = { code, message };
-    const stack = error instanceof Error && error.stack ? `\n\n## Stack\n\n\`\`\`\n${error.stack}\n\`\`\`\n` : "";
-    await writeFile(join(dir, "error.md"), `# Task run ${record.status}\n\ncode: ${code}\n\n${message}\n${stack}`).catch(
-      () => undefined,
-    );
+    const stack =
+      error instanceof Error && error.stack ? `\n\n## Stack\n\n\`\`\`\n${error.stack}\n\`\`\`\n` : "";
+    await writeFile(
+      join(dir, "error.md"),
+      `# Task run ${record.status}\n\ncode: ${code}\n\n${message}\n${stack}`,
+    ).catch(() => undefined);
     logger.warn({ taskId: task.id, runId, code, message }, "task run failed");
   }
   const text = announcement(task, record, output);

@@ -29,7 +29,9 @@ describe("parseWhen", () => {
   });
 
   it("rejects bad values with a message that quotes them and says what is wrong", () => {
-    expect(() => parseWhen("61 * * * *")).toThrow(/when "61 \* \* \* \*" is not a valid cron expression: .*61/);
+    expect(() => parseWhen("61 * * * *")).toThrow(
+      /when "61 \* \* \* \*" is not a valid cron expression: .*61/,
+    );
     expect(() => parseWhen("* * *")).toThrow(/when "\* \* \*" has 3 fields; a cron expression needs 5/);
     expect(() => parseWhen("1 2 3 4 5 6 7")).toThrow(/has 7 fields/);
     expect(() => parseWhen("@sometimes")).toThrow(/"@sometimes" is not a known schedule alias/);

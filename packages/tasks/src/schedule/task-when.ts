@@ -2,14 +2,10 @@ import { DowncityError } from "@downcity/core";
 import { CronExpressionParser } from "cron-parser";
 
 /** A parsed `when`: a cron schedule, manual only, or a one-shot instant. */
-export type TaskWhen =
-  | { kind: "cron"; expression: string }
-  | { kind: "manual" }
-  | { kind: "once"; at: Date };
+export type TaskWhen = { kind: "cron"; expression: string } | { kind: "manual" } | { kind: "once"; at: Date };
 
 const aliases = new Set(["@hourly", "@daily", "@weekly", "@monthly", "@yearly"]);
-const isoWithOffset =
-  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+const isoWithOffset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 const whenHelp =
   'Use a 5-field cron ("minute hour day month weekday", e.g. "0 9 * * 1-5"), 6 fields with seconds first, @hourly, @daily, @weekly, @manual, or time:<ISO 8601 with offset> (e.g. "time:2030-01-31T09:00:00+01:00").';
 
@@ -48,9 +44,13 @@ export function parseWhen(value: string, field = "when"): TaskWhen {
     return { kind: "once", at };
   }
   if (when.startsWith("@") && !aliases.has(when)) {
-    throw new DowncityError("INVALID_INPUT", `${field} "${value}" is not a known schedule alias. ${whenHelp}`, {
-      field,
-    });
+    throw new DowncityError(
+      "INVALID_INPUT",
+      `${field} "${value}" is not a known schedule alias. ${whenHelp}`,
+      {
+        field,
+      },
+    );
   }
   if (!when.startsWith("@")) {
     const fields = when.split(/\s+/).filter(Boolean).length;

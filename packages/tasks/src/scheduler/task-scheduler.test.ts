@@ -73,7 +73,10 @@ describe("task scheduler: timing", () => {
   it("fires a daily task once a day across a DST change", async () => {
     const dst = await createTaskFixture("2025-11-01T12:00:00Z");
     try {
-      await dst.writeTask("nightly", taskText({ title: "N", when: "30 1 * * *", timezone: "America/New_York" }));
+      await dst.writeTask(
+        "nightly",
+        taskText({ title: "N", when: "30 1 * * *", timezone: "America/New_York" }),
+      );
       const scheduler = dst.scheduler();
       await scheduler.start();
       // Step timer by timer (letting each run finish) up to the 4th.
@@ -83,7 +86,11 @@ describe("task scheduler: timing", () => {
         next = dst.clock.nextTimerAt();
       }
       const runs = await dst.runDirs("nightly");
-      expect(runs).toEqual(["2025-11-02T05-30-00-000Z", "2025-11-03T06-30-00-000Z", "2025-11-04T06-30-00-000Z"]);
+      expect(runs).toEqual([
+        "2025-11-02T05-30-00-000Z",
+        "2025-11-03T06-30-00-000Z",
+        "2025-11-04T06-30-00-000Z",
+      ]);
     } finally {
       await dst.dispose();
     }
@@ -122,7 +129,10 @@ describe("task scheduler: runs", () => {
       status: "succeeded",
       notify: "console:main",
     });
-    const history = (await readFile(join(dir, "messages.jsonl"), "utf8")).trim().split("\n").map((line) => JSON.parse(line));
+    const history = (await readFile(join(dir, "messages.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(history.map((message) => message.role)).toEqual(["user", "assistant"]);
     expect(messageText(history[0])).toBe(input);
     expect(existsSync(join(fx.rootDir, ".downcity", "context"))).toBe(true); // the notify context only
@@ -145,7 +155,10 @@ describe("task scheduler: runs", () => {
     const error = await readFile(join(record.dir, "error.md"), "utf8");
     expect(error).toContain("MODEL_ERROR");
     expect(error).toContain("model exploded");
-    expect(await readRun("report", record.runId)).toMatchObject({ status: "failed", error: { code: "MODEL_ERROR" } });
+    expect(await readRun("report", record.runId)).toMatchObject({
+      status: "failed",
+      error: { code: "MODEL_ERROR" },
+    });
     expect(existsSync(join(record.dir, "output.md"))).toBe(false);
     const notices = await internalMessages("console:main");
     expect(notices).toHaveLength(1);
@@ -165,7 +178,12 @@ describe("task scheduler: runs", () => {
     await vi.waitFor(() => expect(scheduler.status().runsInProgress).toBe(1));
     await fx.clock.advance(60_000);
     expect(fx.events.filter((event) => event.type === "task-run-skip")).toEqual([
-      { type: "task-run-skip", taskId: "minutely", scheduledFor: "2025-06-01T09:01:00.000Z", reason: "overlap" },
+      {
+        type: "task-run-skip",
+        taskId: "minutely",
+        scheduledFor: "2025-06-01T09:01:00.000Z",
+        reason: "overlap",
+      },
     ]);
     expect(fx.logs.some((log) => /still under way/.test(log.message ?? ""))).toBe(true);
     gate.open();
@@ -233,7 +251,12 @@ describe("task scheduler: runs", () => {
     await import("node:fs/promises").then((fs) => fs.mkdir(dir, { recursive: true }));
     await writeFile(
       join(dir, "run.json"),
-      JSON.stringify({ taskId: "report", runId: "2025-05-01T00-00-00-000Z", status: "running", trigger: "cron" }),
+      JSON.stringify({
+        taskId: "report",
+        runId: "2025-05-01T00-00-00-000Z",
+        status: "running",
+        trigger: "cron",
+      }),
     );
     const scheduler = fx.scheduler();
     await scheduler.start();
@@ -289,7 +312,10 @@ describe("task scheduler: restarts", () => {
   });
 
   it("runs a one-shot once, marks it done and never runs it again after a restart", async () => {
-    const path = await fx.writeTask("remind", taskText({ title: "Remind", when: "time:2025-06-01T11:00:00+02:00" }));
+    const path = await fx.writeTask(
+      "remind",
+      taskText({ title: "Remind", when: "time:2025-06-01T11:00:00+02:00" }),
+    );
     const first = fx.scheduler();
     await first.start();
     expect(fx.clock.nextTimerAt()?.toISOString()).toBe("2025-06-01T09:00:00.000Z");
@@ -365,7 +391,9 @@ describe("task scheduler: task files", () => {
     expect(fx.events.filter((event) => event.type === "task-file-invalid")).toHaveLength(3);
     await scheduler.reload();
     expect(fx.events.filter((event) => event.type === "task-file-invalid")).toHaveLength(3); // reported once
-    expect(fx.logs.filter((log) => log.level === "warn" && /malformed/.test(log.message ?? ""))).toHaveLength(3);
+    expect(fx.logs.filter((log) => log.level === "warn" && /malformed/.test(log.message ?? ""))).toHaveLength(
+      3,
+    );
     await expect(scheduler.run("bad")).rejects.toThrow(/Task bad is malformed \(when: /);
   });
 });

@@ -10,10 +10,22 @@ import {
 import type { TaskDefinition, TaskFileProblem } from "../definition/task-definition.js";
 import { editTaskFile, parseTaskFile, renderTaskFile } from "../definition/task-file.js";
 import { type TaskId, toTaskId } from "../definition/task-id.js";
-import { formatRunId, taskDir, taskFilePath, taskRunContextId, taskRunDir } from "../definition/task-paths.js";
+import {
+  formatRunId,
+  taskDir,
+  taskFilePath,
+  taskRunContextId,
+  taskRunDir,
+} from "../definition/task-paths.js";
 import { runTask, writeRunRecord } from "../run/run-task.js";
 import type { TaskRunRecord, TaskRunTrigger } from "../run/task-run-record.js";
-import { assertTimeZone, latestFireBetween, machineTimeZone, nextFireAfter, parseWhen } from "../schedule/task-when.js";
+import {
+  assertTimeZone,
+  latestFireBetween,
+  machineTimeZone,
+  nextFireAfter,
+  parseWhen,
+} from "../schedule/task-when.js";
 import { createSchedulerStateFile, type TaskScheduleState } from "../store/scheduler-state-file.js";
 import { createTaskStore } from "../store/task-store.js";
 import type { TaskCreateInput, TaskUpdateInput } from "../surface/task-inputs.js";
@@ -161,7 +173,9 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     const snapshot = { ...state };
     stateWrite = stateWrite
       .then(() => stateFile.write(snapshot))
-      .catch((error) => logger.error({ path: stateFile.path, ...errorFields(error) }, "cannot write task state"));
+      .catch((error) =>
+        logger.error({ path: stateFile.path, ...errorFields(error) }, "cannot write task state"),
+      );
     return stateWrite;
   };
 
@@ -265,7 +279,10 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
       rejectStarted = reject;
     });
     started.catch(() => undefined);
-    const active: ActiveRun = { runId: extra.runId ?? nextRunId(task.id, clock.now()), done: undefined as never };
+    const active: ActiveRun = {
+      runId: extra.runId ?? nextRunId(task.id, clock.now()),
+      done: undefined as never,
+    };
     running.set(task.id, active);
     active.done = (async () => {
       try {
@@ -297,7 +314,10 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
         emit({ type: "task-run-end", taskId: task.id, runId: active.runId, status: outcome.record.status });
         return outcome.record;
       } catch (error) {
-        logger.error({ taskId: task.id, runId: active.runId, ...errorFields(error) }, "task run could not start");
+        logger.error(
+          { taskId: task.id, runId: active.runId, ...errorFields(error) },
+          "task run could not start",
+        );
         rejectStarted(error);
         throw error;
       } finally {
@@ -311,7 +331,8 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
   /** Marks a one-shot task done in its front matter before it runs, so it never runs twice. */
   const markOnceDone = async (task: TaskDefinition) => {
     const text = await store.readText(task.id);
-    if (text === undefined) throw new DowncityError("NOT_FOUND", `Task ${task.id} was deleted before it fired`);
+    if (text === undefined)
+      throw new DowncityError("NOT_FOUND", `Task ${task.id} was deleted before it fired`);
     await store.writeText(task.id, editTaskFile(text, { status: "done" }));
   };
 
@@ -330,7 +351,10 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
         entry.nextFireAt = undefined;
         markFired(task.id, due);
         if (late && task.catchUp === "skip") {
-          logger.info({ taskId: task.id, scheduledFor: due.toISOString() }, "missed one-shot skipped (catchUp: skip)");
+          logger.info(
+            { taskId: task.id, scheduledFor: due.toISOString() },
+            "missed one-shot skipped (catchUp: skip)",
+          );
           emit({ type: "task-run-skip", taskId: task.id, scheduledFor: due.toISOString(), reason: "missed" });
           markOnceDone(task).catch((error) =>
             logger.error({ taskId: task.id, ...errorFields(error) }, "cannot mark one-shot task done"),
@@ -343,7 +367,10 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
       entry.nextFireAt = nextFireAfter(task.schedule, now, task.timezone);
       markFired(task.id, due);
       if (late && task.catchUp === "skip") {
-        logger.info({ taskId: task.id, scheduledFor: due.toISOString() }, "missed fire skipped (catchUp: skip)");
+        logger.info(
+          { taskId: task.id, scheduledFor: due.toISOString() },
+          "missed fire skipped (catchUp: skip)",
+        );
         emit({ type: "task-run-skip", taskId: task.id, scheduledFor: due.toISOString(), reason: "missed" });
         continue;
       }
@@ -538,19 +565,28 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
 
   return {
     async start() {
-      if (closed) throw new DowncityError("RUNTIME_CLOSED", "The task scheduler was closed; create a new one");
+      if (closed)
+        throw new DowncityError("RUNTIME_CLOSED", "The task scheduler was closed; create a new one");
       if (scheduling) return;
       scheduling = true;
       await mkdir(store.dir, { recursive: true });
       if (options.watch !== false && !watcher) {
-        watcher = createTaskFolderWatcher({ dir: store.dir, logger, onChange: () => void reload().catch(() => undefined) });
+        watcher = createTaskFolderWatcher({
+          dir: store.dir,
+          logger,
+          onChange: () => void reload().catch(() => undefined),
+        });
       }
       if (!state) {
         // Runs left "running" by a process that died are interrupted, not running.
         const scan = await store.scan();
         for (const task of scan.tasks) {
           const [latest] = await store.runs(task.id, 1);
-          if (latest && (latest.status === "running" || latest.status === "queued") && !running.has(task.id)) {
+          if (
+            latest &&
+            (latest.status === "running" || latest.status === "queued") &&
+            !running.has(task.id)
+          ) {
             await writeRunRecord({
               ...latest,
               status: "interrupted",
@@ -570,7 +606,10 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
       closed = true;
       for (const [taskId, next] of queued) {
         queued.delete(taskId);
-        const error = new DowncityError("RUNTIME_CLOSED", "The task scheduler closed before the queued run started");
+        const error = new DowncityError(
+          "RUNTIME_CLOSED",
+          "The task scheduler closed before the queued run started",
+        );
         for (const waiter of [...next.started, ...next.finished]) waiter.reject(error);
       }
       const active = [...running.values()];
@@ -590,7 +629,10 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
             ...run.record,
             status: "interrupted",
             endedAt: clock.now().toISOString(),
-            error: { code: "RUN_INTERRUPTED", message: "the scheduler shut down while this run was under way" },
+            error: {
+              code: "RUN_INTERRUPTED",
+              message: "the scheduler shut down while this run was under way",
+            },
           }).catch(() => undefined);
         }
       }
@@ -679,7 +721,9 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
         );
       }
       if ((await store.readText(id)) === undefined) {
-        throw new DowncityError("NOT_FOUND", `No task "${id}"; run task list to see the tasks`, { field: "id" });
+        throw new DowncityError("NOT_FOUND", `No task "${id}"; run task list to see the tasks`, {
+          field: "id",
+        });
       }
       await store.remove(id);
       await reload();
@@ -721,7 +765,9 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
       const id = toTaskId(rawId);
       const records = await store.runs(id, runsOptions.last ?? 10);
       if (records.length === 0 && (await store.readText(id)) === undefined) {
-        throw new DowncityError("NOT_FOUND", `No task "${id}"; run task list to see the tasks`, { field: "id" });
+        throw new DowncityError("NOT_FOUND", `No task "${id}"; run task list to see the tasks`, {
+          field: "id",
+        });
       }
       return records;
     },

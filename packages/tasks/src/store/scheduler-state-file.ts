@@ -25,7 +25,9 @@ export function createSchedulerStateFile(rootDir: string): SchedulerStateFile {
     path,
     async read() {
       try {
-        const parsed = JSON.parse(await readFile(path, "utf8")) as { tasks?: Record<string, TaskScheduleState> };
+        const parsed = JSON.parse(await readFile(path, "utf8")) as {
+          tasks?: Record<string, TaskScheduleState>;
+        };
         return parsed.tasks && typeof parsed.tasks === "object" ? parsed.tasks : {};
       } catch {
         return {};

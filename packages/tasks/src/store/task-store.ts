@@ -31,7 +31,10 @@ export interface TaskStore {
 }
 
 function isMissing(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException)?.code === "ENOENT" || (error as NodeJS.ErrnoException)?.code === "ENOTDIR";
+  return (
+    (error as NodeJS.ErrnoException)?.code === "ENOENT" ||
+    (error as NodeJS.ErrnoException)?.code === "ENOTDIR"
+  );
 }
 
 /** Creates the file store of one project's tasks. */
@@ -44,9 +47,13 @@ export function createTaskStore(options: { rootDir: string; defaultTimezone?: st
       return await readFile(taskFilePath(rootDir, id), "utf8");
     } catch (error) {
       if (isMissing(error)) return undefined;
-      throw new DowncityError("INTERNAL", `Could not read ${taskFilePath(rootDir, id)}: ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw new DowncityError(
+        "INTERNAL",
+        `Could not read ${taskFilePath(rootDir, id)}: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
     }
   };
 
@@ -110,7 +117,11 @@ export function createTaskStore(options: { rootDir: string; defaultTimezone?: st
         if (isMissing(error)) return [];
         throw error;
       }
-      const runIds = names.filter((name) => runIdPattern.test(name)).sort().reverse().slice(0, last);
+      const runIds = names
+        .filter((name) => runIdPattern.test(name))
+        .sort()
+        .reverse()
+        .slice(0, last);
       const records: TaskRunRecord[] = [];
       for (const runId of runIds) {
         const runDir = join(taskDir(rootDir, id), runId);

@@ -11,7 +11,10 @@ const fields = {
   when,
   timezone: z.string().optional().describe("IANA time zone of the schedule (default: the machine's)"),
   notify: z.string().optional().describe("The context id that hears each result (default: the calling chat)"),
-  catchUp: z.enum(["skip", "once"]).optional().describe("Run a fire missed during downtime once at start (default once)"),
+  catchUp: z
+    .enum(["skip", "once"])
+    .optional()
+    .describe("Run a fire missed during downtime once at start (default once)"),
   body: z.string().min(1).describe("The instruction the agent carries out on each run"),
 };
 

@@ -19,7 +19,8 @@ export function createTaskService(scheduler: TaskScheduler): ServiceDefinition {
     description: "Scheduled and manual agent tasks (.downcity/task/<id>/task.md) with auditable run folders",
     actions: {
       list: {
-        description: "List tasks with their schedule, status and next fire time, and any malformed task files",
+        description:
+          "List tasks with their schedule, status and next fire time, and any malformed task files",
         input: taskListInput,
         handler: () => scheduler.list(),
       },
@@ -30,7 +31,8 @@ export function createTaskService(scheduler: TaskScheduler): ServiceDefinition {
           scheduler.create(input, context.contextId ? { callerContextId: context.contextId } : {}),
       },
       update: {
-        description: "Change a task's title, schedule, time zone, notify context, catch-up, status or instruction",
+        description:
+          "Change a task's title, schedule, time zone, notify context, catch-up, status or instruction",
         input: taskUpdateInput,
         handler: (input) => scheduler.update(input),
       },

@@ -4,12 +4,18 @@ import { join } from "node:path";
 import { type AgentRuntime, createAgentRuntime, type Logger } from "@downcity/core";
 import { createScriptedModel, type ScriptedCall, type ScriptedReply } from "@downcity/core/test";
 import { taskRunHistoryDir } from "../definition/task-paths.js";
-import { createTaskScheduler, type TaskScheduler, type TaskSchedulerOptions } from "../scheduler/task-scheduler.js";
+import {
+  createTaskScheduler,
+  type TaskScheduler,
+  type TaskSchedulerOptions,
+} from "../scheduler/task-scheduler.js";
 import type { TaskSchedulerEvent } from "../scheduler/task-scheduler-event.js";
 import { createFakeClock, type FakeClock } from "./fake-clock.js";
 
 /** How the scripted model answers a task run's call. */
-export type TaskBehavior = (call: ScriptedCall) => ScriptedReply | string | Error | Promise<ScriptedReply | string | Error>;
+export type TaskBehavior = (
+  call: ScriptedCall,
+) => ScriptedReply | string | Error | Promise<ScriptedReply | string | Error>;
 
 /** A project folder, a fake clock, a scripted runtime and scheduler factories for tests. */
 export interface TaskFixture {
@@ -36,7 +42,8 @@ export interface TaskFixture {
 export async function createTaskFixture(start = "2025-06-01T08:59:00Z"): Promise<TaskFixture> {
   const rootDir = await mkdtemp(join(tmpdir(), "downcity-tasks-"));
   const clock = createFakeClock(start);
-  let behavior: TaskBehavior = (call) => `done: ${call.messages.at(-1)?.text.trimEnd().split("\n").at(-1) ?? ""}`;
+  let behavior: TaskBehavior = (call) =>
+    `done: ${call.messages.at(-1)?.text.trimEnd().split("\n").at(-1) ?? ""}`;
   const respond = (call: ScriptedCall) => {
     const last = call.messages.filter((message) => message.role === "user").at(-1)?.text ?? "";
     return last.includes("[Task run]") ? behavior(call) : "noted";
