@@ -262,6 +262,11 @@ describe("forget", () => {
       forgotten: [{ id: fridayId }],
     });
     await expect(t.memory.forget({ contextId, query: "kubernetes" })).resolves.toEqual({ forgotten: [] });
+    // Every query word must occur, as a word or a word prefix, case-insensitively.
+    await expect(t.memory.forget({ contextId, query: "ada kubernetes" })).resolves.toEqual({ forgotten: [] });
+    await expect(t.memory.forget({ contextId, query: "USE pnp" })).resolves.toMatchObject({
+      forgotten: [{ text: "Ada always uses pnpm." }],
+    });
     await expect(t.memory.forget({ contextId })).rejects.toMatchObject({
       code: "INVALID_INPUT",
       field: "entryId",

@@ -313,7 +313,8 @@ export function createMemory(options: MemoryOptions): Memory {
           : { ...current.document, entries: [...current.document.entries, entry] };
         const meta = { ...current.meta, tombstones };
         // Tombstones are lifted in the meta first so the load filter cannot hide the new line.
-        await saveContextMeta(files, meta, current.document);
+        if (tombstones.length !== current.meta.tombstones.length)
+          await saveContextMeta(files, meta, current.document);
         await saveContextPrimary(files, document);
         await saveContextMeta(files, meta, document);
         return existing ?? entry;
@@ -329,16 +330,16 @@ export function createMemory(options: MemoryOptions): Memory {
           },
         );
       }
+      // A query forgets the entries containing every one of its words (or word prefixes).
+      const terms = memoryTextKey(input.query ?? "")
+        .split(" ")
+        .filter(Boolean);
       const matches = (entries: MemoryEntry[]) =>
-        input.entryId
-          ? entries.filter((entry) => entryIds(entry).includes(input.entryId as string))
-          : searchEntries(
-              entries.map((entry) => ({ scope: "context" as const, entry })),
-              input.query as string,
-              Number.POSITIVE_INFINITY,
-            )
-              .filter((hit) => hit.score >= 1)
-              .map((hit) => hit.entry);
+        entries.filter((entry) => {
+          if (input.entryId) return entryIds(entry).includes(input.entryId);
+          const key = ` ${memoryTextKey(`${entry.kind} ${entry.text}`)}`;
+          return terms.every((term) => key.includes(` ${term}`));
+        });
       if (input.scope === "profile") {
         const files = profileFiles(rootDir);
         return lock.run(files.lock, async () => {

@@ -37,6 +37,7 @@ export async function extractEntries(options: {
   abortSignal?: AbortSignal;
 }): Promise<ExtractedEntry[]> {
   const transcript = options.messages
+    .filter((message) => messageText(message).trim() !== "")
     .map((message) => {
       const who = message.metadata?.origin === "internal" ? "runtime notice" : message.role;
       return `[id=${message.id}] ${who}: ${messageText(message)}`;
