@@ -226,7 +226,37 @@ describe("createMcpManager over stdio (server-everything)", () => {
     );
     // The tool object the run already holds keeps working against the new connection.
     expect(text(await run(tools.mcp__everything__echo, { message: "back" }))).toBe("Echo: back");
-    expect(manager.status()[0]?.retries).toBe(0);
+    expect(manager.status()[0]?.retries).toBe(1);
+  });
+
+  it("backs off a server that crashes right after every connect", async () => {
+    const before = new Set(childPids());
+    const manager = track(
+      createMcpManager({
+        servers: {
+          flaky: {
+            type: "stdio",
+            command: process.execPath,
+            args: [growingServerEntry],
+            env: { EXIT_AFTER_LIST_MS: "50" },
+          },
+        },
+        reconnect: { initialDelayMs: 50, maxDelayMs: 400 },
+      }),
+    );
+    const delays: number[] = [];
+    manager.on((event) => {
+      if (event.type === "status-change" && event.status.nextRetryAt) {
+        delays.push(Date.parse(event.status.nextRetryAt) - Date.now());
+      }
+    });
+    await manager.connect();
+    await until(() => (manager.status()[0]?.retries ?? 0) >= 4, 10000, "four reconnects");
+    // 50, 100, 200, 400 ms: the backoff grows instead of resetting after each short-lived connection.
+    expect(delays.length).toBeGreaterThanOrEqual(4);
+    expect(delays[3]).toBeGreaterThan(delays[0] ?? 0);
+    await manager.close();
+    expect(childPids().filter((pid) => !before.has(pid))).toEqual([]);
   });
 
   it("reconnect(name) replaces the connection and rejects unknown names", async () => {
@@ -254,7 +284,7 @@ describe("createMcpManager over stdio (server-everything)", () => {
     });
     const started = Date.now();
     await manager.close();
-    expect(Date.now() - started).toBeLessThan(3000);
+    expect(Date.now() - started).toBeLessThan(4000);
     expect((await pending).isError).toBe(true);
     expect(childPids().filter((pid) => !before.has(pid))).toEqual([]);
     expect(manager.status().every((status) => status.status === "closed")).toBe(true);

@@ -12,7 +12,7 @@ export interface McpServerStatus {
   /** The stdio child's pid while connected. */
   pid?: number;
   connectedAt?: string;
-  /** Automatic reconnect attempts since the connection was lost. */
+  /** Consecutive automatic reconnect attempts (reset by `reconnect()` and by a connection that stayed up). */
   retries: number;
   nextRetryAt?: string;
 }

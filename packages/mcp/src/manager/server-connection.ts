@@ -113,6 +113,9 @@ export function createServerConnection(options: ServerConnectionOptions): Server
 
   const lost = (current: Session, reason: string) => {
     if (shutDown || current.generation !== generation || state !== "ready") return;
+    // Only a connection that stayed up resets the backoff, so a server that crashes right after connecting backs off.
+    const stableMs = options.reconnect === false ? 0 : options.reconnect.maxDelayMs;
+    if (connectedAt && Date.now() - Date.parse(connectedAt) >= stableMs) retries = 0;
     logger.warn({ server: name, reason }, "mcp server connection lost; reconnecting");
     const tail = current.transport.stderrTail();
     void dispose(current);
@@ -210,7 +213,6 @@ export function createServerConnection(options: ServerConnectionOptions): Server
       return status();
     }
     if (current.generation !== generation || shutDown) return status();
-    retries = 0;
     connectedAt = new Date().toISOString();
     setState("ready");
     logger.info({ server: name, tools: tools.length, ...(pid ? { pid } : {}) }, "mcp server ready");
