@@ -10,7 +10,7 @@ import {
   signalProcesses,
 } from "../process/process-tree.js";
 import { isFinalStatus, ShellSession } from "../session/shell-session.js";
-import { readSnapshotFile, type ShellSnapshot } from "../session/snapshot-file.js";
+import { readSnapshotFile, type ShellSnapshot, writeSnapshotFile } from "../session/snapshot-file.js";
 import { ShellError } from "../shell-error.js";
 import type { ShellEvent, ShellEventType, ShellExitEvent } from "../shell-event.js";
 import { createShellId, isShellId, type ShellId } from "../shell-id.js";
@@ -99,6 +99,8 @@ export interface ShellEngine {
   closeAll(options?: { grace_ms?: number }): Promise<void>;
   /** Marks sessions of a dead engine `lost` (killing survivors) and re-emits unacknowledged exit events. */
   recover(): Promise<{ lost: ShellId[]; replayed: ShellId[] }>;
+  /** Resolves once every pending snapshot.json write has landed. */
+  flush(): Promise<void>;
   /** Records that the host delivered a session's `shell-exit` event, so recover() will not replay it. */
   ackExit(shellId: string): Promise<void>;
   /** Subscribes to an event; returns the unsubscribe function. */
@@ -211,6 +213,8 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
     const victim = ended[0];
     if (victim) {
       sessions.delete(victim.id);
+      // Later lookups read the evicted session from disk, so its last snapshot must be there.
+      await victim.settled();
       return;
     }
     const recent = new Set(
@@ -225,6 +229,7 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
     pruning.add(running.id);
     await running.terminate(500, "killed", "pruned: the engine's session limit was reached");
     pruning.delete(running.id);
+    await running.settled();
   };
 
   const createSession = async (
@@ -276,7 +281,8 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
     };
     const session = new ShellSession({ dir, snapshot, limits: sessionLimits, now, onFinal });
     sessions.set(id, session);
-    session.persist();
+    // The first snapshot is written at once so the id is known on disk from the start.
+    writeSnapshotFile(dir, snapshot);
     let cwdProblem: string | undefined;
     try {
       if (!statSync(cwd).isDirectory()) cwdProblem = "is not a directory";
@@ -532,6 +538,7 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
       const session = lookup(args.shell_id);
       await session.terminate(args.grace_ms, "killed");
       sessions.delete(session.id);
+      await session.settled();
       return session.describe();
     },
 
@@ -558,6 +565,7 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
         [...sessions.values()].map(async (session) => {
           await session.terminate(grace, "killed");
           sessions.delete(session.id);
+          await session.settled();
         }),
       );
     },
@@ -565,6 +573,7 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
     async recover() {
       const lost: ShellId[] = [];
       const replayed: ShellId[] = [];
+      const writes: Promise<void>[] = [];
       if (!existsSync(stateDir)) return { lost, replayed };
       for (const name of readdirSync(stateDir).sort()) {
         if (!isShellId(name) || sessions.has(name)) continue;
@@ -609,6 +618,7 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
             session.persist();
             emit(exitEvent(snapshot, session.tailText(), false));
           }
+          writes.push(session.settled());
           continue;
         }
         if (snapshot.notify && !snapshot.exit_event.delivered) {
@@ -623,10 +633,16 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
           snapshot.exit_event.emitted = true;
           session.persist();
           replayed.push(snapshot.shell_id);
+          writes.push(session.settled());
           emit(exitEvent(snapshot, session.tailText(), true));
         }
       }
+      await Promise.all(writes);
       return { lost, replayed };
+    },
+
+    async flush() {
+      await Promise.all([...sessions.values()].map((session) => session.settled()));
     },
 
     async ackExit(shellId) {
@@ -634,6 +650,7 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
       if (session.snapshot.exit_event.delivered) return;
       session.snapshot.exit_event.delivered = true;
       session.persist();
+      await session.settled();
     },
 
     on(type, handler) {

@@ -17,6 +17,8 @@ describe("shell_exec", () => {
     expect(result.output).toContain("oops");
     expect(result.shell_id).toMatch(/^sh_/);
     expect(readFileSync(result.log_path, "utf8")).toContain("oops");
+    // Snapshot writes land off the event loop; flush waits for them.
+    await temp.engine.flush();
     const snapshot = JSON.parse(
       readFileSync(join(temp.engine.stateDir, result.shell_id, "snapshot.json"), "utf8"),
     );

@@ -64,6 +64,7 @@ describe("shell_wait and shell_start", () => {
       has_more: true,
       skipped_bytes: 0,
     });
+    await temp.engine.flush();
     const { createShellEngine } = await import("./create-shell-engine.js");
     const restarted = createShellEngine({ rootDir: temp.rootDir });
     const second = await restarted.read({ shell_id: started.shell_id, cursor: first.next_cursor });

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, readSync, writeSync } from "node:fs";
+import { close, closeSync, fsync, openSync, readSync, writeSync } from "node:fs";
 
 /** Options of an output buffer: where the raw log lives and how much is kept in memory. */
 export interface OutputBufferOptions {
@@ -39,8 +39,9 @@ export class OutputBuffer {
   constructor(options: OutputBufferOptions) {
     this.logPath = options.logPath;
     this.logLimit = options.logLimitBytes;
-    this.head = Buffer.alloc(options.restored ? 0 : options.headBytes);
-    this.tail = Buffer.alloc(options.restored ? 0 : options.tailBytes);
+    // Never read beyond what was written, so the memory need not be zeroed.
+    this.head = Buffer.allocUnsafeSlow(options.restored ? 0 : options.headBytes);
+    this.tail = Buffer.allocUnsafeSlow(options.restored ? 0 : options.tailBytes);
     if (options.restored) {
       this.bytesTotal = options.restored.bytesTotal;
       this.logBytes = options.restored.logBytes;
@@ -134,16 +135,13 @@ export class OutputBuffer {
     return { bytes, start, end: start + bytes.length, skipped };
   }
 
-  /** Flushes output.log to disk and releases its descriptor; later reads still work. */
+  /** Flushes output.log to disk (off the event loop) and releases its descriptor; reads still work. */
   closeLog(): void {
-    if (this.logFd === undefined) return;
-    try {
-      fsyncSync(this.logFd);
-    } catch {
-      // fsync can fail on exotic filesystems; the data is still written.
-    }
-    closeSync(this.logFd);
+    const fd = this.logFd;
+    if (fd === undefined) return;
     this.logFd = undefined;
+    // An fsync failure (exotic filesystems) loses nothing already written; close either way.
+    fsync(fd, () => close(fd, () => {}));
   }
 
   private fetch(start: number, end: number): Buffer {

@@ -1,11 +1,13 @@
-import { closeSync, constants as fsConstants, openSync } from "node:fs";
+import { randomInt } from "node:crypto";
+import { closeSync, constants as fsConstants, openSync, writeSync } from "node:fs";
 import { constants } from "node:os";
 import { spawn } from "node-pty";
 import type { ChildCallbacks, ChildHandle, ChildSpawnOptions } from "./child-handle.js";
 
-// After the child exits, output still buffered in the terminal is readable at once; this much
-// silence (confirmed after a poll phase) means it has drained.
-const QUIET_MS = 20;
+// Upper bound on waiting for output to drain after the child exited.
+const DRAIN_CAP_MS = 2000;
+// Without a held slave descriptor we cannot send a drain marker; fall back to this much silence.
+const QUIET_MS = 50;
 
 interface PtyInternals {
   ptsName?: string;
@@ -15,11 +17,13 @@ interface PtyInternals {
 /**
  * Spawns a command in a pseudo-terminal (its own session and process group).
  *
- * Linux may fail master reads with EIO as soon as the last slave descriptor closes, dropping
- * output the child printed just before exiting. We therefore hold a slave descriptor ourselves
- * while the child runs, notice its exit (node-pty subscribes to the socket's `close` at that
- * moment), let the output drain, and only then close the terminal. node-pty's own 200 ms
- * fallback still bounds the wait when a leftover descendant keeps writing.
+ * Linux fails master reads with EIO as soon as the last slave descriptor closes, dropping output
+ * the child printed just before exiting, and the terminal layer hands data over asynchronously.
+ * So we hold a slave descriptor ourselves; when the child exits (node-pty subscribes to the
+ * socket's `close` at that moment) we write a unique marker through that descriptor, and the
+ * terminal is closed only once the marker comes back out of the master: everything the child
+ * wrote before it has then been read. node-pty's own close timeout is deferred until then
+ * (capped at DRAIN_CAP_MS).
  */
 export function spawnPty(
   options: ChildSpawnOptions & { cols: number; rows: number },
@@ -43,7 +47,7 @@ export function spawnPty(
   let slaveFd: number | undefined;
   try {
     slaveFd = internals.ptsName
-      ? openSync(internals.ptsName, fsConstants.O_RDWR | fsConstants.O_NOCTTY)
+      ? openSync(internals.ptsName, fsConstants.O_RDWR | fsConstants.O_NOCTTY | fsConstants.O_NONBLOCK)
       : undefined;
   } catch {
     slaveFd = undefined;
@@ -58,41 +62,81 @@ export function spawnPty(
     slaveFd = undefined;
   };
 
+  const marker = Buffer.from(`\x1b_DC-DRAIN-${randomInt(1e9, 9e9)}${randomInt(1e9, 9e9)}\x1b\\`);
   let exited = false;
   let childGone = false;
+  let drained = false;
+  let markerSent = false;
+  let carry = Buffer.alloc(0);
   let lastDataAt = performance.now();
   const socket = internals._socket;
-  const drain = (): void => {
-    if (exited) return;
-    const silentFor = performance.now() - lastDataAt;
-    if (silentFor < QUIET_MS) {
-      setTimeout(drain, QUIET_MS - silentFor);
+
+  // node-pty destroys the socket 200 ms after exit; until the output drained, finishDrain does it.
+  const destroySocket = socket ? socket.destroy.bind(socket) : undefined;
+  if (socket && destroySocket) {
+    socket.destroy = () => {
+      if (drained) destroySocket();
+    };
+  }
+  const finishDrain = (): void => {
+    if (drained) return;
+    drained = true;
+    if (carry.length > 0) callbacks.onData(carry);
+    carry = Buffer.alloc(0);
+    releaseSlave();
+    destroySocket?.();
+  };
+
+  const sendMarker = (): void => {
+    if (drained || markerSent) return;
+    if (slaveFd === undefined) {
+      waitQuiet();
       return;
     }
-    const seen = lastDataAt;
-    setImmediate(() => {
-      if (exited) return;
-      if (lastDataAt !== seen) {
-        setTimeout(drain, QUIET_MS);
-        return;
-      }
-      releaseSlave();
-      socket?.destroy();
-    });
+    try {
+      writeSync(slaveFd, marker);
+      markerSent = true;
+    } catch {
+      // EAGAIN: the terminal's buffer is full of output not read yet; try again shortly.
+      setTimeout(sendMarker, 5);
+    }
+  };
+  const waitQuiet = (): void => {
+    if (drained) return;
+    const silentFor = performance.now() - lastDataAt;
+    if (silentFor < QUIET_MS) setTimeout(waitQuiet, QUIET_MS - silentFor);
+    else setImmediate(finishDrain);
   };
   socket?.on("newListener", (event: string) => {
     if (event !== "close" || childGone) return;
     childGone = true;
-    setTimeout(drain, QUIET_MS);
+    setTimeout(finishDrain, DRAIN_CAP_MS).unref();
+    sendMarker();
   });
 
   const dataSubscription = terminal.onData((data) => {
     lastDataAt = performance.now();
-    if (!exited) callbacks.onData(typeof data === "string" ? Buffer.from(data) : (data as unknown as Buffer));
+    if (drained) return;
+    const chunk = typeof data === "string" ? Buffer.from(data) : (data as unknown as Buffer);
+    if (!markerSent) {
+      callbacks.onData(chunk);
+      return;
+    }
+    const combined = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+    const found = combined.indexOf(marker);
+    if (found !== -1) {
+      carry = Buffer.alloc(0);
+      if (found > 0) callbacks.onData(combined.subarray(0, found));
+      finishDrain();
+      return;
+    }
+    const keep = markerPrefixLength(combined, marker);
+    carry = Buffer.from(combined.subarray(combined.length - keep));
+    if (combined.length > keep) callbacks.onData(combined.subarray(0, combined.length - keep));
   });
   const exitSubscription = terminal.onExit(({ exitCode, signal }) => {
     exited = true;
-    releaseSlave();
+    finishDrain();
     callbacks.onExit(signal ? null : exitCode, signal ? signalName(signal) : null);
   });
   return {
@@ -111,6 +155,14 @@ export function spawnPty(
       exitSubscription.dispose();
     },
   };
+}
+
+/** Length of the longest suffix of `data` that is a proper prefix of `marker`. */
+function markerPrefixLength(data: Buffer, marker: Buffer): number {
+  for (let length = Math.min(marker.length - 1, data.length); length > 0; length--) {
+    if (data.subarray(data.length - length).equals(marker.subarray(0, length))) return length;
+  }
+  return 0;
 }
 
 function signalName(signal: number): string {

@@ -12,7 +12,7 @@ import { spawnPipes } from "../process/spawn-pipes.js";
 import { spawnPty } from "../process/spawn-pty.js";
 import type { ShellId } from "../shell-id.js";
 import type { ShellReadResult, ShellStatus, ShellStatusResult } from "../shell-results.js";
-import { type ShellSnapshot, writeSnapshotFile } from "./snapshot-file.js";
+import { type ShellSnapshot, writeSnapshotFileAsync } from "./snapshot-file.js";
 
 const FINAL: ReadonlySet<ShellStatus> = new Set(["exited", "killed", "timed_out", "failed", "lost"]);
 const SNAPSHOT_INTERVAL_MS = 1000;
@@ -66,6 +66,8 @@ export class ShellSession {
   private readonly waiters = new Set<() => void>();
   private wakeScheduled = false;
   private snapshotTimer: NodeJS.Timeout | undefined;
+  private snapshotDirty = false;
+  private snapshotWrite: Promise<void> | undefined;
   private timeoutTimer: NodeJS.Timeout | undefined;
   private stdinClosed = false;
   private readonly finalListeners: Array<() => void> = [];
@@ -253,7 +255,10 @@ export class ShellSession {
     return renderText(this.output.read(from, maxBytes).bytes, this.logPath).split("\n").slice(-20).join("\n");
   }
 
-  /** Writes snapshot.json now. */
+  /**
+   * Schedules a write of snapshot.json. Writes run off the event loop, one at a time, always
+   * with the latest state, so a burst of changes costs one or two writes.
+   */
   persist(): void {
     if (this.snapshotTimer) {
       clearTimeout(this.snapshotTimer);
@@ -262,11 +267,25 @@ export class ShellSession {
     this.snapshot.bytes_total = this.output.bytesTotal;
     this.snapshot.log_bytes = this.output.logBytes;
     this.snapshot.log_truncated = this.output.logTruncated;
-    try {
-      writeSnapshotFile(this.dir, this.snapshot);
-    } catch {
-      // The state folder may have been removed under us; in-memory state stays authoritative.
+    this.snapshotDirty = true;
+    this.snapshotWrite ??= this.flushSnapshots();
+  }
+
+  /** Resolves once every scheduled snapshot write has landed. */
+  settled(): Promise<void> {
+    return this.snapshotWrite ?? Promise.resolve();
+  }
+
+  private async flushSnapshots(): Promise<void> {
+    while (this.snapshotDirty) {
+      this.snapshotDirty = false;
+      try {
+        await writeSnapshotFileAsync(this.dir, this.snapshot);
+      } catch {
+        // The state folder may have been removed under us; in-memory state stays authoritative.
+      }
     }
+    this.snapshotWrite = undefined;
   }
 
   private handleData(chunk: Buffer): void {

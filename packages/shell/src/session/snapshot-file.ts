@@ -1,4 +1,5 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ShellId } from "../shell-id.js";
 import type { ShellStatus } from "../shell-results.js";
@@ -37,6 +38,13 @@ export function writeSnapshotFile(dir: string, snapshot: ShellSnapshot): void {
   const temp = join(dir, `.snapshot.${process.pid}.tmp`);
   writeFileSync(temp, `${JSON.stringify(snapshot, null, 2)}\n`);
   renameSync(temp, target);
+}
+
+/** Writes a snapshot atomically without blocking the event loop (temp file + rename). */
+export async function writeSnapshotFileAsync(dir: string, snapshot: ShellSnapshot): Promise<void> {
+  const temp = join(dir, `.snapshot.${process.pid}.tmp`);
+  await writeFile(temp, `${JSON.stringify(snapshot, null, 2)}\n`);
+  await rename(temp, join(dir, "snapshot.json"));
 }
 
 /** Reads a session snapshot, or undefined when the folder holds none or it is unreadable. */
