@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { messageText } from "@downcity/core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -247,8 +247,7 @@ describe("task scheduler: runs", () => {
   it("marks a run left running by a dead process as interrupted at start", async () => {
     await fx.writeTask("report", taskText({ title: "R", when: "@manual" }));
     const dir = join(fx.rootDir, ".downcity", "task", "report", "2025-05-01T00-00-00-000Z");
-    await rm(dir, { recursive: true, force: true });
-    await import("node:fs/promises").then((fs) => fs.mkdir(dir, { recursive: true }));
+    await mkdir(dir, { recursive: true });
     await writeFile(
       join(dir, "run.json"),
       JSON.stringify({
@@ -303,7 +302,7 @@ describe("task scheduler: restarts", () => {
   });
 
   it("does not catch up for a task first seen after the missed time", async () => {
-    fx.clock.set("2025-06-01T10:00:00Z");
+    await fx.clock.set("2025-06-01T10:00:00Z");
     await fx.writeTask("fresh", taskText({ title: "F", when: "0 9 * * *" }));
     const scheduler = fx.scheduler();
     await scheduler.start();

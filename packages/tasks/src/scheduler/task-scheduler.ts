@@ -1,35 +1,18 @@
 import { mkdir } from "node:fs/promises";
-import {
-  type AgentRuntime,
-  DowncityError,
-  errorFields,
-  type Logger,
-  silentLogger,
-  toContextId,
-} from "@downcity/core";
+import { type AgentRuntime, DowncityError, errorFields, type Logger, silentLogger } from "@downcity/core";
 import type { TaskDefinition, TaskFileProblem } from "../definition/task-definition.js";
-import { editTaskFile, parseTaskFile, renderTaskFile } from "../definition/task-file.js";
+import { editTaskFile } from "../definition/task-file.js";
 import { type TaskId, toTaskId } from "../definition/task-id.js";
-import {
-  formatRunId,
-  taskDir,
-  taskFilePath,
-  taskRunContextId,
-  taskRunDir,
-} from "../definition/task-paths.js";
+import { taskFilePath, taskRunContextId, taskRunDir } from "../definition/task-paths.js";
+import { createRunIdAllocator } from "../run/run-id-allocator.js";
 import { runTask, writeRunRecord } from "../run/run-task.js";
 import type { TaskRunRecord, TaskRunTrigger } from "../run/task-run-record.js";
-import {
-  assertTimeZone,
-  latestFireBetween,
-  machineTimeZone,
-  nextFireAfter,
-  parseWhen,
-} from "../schedule/task-when.js";
+import { latestFireBetween, machineTimeZone, nextFireAfter } from "../schedule/task-when.js";
 import { createSchedulerStateFile, type TaskScheduleState } from "../store/scheduler-state-file.js";
 import { createTaskStore } from "../store/task-store.js";
 import type { TaskCreateInput, TaskUpdateInput } from "../surface/task-inputs.js";
 import { systemClock, type TaskClock } from "./task-clock.js";
+import { createTaskFileEditor } from "./task-file-editor.js";
 import { createTaskFolderWatcher, type TaskFolderWatcher } from "./task-folder-watcher.js";
 import type { TaskSchedulerEvent, TaskSchedulerListener } from "./task-scheduler-event.js";
 
@@ -135,13 +118,14 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
   const closeGraceMs = options.closeGraceMs ?? 5000;
   const store = createTaskStore({ rootDir, defaultTimezone });
   const stateFile = createSchedulerStateFile(rootDir);
+  const editor = createTaskFileEditor({ rootDir, store, clock, defaultTimezone });
 
   const entries = new Map<string, Entry>();
   const running = new Map<string, ActiveRun>();
   const queued = new Map<string, QueuedRun>();
   const announcements = new Set<Promise<void>>();
   const listeners = new Set<TaskSchedulerListener>();
-  const lastRunIds = new Map<string, string>();
+  const runIds = createRunIdAllocator(rootDir);
   const reported = new Set<string>();
   let problems: TaskFileProblem[] = [];
   let state: Record<string, TaskScheduleState> | undefined;
@@ -200,35 +184,6 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     return nextFireAfter(schedule, now, task.timezone);
   };
 
-  const nextRunId = (taskId: string, at: Date) => {
-    let candidate = formatRunId(at);
-    const last = lastRunIds.get(taskId);
-    if (last && candidate <= last) {
-      const lastTime = Date.parse(
-        last.replace(/^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-(\d{2})-(\d{3})Z$/, "$1:$2:$3.$4Z"),
-      );
-      candidate = formatRunId(new Date(lastTime + 1));
-    }
-    lastRunIds.set(taskId, candidate);
-    return candidate;
-  };
-
-  /** Creates the run folder, moving the id on by a millisecond if a folder of that name exists. */
-  const claimRunFolder = async (taskId: TaskId, runId: string) => {
-    await mkdir(taskDir(rootDir, taskId), { recursive: true });
-    let candidate = runId;
-    for (let attempt = 0; attempt < 1000; attempt++) {
-      try {
-        await mkdir(taskRunDir(rootDir, taskId, candidate));
-        return candidate;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-        candidate = nextRunId(taskId, clock.now());
-      }
-    }
-    throw new DowncityError("CONFLICT", `Could not claim a run folder for task ${taskId}`);
-  };
-
   const afterRun = (taskId: string) => {
     running.delete(taskId);
     const next = queued.get(taskId);
@@ -280,14 +235,14 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     });
     started.catch(() => undefined);
     const active: ActiveRun = {
-      runId: extra.runId ?? nextRunId(task.id, clock.now()),
+      runId: extra.runId ?? runIds.next(task.id, clock.now()),
       done: undefined as never,
     };
     running.set(task.id, active);
     active.done = (async () => {
       try {
         await extra.prepare?.();
-        active.runId = await claimRunFolder(task.id, active.runId);
+        active.runId = await runIds.claim(task.id, active.runId, () => clock.now());
         const outcome = await runTask({
           rootDir,
           runtime,
@@ -519,43 +474,6 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     throw new DowncityError("NOT_FOUND", `No task "${id}"; run task list to see the tasks`, { field: "id" });
   };
 
-  /** Validates user-given fields before anything is written (bad cron is quoted back). */
-  const checkFields = (fields: { when?: string; timezone?: string; notify?: string }) => {
-    if (fields.timezone !== undefined) assertTimeZone(fields.timezone);
-    if (fields.notify !== undefined) toContextId(fields.notify, "notify");
-    if (fields.when !== undefined) {
-      const schedule = parseWhen(fields.when);
-      if (schedule.kind === "once" && schedule.at.getTime() <= clock.now().getTime()) {
-        throw new DowncityError(
-          "INVALID_INPUT",
-          `when "${fields.when}" is in the past (now is ${clock.now().toISOString()}); give a future time`,
-          { field: "when" },
-        );
-      }
-    }
-  };
-
-  /** Writes a task file after checking it parses into a usable task. */
-  const writeChecked = async (id: TaskId, text: string) => {
-    const parsed = parseTaskFile(text, { id, path: taskFilePath(rootDir, id), defaultTimezone });
-    if (parsed.problems) {
-      const first = parsed.problems[0] as TaskFileProblem;
-      throw new DowncityError("INVALID_INPUT", `${first.field}: ${first.reason}`, { field: first.field });
-    }
-    await store.writeText(id, text);
-    await reload();
-  };
-
-  const edit = async (rawId: string, changes: Record<string, string | null | undefined>, body?: string) => {
-    const id = toTaskId(rawId);
-    const text = await store.readText(id);
-    if (text === undefined) {
-      throw new DowncityError("NOT_FOUND", `No task "${id}"; create it with task create`, { field: "id" });
-    }
-    await writeChecked(id, editTaskFile(text, changes, body));
-    return summary(await requireEntry(id));
-  };
-
   const stop = async () => {
     scheduling = false;
     arm();
@@ -650,53 +568,19 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
       return summary(await requireEntry(id));
     },
     async create(input, createOptions = {}) {
-      const id = toTaskId(input.id);
-      checkFields(input);
-      if ((await store.readText(id)) !== undefined) {
-        throw new DowncityError("CONFLICT", `Task "${id}" already exists; change it with task update`, {
-          field: "id",
-        });
-      }
-      const caller = createOptions.callerContextId;
-      const notify = input.notify ?? (caller && !caller.startsWith("task-run:") ? caller : undefined);
-      const text = renderTaskFile(
-        {
-          title: input.title,
-          when: input.when.trim(),
-          ...(input.timezone !== undefined ? { timezone: input.timezone } : {}),
-          ...(notify !== undefined ? { notify } : {}),
-          ...(input.status !== undefined ? { status: input.status } : {}),
-          ...(input.catchUp !== undefined ? { catchUp: input.catchUp } : {}),
-        },
-        input.body,
-      );
-      await writeChecked(id, text);
+      const id = await editor.create(input, createOptions.callerContextId);
+      await reload();
       return summary(await requireEntry(id));
     },
     async update(input) {
-      checkFields(input);
-      const id = toTaskId(input.id);
-      let status: string | undefined = input.status;
-      if (status === undefined && input.when !== undefined) {
-        // A done one-shot given a new time is scheduled again.
-        const current = entries.get(id)?.task;
-        if (current?.status === "done") status = "enabled";
-      }
-      return edit(
-        id,
-        {
-          title: input.title,
-          when: input.when?.trim(),
-          timezone: input.timezone,
-          notify: input.notify,
-          catchUp: input.catchUp,
-          status,
-        },
-        input.body,
-      );
+      const id = await editor.update(input, entries.get(input.id)?.task.status);
+      await reload();
+      return summary(await requireEntry(id));
     },
-    async pause(id) {
-      return edit(id, { status: "paused" });
+    async pause(rawId) {
+      const id = await editor.setStatus(rawId, "paused");
+      await reload();
+      return summary(await requireEntry(id));
     },
     async resume(rawId) {
       const entry = await requireEntry(rawId);
@@ -708,7 +592,9 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
           { field: "when" },
         );
       }
-      return edit(rawId, { status: "enabled" });
+      await editor.setStatus(entry.task.id, "enabled");
+      await reload();
+      return summary(await requireEntry(entry.task.id));
     },
     async delete(rawId) {
       const id = toTaskId(rawId);
@@ -720,12 +606,7 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
           { field: "id" },
         );
       }
-      if ((await store.readText(id)) === undefined) {
-        throw new DowncityError("NOT_FOUND", `No task "${id}"; run task list to see the tasks`, {
-          field: "id",
-        });
-      }
-      await store.remove(id);
+      await editor.remove(id);
       await reload();
       return { id, deleted: true };
     },
@@ -737,7 +618,7 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
         let next = queued.get(task.id);
         if (!next) {
           const requestedAt = clock.now();
-          next = { runId: nextRunId(task.id, requestedAt), requestedAt, started: [], finished: [] };
+          next = { runId: runIds.next(task.id, requestedAt), requestedAt, started: [], finished: [] };
           queued.set(task.id, next);
           emit({ type: "task-run-queued", taskId: task.id, runId: next.runId });
           logger.info({ taskId: task.id, runId: next.runId }, "manual run queued behind the run under way");
