@@ -3,7 +3,11 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type OpenAICompatibleServer, type ScriptedCall, startOpenAICompatibleServer } from "@downcity/core/test";
+import {
+  type OpenAICompatibleServer,
+  type ScriptedCall,
+  startOpenAICompatibleServer,
+} from "@downcity/core/test";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { cliMain, daemonBuilt, runBuiltCli } from "./run-built-cli.js";
 
@@ -17,11 +21,13 @@ function reply(call: ScriptedCall) {
       ? `ran: ${result.output.trim()}`
       : `started ${result.shell_id}`;
   }
-  if (last.text.includes("[shell-exit]")) return `follow-up: ${/exited with code (\d+)/.exec(last.text)?.[1] ?? "?"}`;
+  if (last.text.includes("[shell-exit]"))
+    return `follow-up: ${/exited with code (\d+)/.exec(last.text)?.[1] ?? "?"}`;
   const exec = /^exec (.+)$/.exec(last.text)?.[1];
   if (exec) return { toolCalls: [{ toolName: "shell_exec", input: { command: exec } }] };
   const background = /^bg (.+)$/.exec(last.text)?.[1];
-  if (background) return { toolCalls: [{ toolName: "shell_start", input: { command: background, yield_ms: 50 } }] };
+  if (background)
+    return { toolCalls: [{ toolName: "shell_start", input: { command: background, yield_ms: 50 } }] };
   return { text: `echo: ${last.text}`, chunkSize: 3 };
 }
 
@@ -73,10 +79,11 @@ describe.skipIf(!daemonBuilt)("end to end through the built CLI", () => {
     expect(messages.map((message) => message.role)).toEqual(["user", "assistant"]);
     const text = await cli(["chat", "history", "--context", "console:side"]);
     expect(text.stdout).toBe("user: hi\nassistant: echo: hi\n");
-    const file = await readFile(join(project, ".downcity", "context", "console%3Amain", "messages", "messages.jsonl"), "utf8").catch(
-      () => "",
+    const file = await readFile(
+      join(project, ".downcity", "context", "console%3Amain", "messages", "messages.jsonl"),
+      "utf8",
     );
-    if (file) expect(file).toContain("hello-from-e2e");
+    expect(file).toContain("hello-from-e2e");
 
     const shells = await cli(["shell", "list", "--json"]);
     expect(shells.code, shells.stderr).toBe(0);
@@ -92,7 +99,9 @@ describe.skipIf(!daemonBuilt)("end to end through the built CLI", () => {
     expect((await cli(["shell", "read", session!.shell_id, "--cursor", "x"])).code).toBe(2);
 
     const list = await cli(["service", "list", "--json"]);
-    expect((JSON.parse(list.stdout) as Array<{ name: string }>).map((entry) => entry.name)).toContain("shell");
+    expect((JSON.parse(list.stdout) as Array<{ name: string }>).map((entry) => entry.name)).toContain(
+      "shell",
+    );
     const control = await cli(["service", "control", "shell", "status", "--json"]);
     expect(control.code, control.stderr).toBe(0);
     const command = await cli(["service", "command", "shell", "list", "--json-input", "{}", "--json"]);
@@ -165,5 +174,84 @@ describe.skipIf(!daemonBuilt)("end to end through the built CLI", () => {
     expect(code).toBe(0);
     expect(existsSync(join(project, ".downcity", "debug", "daemon.pid"))).toBe(false);
     expect((await cli(["status"])).code).toBe(3);
+  });
+});
+
+describe.skipIf(!daemonBuilt)("demo", () => {
+  test("announces the scripted stand-in, runs the whole loop and removes its project on exit", async () => {
+    const home = await mkdtemp(join(tmpdir(), "downcity-demo-home-"));
+    const env: Record<string, string | undefined> = { ...process.env, DOWNCITY_HOME: home };
+    delete env.OPENAI_API_KEY;
+    delete env.ANTHROPIC_API_KEY;
+    const child = spawn(process.execPath, [cliMain, "demo"], {
+      env: env as NodeJS.ProcessEnv,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+    });
+    const waitFor = async (needle: string) => {
+      const deadline = Date.now() + 20000;
+      while (!output.includes(needle)) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${needle}; got:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    };
+    try {
+      await waitFor("Type a message");
+      expect(output).toContain("SCRIPTED STAND-IN, not an LLM");
+      const projectDir = /Project: (\S+)/.exec(output)?.[1] ?? "";
+      expect(existsSync(join(projectDir, "downcity.json"))).toBe(true);
+      child.stdin.write("run echo demo-ok\n");
+      await waitFor("demo-ok\n");
+      child.stdin.write("start a background job\n");
+      await waitFor("background job done");
+      child.stdin.write("/exit\n");
+      const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+      expect(code).toBe(0);
+      expect(existsSync(projectDir)).toBe(false);
+    } finally {
+      child.kill("SIGKILL");
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.skipIf(!daemonBuilt)("console and agent on/off", () => {
+  test("agent on needs the console, registers the daemon, agent off deregisters it", async () => {
+    const home = await mkdtemp(join(tmpdir(), "downcity-console-home-"));
+    const project = await mkdtemp(join(tmpdir(), "downcity-console-project-"));
+    const cli = (args: string[]) => runBuiltCli(args, { cwd: project, env: { DOWNCITY_HOME: home } });
+    try {
+      expect((await cli(["init"])).code).toBe(0);
+      expect((await cli(["console", "status"])).code).toBe(3);
+      const refused = await cli(["agent", "on"]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain("downcity console start");
+
+      expect((await cli(["console", "start", "--json"])).code).toBe(0);
+      const on = await cli(["agent", "on", "--json"]);
+      expect(on.code, on.stderr).toBe(0);
+      const { pid } = JSON.parse(on.stdout) as { pid: number };
+      const agents = JSON.parse((await cli(["console", "agents", "--json"])).stdout) as {
+        agents: Array<{ projectRoot: string; pid: number }>;
+      };
+      expect(agents.agents).toEqual([expect.objectContaining({ projectRoot: project, pid })]);
+      const status = await cli(["console", "status", "--json"]);
+      expect(status.code).toBe(0);
+      expect(JSON.parse(status.stdout)).toMatchObject({ running: true, agents: [{ projectRoot: project }] });
+      expect((await cli(["status"])).code).toBe(0);
+
+      const off = await cli(["agent", "off", "--json"]);
+      expect(JSON.parse(off.stdout)).toMatchObject({ stopped: true, deregistered: true, pid });
+      expect((await cli(["status"])).code).toBe(3);
+      expect(JSON.parse((await cli(["console", "agents", "--json"])).stdout)).toMatchObject({ agents: [] });
+    } finally {
+      await cli(["agent", "off"]);
+      await cli(["console", "stop"]);
+      await rm(home, { recursive: true, force: true });
+      await rm(project, { recursive: true, force: true });
+    }
   });
 });

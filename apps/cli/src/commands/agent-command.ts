@@ -3,6 +3,7 @@ import type { CliIo } from "../cli-io.js";
 import { loadDaemonApi } from "../daemon/load-daemon-api.js";
 import { printData } from "../output/print-data.js";
 import { findProjectRoot } from "../project/find-project-root.js";
+import { parseIntegerValue } from "./parse-option-value.js";
 
 type JsonOption = { json?: boolean };
 
@@ -20,11 +21,11 @@ export function registerAgentCommand(program: Command, io: CliIo): void {
     .action(async (dir: string | undefined, options: JsonOption) => {
       const rootDir = findProjectRoot(io.cwd, dir);
       const api = await loadDaemonApi();
-      const result = await api.agentOn({ rootDir });
-      const pid = (result as { pid?: number } | undefined)?.pid;
+      const result = await api.agentOn({ rootDir, env: io.env });
       printData(io, result, {
         json: options.json,
-        human: () => `Agent on: ${rootDir}${pid !== undefined ? ` (pid ${pid})` : ""}`,
+        human: () =>
+          `Agent on: ${result.projectRoot} (pid ${result.pid}, http://${result.host}:${result.port})`,
       });
     });
 
@@ -32,11 +33,24 @@ export function registerAgentCommand(program: Command, io: CliIo): void {
     .command("off")
     .description("Stop the project's daemon and remove it from the console registry")
     .argument("[dir]", "project directory (default: the nearest folder with downcity.json)")
+    .option("--grace <ms>", "milliseconds to wait after SIGTERM before SIGKILL", parseIntegerValue)
     .option("--json", "print the result as JSON")
-    .action(async (dir: string | undefined, options: JsonOption) => {
+    .action(async (dir: string | undefined, options: JsonOption & { grace?: number }) => {
       const rootDir = findProjectRoot(io.cwd, dir);
       const api = await loadDaemonApi();
-      const result = await api.agentOff({ rootDir });
-      printData(io, result ?? { rootDir }, { json: options.json, human: () => `Agent off: ${rootDir}` });
+      const result = await api.agentOff({
+        rootDir,
+        env: io.env,
+        ...(options.grace !== undefined ? { graceMs: options.grace } : {}),
+      });
+      printData(
+        io,
+        { rootDir, ...result },
+        {
+          json: options.json,
+          human: () =>
+            `Agent off: ${rootDir} (${result.stopped ? `stopped pid ${result.pid}` : "daemon was not running"}, ${result.deregistered ? "deregistered" : "was not registered"})`,
+        },
+      );
     });
 }

@@ -2,22 +2,17 @@ import type { Command } from "commander";
 import { CliExit, exitCodes } from "../cli-exit.js";
 import type { CliIo } from "../cli-io.js";
 import { loadDaemonApi } from "../daemon/load-daemon-api.js";
-import { printData, renderValue } from "../output/print-data.js";
+import { printData } from "../output/print-data.js";
 
 type JsonOption = { json?: boolean };
-type ConsoleState = { running?: boolean; pid?: number; host?: string; port?: number; agents?: unknown[] };
+type AgentRow = { projectRoot: string; pid: number; startedAt: string };
 
-function describeConsole(state: ConsoleState): string {
-  if (!state.running) return "Console: not running (start it with `downcity console start`)";
-  const address = state.port !== undefined ? ` on http://${state.host ?? "127.0.0.1"}:${state.port}` : "";
-  const agents = Array.isArray(state.agents) ? `, ${state.agents.length} agent(s) registered` : "";
-  return `Console: running (pid ${state.pid ?? "?"})${address}${agents}`;
-}
-
-function agentsOf(result: unknown): Array<Record<string, unknown>> {
-  if (Array.isArray(result)) return result as Array<Record<string, unknown>>;
-  const agents = (result as { agents?: unknown } | undefined)?.agents;
-  return Array.isArray(agents) ? (agents as Array<Record<string, unknown>>) : [];
+function describeAgents(agents: AgentRow[], removed: AgentRow[]): string {
+  const lines = agents.map((agent) => `${agent.projectRoot}  pid ${agent.pid}  since ${agent.startedAt}`);
+  if (agents.length === 0) lines.push("No agents registered (`downcity agent on [dir]` adds one).");
+  for (const agent of removed)
+    lines.push(`removed stale entry: ${agent.projectRoot} (pid ${agent.pid} is gone)`);
+  return lines.join("\n");
 }
 
 /** `downcity console start|stop|status|agents`: the user-level console and its agent registry. */
@@ -32,51 +27,59 @@ export function registerConsoleCommand(program: Command, io: CliIo): void {
     .option("--json", "print the result as JSON")
     .action(async (options: JsonOption) => {
       const api = await loadDaemonApi();
-      const result = (await api.startConsole()) as ConsoleState;
-      const state = { running: true, ...((result ?? {}) as ConsoleState) };
-      printData(io, state, { json: options.json, human: () => describeConsole(state) });
+      const started = await api.startConsole({ env: io.env });
+      printData(io, started, {
+        json: options.json,
+        human: () =>
+          `Console: ${started.alreadyRunning ? "already running" : "started"} (pid ${started.pid}) on http://${started.host}:${started.port}`,
+      });
     });
 
   consoleCommand
     .command("stop")
-    .description("Stop the console")
+    .description("Stop the console (registered agents keep running)")
     .option("--json", "print the result as JSON")
     .action(async (options: JsonOption) => {
       const api = await loadDaemonApi();
-      const result = await api.stopConsole();
-      printData(io, result ?? { stopped: true }, { json: options.json, human: () => "Console: stopped" });
+      const stopped = await api.stopConsole({ env: io.env });
+      printData(io, stopped, {
+        json: options.json,
+        human: () => (stopped.stopped ? `Console: stopped (pid ${stopped.pid})` : "Console: was not running"),
+      });
     });
 
   consoleCommand
     .command("status")
-    .description("Show whether the console runs (exit code 3 when it does not); drops stale agents")
+    .description("Show whether the console runs and its live agents (exit code 3 when it does not run)")
     .option("--json", "print the status as JSON")
     .action(async (options: JsonOption) => {
       const api = await loadDaemonApi();
-      const state = ((await api.consoleStatus()) ?? { running: false }) as ConsoleState;
-      printData(io, state, { json: options.json, human: () => describeConsole(state) });
-      if (!state.running) throw new CliExit(exitCodes.notRunning);
+      const status = await api.consoleStatus({ env: io.env });
+      printData(io, status, {
+        json: options.json,
+        human: () =>
+          [
+            status.running
+              ? `Console: running (pid ${status.pid}) on http://${status.host}:${status.port}`
+              : "Console: not running (start it with `downcity console start`)",
+            describeAgents(status.agents, status.removedAgents),
+          ].join("\n"),
+      });
+      if (!status.running) throw new CliExit(exitCodes.notRunning);
     });
 
   consoleCommand
     .command("agents")
-    .description("List registered agents (stale entries are checked and removed)")
+    .description(
+      "List registered agents; entries whose process is gone (or whose pid was reused) are removed",
+    )
     .option("--json", "print the agents as JSON")
     .action(async (options: JsonOption) => {
       const api = await loadDaemonApi();
-      const result = await api.listAgents();
-      const agents = agentsOf(result);
-      printData(io, result, {
+      const listed = await api.listAgents({ env: io.env });
+      printData(io, listed, {
         json: options.json,
-        human: () =>
-          agents.length === 0
-            ? "No agents registered."
-            : agents
-                .map(
-                  (agent) =>
-                    `${String(agent.projectRoot ?? renderValue(agent))}  pid ${agent.pid ?? "?"}  since ${agent.startedAt ?? "?"}`,
-                )
-                .join("\n"),
+        human: () => describeAgents(listed.agents, listed.removed),
       });
     });
 }

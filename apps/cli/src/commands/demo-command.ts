@@ -59,6 +59,7 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
       const controller = new AbortController();
       const stop = () => controller.abort();
       process.once("SIGTERM", stop);
+      process.once("SIGINT", stop);
       let model: LlmChoice | undefined;
       let started = false;
       try {
@@ -84,6 +85,7 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
         });
       } finally {
         process.off("SIGTERM", stop);
+        process.off("SIGINT", stop);
         if (started) await api.stopDaemon({ rootDir }).catch(() => undefined);
         await model?.close?.().catch(() => undefined);
         if (!options.keep) await rm(rootDir, { recursive: true, force: true });

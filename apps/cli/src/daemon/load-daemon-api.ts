@@ -22,18 +22,8 @@ export interface ServiceListing {
   actions: Array<{ name: string; description?: string; inputSchema: unknown }>;
 }
 
-/** The console half of the daemon library, typed here until `@downcity/daemon` exports it. */
-interface ConsoleApi {
-  startConsole(options?: Record<string, unknown>): Promise<unknown>;
-  stopConsole(options?: Record<string, unknown>): Promise<unknown>;
-  consoleStatus(options?: Record<string, unknown>): Promise<unknown>;
-  agentOn(options: { rootDir: string }): Promise<unknown>;
-  agentOff(options: { rootDir: string }): Promise<unknown>;
-  listAgents(options?: Record<string, unknown>): Promise<unknown>;
-}
-
 /** The library functions of `@downcity/daemon` the CLI calls. */
-export type DaemonApi = typeof DaemonModule & Omit<ConsoleApi, keyof typeof DaemonModule>;
+export type DaemonApi = typeof DaemonModule;
 
 /** Imports `@downcity/daemon` on first use; a function it does not export fails with a message naming it. */
 export async function loadDaemonApi(): Promise<DaemonApi> {
