@@ -143,3 +143,20 @@ describe("createAgentRuntime", () => {
     await runtime.close();
   });
 });
+
+describe("routing of internal messages", () => {
+  it("replies to an internal message through the channel the conversation last came from", async () => {
+    const root2 = await mkdtemp(join(tmpdir(), "downcity-route-"));
+    const scripted = createScriptedModel(["first reply", "job finished: all good"]);
+    const runtime = createAgentRuntime({ rootDir: root2, model: scripted.model });
+    const delivered: string[] = [];
+    runtime.registerSender("tg", (message) => {
+      delivered.push(`${message.chatId}:${message.text}`);
+    });
+    await runtime.send({ contextId: "tg:9", text: "start the job", channel: "tg", chatId: "9" });
+    await runtime.send({ contextId: "tg:9", text: "job sh_1 exited with 0", origin: "internal" });
+    expect(delivered).toEqual(["9:first reply", "9:job finished: all good"]);
+    await runtime.close();
+    await rm(root2, { recursive: true, force: true });
+  });
+});

@@ -242,6 +242,30 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     },
   });
 
+  // Messages the runtime enqueues itself (a finished job, a task result) carry no route; reply
+  // where the conversation last came from so the answer reaches the right chat.
+  const lastRouting = async (
+    contextId: string,
+    fallback: ParsedIncomingMessage,
+  ): Promise<ParsedIncomingMessage> => {
+    try {
+      const recent = await history(contextId).read({ last: 50 });
+      const routed = recent.reverse().find((message) => message.role === "user" && message.metadata?.channel);
+      const metadata = routed?.metadata;
+      if (!metadata?.channel) return fallback;
+      return {
+        ...fallback,
+        channel: metadata.channel,
+        ...(metadata.chatId ? { chatId: metadata.chatId } : {}),
+        ...(metadata.userId ? { userId: metadata.userId } : {}),
+        ...(metadata.username ? { username: metadata.username } : {}),
+      };
+    } catch (error) {
+      logger.warn(errorFields(error), "could not read the last route of this context");
+      return fallback;
+    }
+  };
+
   const runLane = async (contextId: string, drain: () => Pending[]) => {
     const batch = drain();
     if (batch.length === 0) return;
@@ -249,7 +273,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     const requestId = generateId();
     const controller = new AbortController();
     controllers.add(controller);
-    const routing = first.message;
+    const routing = first.message.channel ? first.message : await lastRouting(contextId, first.message);
     const requestContext: RequestContext = {
       contextId,
       requestId,
