@@ -1,13 +1,15 @@
 const MARKER = Symbol.for("downcity.shell.error");
 
-/** Machine-readable reason a shell engine call failed. */
+/**
+ * Machine-readable reason a shell engine call failed. SPAWN_FAILED is for hosts wrapping the
+ * engine: the engine itself reports spawn failures as sessions with status `failed`.
+ */
 export type ShellErrorCode =
   | "SESSION_NOT_FOUND"
   | "SESSION_EXITED"
   | "INVALID_INPUT"
   | "SPAWN_FAILED"
-  | "SERVICE_EXISTS"
-  | "ENGINE_CLOSED";
+  | "SERVICE_EXISTS";
 
 /** Typed error of the shell engine; the message names the bad field and the fix. */
 export class ShellError extends Error {
