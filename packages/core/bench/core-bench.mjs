@@ -1,6 +1,6 @@
 // Benchmarks for @downcity/core, each printed as a ratio against a raw baseline measured in the same run.
 // Run: pnpm --filter @downcity/core bench (builds first). Not part of the test run.
-import { open, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -32,7 +32,10 @@ async function time(fn, iterations) {
   const scripted = createScriptedModel();
   scripted.push(...Array.from({ length: iterations + 20 }, () => forever));
   const runtime = createAgentRuntime({ rootDir: join(root, "rt"), model: scripted.model });
-  const runtimeMs = await time((index) => runtime.send({ contextId: `c${index % 10}`, text: "hi" }), iterations);
+  const runtimeMs = await time(
+    (index) => runtime.send({ contextId: `c${index % 10}`, text: "hi" }),
+    iterations,
+  );
   await runtime.close();
   console.log(
     `runtime turn (2 fsynced appends + prompt build): ${fmt(runtimeMs)} p50 vs bare generateText ${fmt(bareMs)} -> ${(runtimeMs / bareMs).toFixed(1)}x, overhead ${fmt(runtimeMs - bareMs)}`,
@@ -42,7 +45,12 @@ async function time(fn, iterations) {
 // 2. History append throughput vs raw appendFile + fsync.
 {
   const iterations = 500;
-  const line = { id: "x", role: "user", parts: [{ type: "text", text: "hello ".repeat(20) }], metadata: { createdAt: "" } };
+  const line = {
+    id: "x",
+    role: "user",
+    parts: [{ type: "text", text: "hello ".repeat(20) }],
+    metadata: { createdAt: "" },
+  };
   const rawPath = join(root, "raw.jsonl");
   const rawStart = performance.now();
   for (let index = 0; index < iterations; index++) {
@@ -67,7 +75,12 @@ async function time(fn, iterations) {
   for (const count of [1000, 10000, 100000]) {
     const dir = join(root, `ctx${count}`);
     const store = createHistoryStore({ dir });
-    await store.append({ id: "seed", role: "user", parts: [{ type: "text", text: "seed" }], metadata: { createdAt: "" } });
+    await store.append({
+      id: "seed",
+      role: "user",
+      parts: [{ type: "text", text: "seed" }],
+      metadata: { createdAt: "" },
+    });
     const lines = [];
     for (let index = 0; index < count; index++) {
       lines.push(
@@ -85,7 +98,9 @@ async function time(fn, iterations) {
   }
   const base = results[0][1];
   for (const [count, ms] of results) {
-    console.log(`model context from ${String(count).padStart(6)} stored messages: ${fmt(ms)} (${(ms / base).toFixed(2)}x the 1k case)`);
+    console.log(
+      `model context from ${String(count).padStart(6)} stored messages: ${fmt(ms)} (${(ms / base).toFixed(2)}x the 1k case)`,
+    );
   }
 }
 

@@ -23,6 +23,7 @@ import { errorFields, type Logger, silentLogger, withRequestContext } from "../l
 import type { PromptProvider } from "../prompt/prompt-provider.js";
 import { runPromptProviders } from "../prompt/run-prompt-providers.js";
 import { isContextWindowError } from "./context-window-error.js";
+import { createHistoryWindow } from "./history-window.js";
 import { type IncomingMessage, incomingMessageSchema } from "./incoming-message.js";
 import { estimateTokens, historyToModelMessages } from "./model-messages.js";
 import type { RuntimeEvent, RuntimeEventListener } from "./runtime-event.js";
@@ -142,88 +143,19 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     return store;
   };
 
-  const summarize = async (messages: HistoryMessage[], abortSignal: AbortSignal): Promise<string> => {
-    if (!options.model) throw new DowncityError("MODEL_NOT_CONFIGURED", "No model to summarise with");
-    const transcript = messages
-      .map((message) => {
-        const who =
-          message.metadata?.kind === "summary"
-            ? "earlier summary"
-            : message.metadata?.origin === "internal"
-              ? "runtime notice"
-              : message.role;
-        return `[${who}] ${messageText(message)}`;
-      })
-      .join("\n");
-    const { text } = await generateText({
-      model: options.model,
-      abortSignal,
-      system:
-        "Summarise this conversation for your own future reference. Keep decisions, facts about the user and project, open tasks, file paths, commands and ids. Be concise.",
-      prompt: transcript.slice(-200000),
-    });
-    return text;
-  };
-
-  const compactContext = async (
-    contextId: string,
-    keep: number,
-    reason: string,
-    abortSignal: AbortSignal,
-  ) => {
-    const result = await history(contextId).compact({
-      keepLast: keep,
-      reason,
-      summarize: (messages) => summarize(messages, abortSignal),
-    });
-    if (result) {
-      logger.info(
-        { archiveId: result.archiveId, archived: result.archivedCount, reason },
-        "context compacted",
-      );
+  const historyWindow = createHistoryWindow({
+    history,
+    maxInputTokens,
+    logger,
+    ...(options.model ? { model: options.model } : {}),
+    onCompacted: (contextId, result) =>
       emit({
         type: "context-compacted",
         contextId,
         archiveId: result.archiveId,
         archivedCount: result.archivedCount,
-      });
-    }
-    return result;
-  };
-
-  /** Loads the newest history that fits, compacting first when the window or the token budget overflows. */
-  const buildHistoryMessages = async (
-    contextId: string,
-    systemTokens: number,
-    window: number,
-    abortSignal: AbortSignal,
-  ): Promise<{ messages: ModelMessage[]; ids: Set<string> }> => {
-    const store = history(contextId);
-    let tail = await store.read({ last: window + 1 });
-    if (tail.length > window) {
-      try {
-        await compactContext(contextId, Math.max(2, Math.floor(window / 2)), "window", abortSignal);
-      } catch (error) {
-        logger.warn(errorFields(error), "compaction failed; trimming the model's view instead");
-      }
-      tail = await store.read({ last: window });
-    }
-    let modelMessages = await historyToModelMessages(tail);
-    if (systemTokens + estimateTokens(modelMessages) > maxInputTokens && tail.length > 2) {
-      try {
-        await compactContext(contextId, Math.max(2, Math.floor(tail.length / 2)), "tokens", abortSignal);
-        tail = await store.read({ last: window });
-        modelMessages = await historyToModelMessages(tail);
-      } catch (error) {
-        logger.warn(errorFields(error), "compaction failed; trimming the model's view instead");
-      }
-      while (systemTokens + estimateTokens(modelMessages) > maxInputTokens && tail.length > 1) {
-        tail = tail.slice(Math.ceil(tail.length / 4));
-        modelMessages = await historyToModelMessages(tail);
-      }
-    }
-    return { messages: modelMessages, ids: new Set(tail.map((message) => message.id)) };
-  };
+      }),
+  });
 
   const toHistoryMessage = (message: ParsedIncomingMessage, requestId?: string): HistoryMessage => ({
     id: generateId(),
@@ -402,7 +334,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
 
     let window = keepLast;
     for (let attempt = 0; ; attempt++) {
-      const built = await buildHistoryMessages(contextId, systemTokens, window, abortSignal);
+      const built = await historyWindow.build(contextId, systemTokens, window, abortSignal);
       visibleIds = built.ids;
       const initial = [...system, ...built.messages];
       // Messages merged mid-run, with the index (in the step's message list) where each batch belongs.
@@ -462,7 +394,12 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           logger.warn({ attempt: attempt + 1 }, "context window exceeded; compacting and retrying");
           window = Math.max(2, Math.floor(Math.min(window, built.ids.size) / 2));
           try {
-            await compactContext(contextId, Math.max(1, window - 1), "context-window-exceeded", abortSignal);
+            await historyWindow.compact(
+              contextId,
+              Math.max(1, window - 1),
+              "context-window-exceeded",
+              abortSignal,
+            );
           } catch (compactError) {
             logger.warn(errorFields(compactError), "compaction failed; retrying with a smaller window");
           }
