@@ -36,7 +36,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
   const program = createProgram(io);
   const first = argv.find((arg) => !arg.startsWith("-"));
   const builtin = first !== undefined && (builtinCommandNames as readonly string[]).includes(first);
-  const wantsServices = first === undefined ? argv.includes("--help") || argv.includes("-h") : !builtin;
+  const wantsServices = first === undefined ? !argv.includes("--version") && !argv.includes("-V") : !builtin;
   let discoveryError: string | undefined;
   if (wantsServices) {
     try {

@@ -166,7 +166,9 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
           }
         }
       } catch (error) {
-        write(`error› ${(error as Error).message}\n`);
+        // A run-error event may already have shown this failure.
+        await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 100).unref())]);
+        if (!printedThisTurn) write(`error› ${(error as Error).message}\n`);
       } finally {
         busy = false;
       }
