@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { RequestContext } from "../context/request-context.js";
 
 /** The built-in part of every system prompt. */
 export const defaultSystemPrompt = `You are a Downcity agent working inside a project folder on behalf of its users.
@@ -10,14 +11,8 @@ export const defaultSystemPrompt = `You are a Downcity agent working inside a pr
 - Be concise and say plainly when something failed.`;
 
 /** Routing facts of the current run. */
-export interface RuntimeContextFacts {
+export interface RuntimeContextFacts extends RequestContext {
   rootDir: string;
-  contextId: string;
-  requestId: string;
-  channel?: string;
-  chatId?: string;
-  userId?: string;
-  username?: string;
   now: Date;
 }
 

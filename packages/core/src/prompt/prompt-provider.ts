@@ -1,14 +1,9 @@
 import type { ModelMessage } from "ai";
+import type { RequestContext } from "../context/request-context.js";
 
 /** What a prompt provider learns about the run it contributes to. */
-export interface PromptContext {
+export interface PromptContext extends RequestContext {
   rootDir: string;
-  contextId: string;
-  requestId: string;
-  channel?: string;
-  chatId?: string;
-  userId?: string;
-  username?: string;
   /** Names of every tool the run offers before providers narrow them. */
   toolNames: string[];
 }
