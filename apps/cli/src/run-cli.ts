@@ -68,7 +68,10 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     }
     if (error instanceof CliExit) return error.exitCode;
     const exitCode = (error as { exitCode?: unknown }).exitCode;
-    io.stderr.write(`downcity: ${error instanceof Error ? error.message : String(error)}\n`);
+    const message = error instanceof Error ? error.message : String(error);
+    const field = (error as { field?: unknown }).field;
+    const named = typeof field === "string" && !message.includes(field) ? ` (field: ${field})` : "";
+    io.stderr.write(`downcity: ${message}${named}\n`);
     return exitCode === exitCodes.usage ? exitCodes.usage : exitCodes.error;
   }
 }

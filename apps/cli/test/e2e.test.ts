@@ -85,6 +85,23 @@ describe.skipIf(!daemonBuilt)("end to end through the built CLI", () => {
     );
     expect(file).toContain("hello-from-e2e");
 
+    // Inside the agent's shell, DC_CTX_* make `downcity` talk to the same daemon and context.
+    const inner = await cli([
+      "chat",
+      "send",
+      "--context",
+      "console:agentctx",
+      "exec",
+      process.execPath,
+      cliMain,
+      "chat",
+      "history",
+      "--json",
+    ]);
+    expect(inner.code, inner.stderr).toBe(0);
+    expect(inner.stdout).toContain('"contextId": "console:agentctx"');
+    expect(inner.stdout).toContain("user: exec");
+
     const shells = await cli(["shell", "list", "--json"]);
     expect(shells.code, shells.stderr).toBe(0);
     const sessions = JSON.parse(shells.stdout) as Array<{ shell_id: string; command: string }>;
