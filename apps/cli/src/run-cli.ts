@@ -34,7 +34,9 @@ export async function runCli(options: RunCliOptions): Promise<number> {
   const io = options.io ?? processIo();
   const argv = options.argv;
   const program = createProgram(io);
-  const first = argv.find((arg) => !arg.startsWith("-"));
+  const words = argv.filter((arg) => !arg.startsWith("-"));
+  // `downcity help shell` asks about the word after `help`.
+  const first = words[0] === "help" && words[1] !== undefined ? words[1] : words[0];
   const builtin = first !== undefined && (builtinCommandNames as readonly string[]).includes(first);
   const wantsServices = first === undefined ? !argv.includes("--version") && !argv.includes("-V") : !builtin;
   let discoveryError: string | undefined;
