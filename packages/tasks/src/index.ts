@@ -32,13 +32,10 @@ export {
   type TaskWhen,
 } from "./schedule/task-when.js";
 export { systemClock, type TaskClock } from "./scheduler/task-clock.js";
-export {
-  createTaskScheduler,
-  type TaskScheduler,
-  type TaskSchedulerOptions,
-  type TaskSummary,
-} from "./scheduler/task-scheduler.js";
+export { createTaskScheduler, type TaskScheduler } from "./scheduler/task-scheduler.js";
 export type { TaskSchedulerEvent, TaskSchedulerListener } from "./scheduler/task-scheduler-event.js";
+export type { TaskSchedulerOptions } from "./scheduler/task-scheduler-options.js";
+export type { TaskSummary } from "./scheduler/task-summary.js";
 export {
   type TaskCreateInput,
   type TaskUpdateInput,

@@ -4,12 +4,9 @@ import { join } from "node:path";
 import { type AgentRuntime, createAgentRuntime, type Logger } from "@downcity/core";
 import { createScriptedModel, type ScriptedCall, type ScriptedReply } from "@downcity/core/test";
 import { taskRunHistoryDir } from "../definition/task-paths.js";
-import {
-  createTaskScheduler,
-  type TaskScheduler,
-  type TaskSchedulerOptions,
-} from "../scheduler/task-scheduler.js";
+import { createTaskScheduler, type TaskScheduler } from "../scheduler/task-scheduler.js";
 import type { TaskSchedulerEvent } from "../scheduler/task-scheduler-event.js";
+import type { TaskSchedulerOptions } from "../scheduler/task-scheduler-options.js";
 import { createFakeClock, type FakeClock } from "./fake-clock.js";
 
 /** How the scripted model answers a task run's call. */
