@@ -2,13 +2,13 @@
  * The complete public surface of @downcity/shell: the session engine, its tool input schemas,
  * results, events and errors. Nothing else is exported.
  */
-export {
-  createShellEngine,
-  type ShellCallOptions,
-  type ShellEngine,
-  type ShellEngineLimits,
-  type ShellEngineOptions,
-} from "./engine/create-shell-engine.js";
+export { createShellEngine } from "./engine/create-shell-engine.js";
+export type {
+  ShellCallOptions,
+  ShellEngine,
+  ShellEngineLimits,
+  ShellEngineOptions,
+} from "./engine/shell-engine.js";
 export type { ShellSnapshot } from "./session/snapshot-file.js";
 export { ShellError, type ShellErrorCode } from "./shell-error.js";
 export type { ShellEvent, ShellEventType, ShellExitEvent } from "./shell-event.js";

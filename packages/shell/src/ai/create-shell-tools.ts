@@ -1,5 +1,5 @@
 import { tool } from "ai";
-import type { ShellCallOptions, ShellEngine } from "../engine/create-shell-engine.js";
+import type { ShellCallOptions, ShellEngine } from "../engine/shell-engine.js";
 import { ShellError } from "../shell-error.js";
 import {
   shellCloseInput,

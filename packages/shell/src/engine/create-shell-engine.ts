@@ -3,26 +3,13 @@ import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { budgetOutput } from "../output/budget-output.js";
 import { buildChildEnv } from "../process/build-child-env.js";
-import {
-  findSessionProcesses,
-  isSameProcessAlive,
-  readProcessStartTime,
-  signalProcesses,
-} from "../process/process-tree.js";
+import { readProcessStartTime } from "../process/process-tree.js";
 import { isFinalStatus, ShellSession } from "../session/shell-session.js";
 import { readSnapshotFile, type ShellSnapshot, writeSnapshotFile } from "../session/snapshot-file.js";
 import { ShellError } from "../shell-error.js";
 import type { ShellEvent, ShellEventType, ShellExitEvent } from "../shell-event.js";
 import { createShellId, isShellId, type ShellId } from "../shell-id.js";
 import {
-  type ShellCloseInput,
-  type ShellExecInput,
-  type ShellListInput,
-  type ShellReadInput,
-  type ShellStartInput,
-  type ShellStatusInput,
-  type ShellWaitInput,
-  type ShellWriteInput,
   shellCloseInput,
   shellExecInput,
   shellListInput,
@@ -32,83 +19,11 @@ import {
   shellWaitInput,
   shellWriteInput,
 } from "../shell-inputs.js";
-import type {
-  ShellExecResult,
-  ShellReadResult,
-  ShellStartResult,
-  ShellStatusResult,
-  ShellWaitResult,
-  ShellWriteResult,
-} from "../shell-results.js";
+import type { ShellStatusResult, ShellWaitResult } from "../shell-results.js";
 import { parseInput } from "./parse-input.js";
 import { probePort } from "./probe-port.js";
-
-/** Limits of an engine; defaults in brackets. */
-export interface ShellEngineLimits {
-  /** Sessions held in memory [64]; starting one more evicts the least recently used. */
-  maxSessions?: number;
-  /** The most recently started running sessions never evicted [8]. */
-  protectedRecent?: number;
-  /** Cap of each output.log [64 MiB]. */
-  logBytes?: number;
-  /** First bytes kept in memory [64 KiB]. */
-  headBytes?: number;
-  /** Last bytes kept in memory [1 MiB]. */
-  tailBytes?: number;
-  /** Output after which a runaway session is closed [1 GiB]. */
-  maxOutputBytes?: number;
-}
-
-/** Options of `createShellEngine`. */
-export interface ShellEngineOptions {
-  /** Project root: default working directory. */
-  rootDir: string;
-  /** Where sessions persist [rootDir/.downcity/shell]. */
-  stateDir?: string;
-  /** Base environment of children [process.env]. */
-  env?: Record<string, string | undefined>;
-  /** Variables (names or patterns) the host marks secret; stripped from every child. */
-  secretEnv?: ReadonlyArray<string | RegExp>;
-  /** Shell that runs commands with `-c` [/bin/bash, else /bin/sh]. */
-  shell?: string;
-  /** Where `downcity …` inside the shell reaches the host: DC_CTX_SERVER_HOST/PORT and DC_CTX_TOKEN. */
-  server?: { host?: string; port?: number | string; token?: string };
-  limits?: ShellEngineLimits;
-  /** Clock, injectable for tests [Date.now]. */
-  now?: () => number;
-}
-
-/** Per-call facts the host passes along (the tools fill them from their options). */
-export interface ShellCallOptions {
-  contextId?: string;
-  requestId?: string;
-}
-
-/** The shell session engine: every method takes its tool's input object and returns plain JSON. */
-export interface ShellEngine {
-  readonly stateDir: string;
-  exec(input: ShellExecInput, call?: ShellCallOptions): Promise<ShellExecResult>;
-  start(input: ShellStartInput, call?: ShellCallOptions): Promise<ShellStartResult>;
-  status(input: ShellStatusInput): Promise<ShellStatusResult>;
-  read(input: ShellReadInput): Promise<ShellReadResult>;
-  write(input: ShellWriteInput): Promise<ShellWriteResult>;
-  wait(input: ShellWaitInput): Promise<ShellWaitResult>;
-  close(input: ShellCloseInput): Promise<ShellStatusResult>;
-  list(input?: ShellListInput): Promise<ShellStatusResult[]>;
-  /** Closes every live session (daemon shutdown). */
-  closeAll(options?: { grace_ms?: number }): Promise<void>;
-  /** Marks sessions of a dead engine `lost` (killing survivors) and re-emits unacknowledged exit events. */
-  recover(): Promise<{ lost: ShellId[]; replayed: ShellId[] }>;
-  /** Resolves once every pending snapshot.json write has landed. */
-  flush(): Promise<void>;
-  /** Records that the host delivered a session's `shell-exit` event, so recover() will not replay it. */
-  ackExit(shellId: string): Promise<void>;
-  /** Subscribes to an event; returns the unsubscribe function. */
-  on<Type extends ShellEventType>(
-    type: Type,
-    handler: (event: Extract<ShellEvent, { type: Type }>) => void,
-  ): () => void;
-}
+import { recoverSessions } from "./recover-sessions.js";
+import type { ShellCallOptions, ShellEngine, ShellEngineOptions } from "./shell-engine.js";
 
 const READ_CHUNK = 32768;
 const PATTERN_WINDOW = 262144;
@@ -571,74 +486,14 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
     },
 
     async recover() {
-      const lost: ShellId[] = [];
-      const replayed: ShellId[] = [];
-      const writes: Promise<void>[] = [];
-      if (!existsSync(stateDir)) return { lost, replayed };
-      for (const name of readdirSync(stateDir).sort()) {
-        if (!isShellId(name) || sessions.has(name)) continue;
-        const dir = join(stateDir, name);
-        const snapshot = readSnapshotFile(dir);
-        if (!snapshot) continue;
-        if (!isFinalStatus(snapshot.status)) {
-          const ownerAlive =
-            snapshot.owner.pid !== process.pid &&
-            snapshot.owner.start_time !== null &&
-            isSameProcessAlive({ pid: snapshot.owner.pid, startTime: snapshot.owner.start_time });
-          if (ownerAlive) continue;
-          const root =
-            snapshot.pid !== null && snapshot.pid_start_time !== null
-              ? { pid: snapshot.pid, startTime: snapshot.pid_start_time }
-              : undefined;
-          signalProcesses(findSessionProcesses(root, `DC_CTX_SHELL_ID=${snapshot.shell_id}`), "SIGKILL");
-          let logSize = snapshot.log_bytes;
-          try {
-            logSize = statSync(join(dir, "output.log")).size;
-          } catch {
-            // No log yet: nothing was printed.
-          }
-          snapshot.status = "lost";
-          snapshot.error =
-            "the engine running this session stopped (crash or restart); its output so far is in the log";
-          snapshot.ended_at = new Date(now()).toISOString();
-          snapshot.log_bytes = logSize;
-          snapshot.bytes_total = Math.max(snapshot.bytes_total, logSize);
-          const session = new ShellSession({
-            dir,
-            snapshot,
-            limits: sessionLimits,
-            now,
-            onFinal,
-            restored: true,
-          });
-          session.persist();
-          lost.push(snapshot.shell_id);
-          if (snapshot.notify && !snapshot.exit_event.emitted) {
-            snapshot.exit_event.emitted = true;
-            session.persist();
-            emit(exitEvent(snapshot, session.tailText(), false));
-          }
-          writes.push(session.settled());
-          continue;
-        }
-        if (snapshot.notify && !snapshot.exit_event.delivered) {
-          const session = new ShellSession({
-            dir,
-            snapshot,
-            limits: sessionLimits,
-            now,
-            onFinal,
-            restored: true,
-          });
-          snapshot.exit_event.emitted = true;
-          session.persist();
-          replayed.push(snapshot.shell_id);
-          writes.push(session.settled());
-          emit(exitEvent(snapshot, session.tailText(), true));
-        }
-      }
-      await Promise.all(writes);
-      return { lost, replayed };
+      return recoverSessions({
+        stateDir,
+        isLive: (id) => sessions.has(id),
+        load: (dir, snapshot) =>
+          new ShellSession({ dir, snapshot, limits: sessionLimits, now, onFinal, restored: true }),
+        now,
+        emit: (snapshot, tail, replayed) => emit(exitEvent(snapshot, tail, replayed)),
+      });
     },
 
     async flush() {

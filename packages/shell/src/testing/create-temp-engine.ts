@@ -1,11 +1,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createShellEngine,
-  type ShellEngine,
-  type ShellEngineOptions,
-} from "../engine/create-shell-engine.js";
+import { createShellEngine } from "../engine/create-shell-engine.js";
+import type { ShellEngine, ShellEngineOptions } from "../engine/shell-engine.js";
 import type { ShellExitEvent } from "../shell-event.js";
 
 /** A throw-away engine over a temp root for tests, with its exit events collected. */

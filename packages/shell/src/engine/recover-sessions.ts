@@ -1,0 +1,78 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { findSessionProcesses, isSameProcessAlive, signalProcesses } from "../process/process-tree.js";
+import { isFinalStatus, type ShellSession } from "../session/shell-session.js";
+import { readSnapshotFile, type ShellSnapshot } from "../session/snapshot-file.js";
+import { isShellId, type ShellId } from "../shell-id.js";
+
+/** What recovery needs from the engine. */
+export interface RecoverSessionsOptions {
+  stateDir: string;
+  /** Sessions this engine runs itself are left alone. */
+  isLive: (id: ShellId) => boolean;
+  load: (dir: string, snapshot: ShellSnapshot) => ShellSession;
+  now: () => number;
+  emit: (snapshot: ShellSnapshot, tail: string, replayed: boolean) => void;
+}
+
+/**
+ * Start-up recovery: sessions whose snapshot says running but whose engine died become `lost`
+ * (surviving processes, if pid + start time still match, are killed first), and exit events the
+ * host never acknowledged are emitted again.
+ */
+export async function recoverSessions(
+  options: RecoverSessionsOptions,
+): Promise<{ lost: ShellId[]; replayed: ShellId[] }> {
+  const lost: ShellId[] = [];
+  const replayed: ShellId[] = [];
+  const writes: Promise<void>[] = [];
+  if (!existsSync(options.stateDir)) return { lost, replayed };
+  for (const name of readdirSync(options.stateDir).sort()) {
+    if (!isShellId(name) || options.isLive(name)) continue;
+    const dir = join(options.stateDir, name);
+    const snapshot = readSnapshotFile(dir);
+    if (!snapshot) continue;
+    if (!isFinalStatus(snapshot.status)) {
+      const ownerAlive =
+        snapshot.owner.pid !== process.pid &&
+        snapshot.owner.start_time !== null &&
+        isSameProcessAlive({ pid: snapshot.owner.pid, startTime: snapshot.owner.start_time });
+      if (ownerAlive) continue;
+      const root =
+        snapshot.pid !== null && snapshot.pid_start_time !== null
+          ? { pid: snapshot.pid, startTime: snapshot.pid_start_time }
+          : undefined;
+      signalProcesses(findSessionProcesses(root, `DC_CTX_SHELL_ID=${snapshot.shell_id}`), "SIGKILL");
+      let logSize = snapshot.log_bytes;
+      try {
+        logSize = statSync(join(dir, "output.log")).size;
+      } catch {
+        // No log yet: nothing was printed.
+      }
+      snapshot.status = "lost";
+      snapshot.error =
+        "the engine running this session stopped (crash or restart); its output so far is in the log";
+      snapshot.ended_at = new Date(options.now()).toISOString();
+      snapshot.log_bytes = logSize;
+      snapshot.bytes_total = Math.max(snapshot.bytes_total, logSize);
+      const session = options.load(dir, snapshot);
+      lost.push(snapshot.shell_id);
+      const notify = snapshot.notify && !snapshot.exit_event.emitted;
+      if (notify) snapshot.exit_event.emitted = true;
+      session.persist();
+      writes.push(session.settled());
+      if (notify) options.emit(snapshot, session.tailText(), false);
+      continue;
+    }
+    if (snapshot.notify && !snapshot.exit_event.delivered) {
+      const session = options.load(dir, snapshot);
+      snapshot.exit_event.emitted = true;
+      session.persist();
+      writes.push(session.settled());
+      replayed.push(snapshot.shell_id);
+      options.emit(snapshot, session.tailText(), true);
+    }
+  }
+  await Promise.all(writes);
+  return { lost, replayed };
+}
