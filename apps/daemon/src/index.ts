@@ -30,8 +30,8 @@ export { type StartDaemonOptions, startDaemonDetached } from "./process/start-da
 export { stopDaemon, terminateProcess } from "./process/stop-daemon.js";
 export { type InitProjectResult, initProject } from "./project/init-project.js";
 export { defaultContextId } from "./routes/chat-routes.js";
-export { createModel, type ModelChoice } from "./runtime/create-model.js";
-export { type RunDaemonOptions, type RunningDaemon, runDaemon } from "./server.js";
+export { runDaemon } from "./run-daemon.js";
+export type { RunDaemonOptions, RunningDaemon } from "./server.js";
 export { downcityHome } from "./token/downcity-home.js";
 export { ensureToken, readToken } from "./token/ensure-token.js";
 export { daemonVersion } from "./version.js";

@@ -1,3 +1,4 @@
+import { mkdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import {
@@ -68,9 +69,11 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
   const logger = options.logger ?? (fileLogger?.logger as Logger);
   let releaseLock: (() => Promise<void>) | undefined;
   try {
+    await mkdir(paths.debugDir, { recursive: true });
     releaseLock = await acquireFileLock(paths.lockFile, { timeoutMs: 300 });
   } catch (error) {
     await fileLogger?.close();
+    if (!DowncityError.isInstance(error)) throw error;
     throw new DowncityError(
       "CONFLICT",
       `Another daemon already runs for ${rootDir}; stop it first (downcity stop)`,

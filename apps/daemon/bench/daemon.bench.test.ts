@@ -1,0 +1,140 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+import { createScriptedModel, startOpenAICompatibleServer } from "@downcity/core/test";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import {
+  createDaemonClient,
+  initProject,
+  readToken,
+  runDaemon,
+  startDaemonDetached,
+  stopDaemon,
+} from "../src/index.js";
+import { createTempWorld } from "../test/temp-project.js";
+
+const results: Record<string, number | string> = {};
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+};
+const rssMb = (pid: number) => {
+  const match = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return Math.round(Number(match?.[1] ?? 0) / 1024);
+};
+const round = (value: number) => Math.round(value * 10) / 10;
+
+describe("daemon benchmarks", () => {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+    results.machine = `${process.platform} ${process.arch}, node ${process.version}`;
+    await writeFile(new URL("./results.json", import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
+    console.log(JSON.stringify(results, null, 2));
+  });
+
+  it("cold start, status wall time, idle RSS and RSS with 100 busy contexts (real processes)", async () => {
+    const world = await createTempWorld("dc-bench-");
+    cleanups.push(world.cleanup);
+    const model = await startOpenAICompatibleServer({
+      respond: () => ({ text: "busy reply", delayMs: 400 }),
+    });
+    cleanups.push(() => model.close());
+    const rootDir = world.project();
+    await initProject(rootDir, {
+      llm: { provider: "openai-compatible", model: "scripted", baseURL: model.url },
+    });
+    const config = JSON.parse(readFileSync(`${rootDir}/downcity.json`, "utf8"));
+    config.services = { chat: { queue: { maxConcurrency: 100 } } };
+    await writeFile(`${rootDir}/downcity.json`, JSON.stringify(config));
+    const entry = inject("daemonEntry");
+    cleanups.push(() => stopDaemon({ rootDir, graceMs: 2000 }));
+
+    const starts: number[] = [];
+    let daemon = { pid: 0, host: "", port: 0 };
+    for (let run = 0; run < 5; run++) {
+      const begin = performance.now();
+      daemon = await startDaemonDetached({ rootDir, env: world.env, entry });
+      starts.push(performance.now() - begin);
+      if (run < 4) await stopDaemon({ rootDir, graceMs: 2000 });
+    }
+    results.coldStartToHealthMsP50 = round(percentile(starts, 50));
+
+    const statusScript = `import { daemonStatus } from ${JSON.stringify(new URL("../dist/index.js", import.meta.url).href)}; const s = await daemonStatus({ rootDir: ${JSON.stringify(rootDir)} }); process.exit(s.running ? 0 : 3);`;
+    const statusTimes: number[] = [];
+    for (let run = 0; run < 5; run++) {
+      const begin = performance.now();
+      const child = spawnSync(process.execPath, ["--input-type=module", "-e", statusScript], {
+        env: world.env as NodeJS.ProcessEnv,
+      });
+      statusTimes.push(performance.now() - begin);
+      expect(child.status, String(child.stderr)).toBe(0);
+    }
+    results.statusWallMsP50 = round(percentile(statusTimes, 50));
+
+    await sleep(500);
+    results.idleRssMb = rssMb(daemon.pid);
+    const token = (await readToken(world.env)) as string;
+    const client = createDaemonClient({ host: daemon.host, port: daemon.port, token });
+    let peak = 0;
+    const sends = Array.from({ length: 100 }, (_, index) =>
+      client.chatSend({ contextId: `console:busy-${index}`, text: "hello" }),
+    );
+    const sampling = (async () => {
+      for (let sample = 0; sample < 20; sample++) {
+        peak = Math.max(peak, rssMb(daemon.pid));
+        await sleep(25);
+      }
+    })();
+    await Promise.all([...sends, sampling]);
+    peak = Math.max(peak, rssMb(daemon.pid));
+    results.rss100BusyContextsMb = peak;
+  });
+
+  it("HTTP turn overhead (zero-latency model) and throughput over 100 contexts (in process)", async () => {
+    const world = await createTempWorld("dc-bench-");
+    cleanups.push(world.cleanup);
+    const rootDir = world.project();
+    await initProject(rootDir);
+    const config = JSON.parse(readFileSync(`${rootDir}/downcity.json`, "utf8"));
+    config.services = { chat: { queue: { maxConcurrency: 100 } } };
+    await writeFile(`${rootDir}/downcity.json`, JSON.stringify(config));
+    const scripted = createScriptedModel();
+    const turns = 6000;
+    for (let turn = 0; turn < turns; turn++) scripted.push("ok");
+    const daemon = await runDaemon({
+      rootDir,
+      env: world.env,
+      model: scripted.model,
+      handleSignals: false,
+      port: 0,
+    });
+    cleanups.push(() => daemon.close());
+    const token = (await readToken(world.env)) as string;
+    const client = createDaemonClient({ host: daemon.host, port: daemon.port, token });
+    for (let warm = 0; warm < 50; warm++)
+      await client.chatSend({ text: "warm up", contextId: "console:warm" });
+    const latencies: number[] = [];
+    for (let turn = 0; turn < 300; turn++) {
+      const begin = performance.now();
+      await client.chatSend({ text: `turn ${turn}`, contextId: `console:turn-${turn % 10}` });
+      latencies.push(performance.now() - begin);
+    }
+    results.turnOverheadMsP50 = round(percentile(latencies, 50));
+    results.turnOverheadMsP99 = round(percentile(latencies, 99));
+
+    const total = 2000;
+    const begin = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 100 }, async (_, context) => {
+        while (next < total) {
+          next++;
+          await client.chatSend({ text: "throughput", contextId: `console:load-${context}` });
+        }
+      }),
+    );
+    results.throughputMsgPerSec = Math.round(total / ((performance.now() - begin) / 1000));
+  });
+});
