@@ -180,13 +180,20 @@ describe("createHistoryStore", () => {
         stdio: ["ignore", "pipe", "inherit"],
       });
       let buffer = "";
+      let firstAck: () => void = () => {};
+      const started = new Promise<void>((resolve) => {
+        firstAck = resolve;
+      });
       child.stdout.on("data", (chunk: Buffer) => {
         buffer += chunk.toString();
         const lines = buffer.split("\n");
         buffer = lines.pop() ?? "";
         acknowledged.push(...lines);
+        if (lines.length > 0) firstAck();
       });
-      await new Promise((resolve) => setTimeout(resolve, 250 + ((round * 37) % 120)));
+      // Kill at a varying point once the writer is really appending (start-up time varies with load).
+      await Promise.race([started, new Promise((resolve) => setTimeout(resolve, 10000))]);
+      await new Promise((resolve) => setTimeout(resolve, (round * 37) % 80));
       child.kill("SIGKILL");
       await new Promise((resolve) => child.on("close", resolve));
     }
