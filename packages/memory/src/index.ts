@@ -7,12 +7,10 @@ export type { CompressionResult } from "./compress-context-memory.js";
 export {
   type ContextMemoryStatus,
   createMemory,
-  type ForgetInput,
-  type MaintenanceResult,
   type Memory,
   type MemoryOptions,
-  type RememberInput,
 } from "./create-memory.js";
+export type { ForgetInput } from "./forget-entries.js";
 export {
   type MemoryEntry,
   type MemoryKind,
@@ -26,6 +24,7 @@ export {
   type ProfileFiles,
   profileFiles,
 } from "./memory-files.js";
+export type { MaintenanceResult } from "./memory-maintainer.js";
 export { type MemoryMeta, memoryMetaSchema } from "./memory-meta.js";
 export { createMemoryPromptProvider, type MemoryPromptProviderOptions } from "./memory-prompt-provider.js";
 export { createMemoryService } from "./memory-service.js";
@@ -35,4 +34,5 @@ export {
   parsePrimaryMarkdown,
   renderPrimaryMarkdown,
 } from "./primary-markdown.js";
+export type { RememberInput } from "./remember-entry.js";
 export type { MemorySearchHit } from "./search-entries.js";

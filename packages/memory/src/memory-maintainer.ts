@@ -1,0 +1,175 @@
+import { DowncityError, errorFields, type HistoryStore, type Logger, toContextId } from "@downcity/core";
+import type { LanguageModel } from "ai";
+import { type CompressionResult, compressContextMemory } from "./compress-context-memory.js";
+import { loadContextMemory, readTextFile, saveContextMeta } from "./context-memory.js";
+import { extractContextBatch } from "./extract-context-memory.js";
+import type { KeyedLock } from "./keyed-lock.js";
+import { contextMemoryFiles } from "./memory-files.js";
+import { requireContextId } from "./require-context-id.js";
+
+/** What one maintenance call did. */
+export type MaintenanceResult =
+  | { status: "skipped"; reason: "below-threshold" | "no-model" | "closed"; pending: number }
+  | { status: "memorized"; added: string[]; memorized: number; compressed: boolean }
+  | { status: "failed"; error: string };
+
+/** Background maintenance of context memory: extraction past the threshold, then compression. */
+export interface MemoryMaintainer {
+  /** Extracts entries from un-memorised history once the threshold is reached; never throws, never overlaps per context. */
+  run(contextId: string): Promise<MaintenanceResult>;
+  /** Backs Primary.md up, then rewrites it shorter with the model, keeping ids and provenance. */
+  compact(contextId: string): Promise<CompressionResult>;
+  isRunning(contextId: string): boolean;
+  /** Resolves when no maintenance is running. */
+  idle(): Promise<void>;
+  /** Aborts running model calls and waits for maintenance to settle. */
+  close(): Promise<void>;
+}
+
+/** Creates the maintainer of a project's context memory. */
+export function createMemoryMaintainer(options: {
+  rootDir: string;
+  model: LanguageModel | undefined;
+  history: (contextId: string) => HistoryStore;
+  lock: KeyedLock;
+  logger: Logger;
+  now: () => Date;
+  threshold: number;
+  maxPrimaryChars: number;
+  maxBatch: number;
+}): MemoryMaintainer {
+  const { rootDir, model, lock, logger, now, threshold, maxPrimaryChars, maxBatch } = options;
+  const running = new Map<string, Promise<MaintenanceResult>>();
+  const controller = new AbortController();
+  let warnedNoModel = false;
+
+  const requireModel = (what: string): LanguageModel => {
+    if (!model) {
+      throw new DowncityError(
+        "MODEL_NOT_CONFIGURED",
+        `Memory ${what} needs a model. Set "llm" in downcity.json.`,
+        {
+          field: "llm",
+        },
+      );
+    }
+    return model;
+  };
+
+  const recordFailure = async (contextId: string, error: unknown) => {
+    const files = contextMemoryFiles(rootDir, contextId);
+    try {
+      await lock.run(files.lock, async () => {
+        const current = await loadContextMemory(files, now);
+        await saveContextMeta(
+          files,
+          {
+            ...current.meta,
+            lastError: {
+              message: error instanceof Error ? error.message : String(error),
+              at: now().toISOString(),
+              attempts: (current.meta.lastError?.attempts ?? 0) + 1,
+            },
+          },
+          current.document,
+        );
+      });
+    } catch (metaError) {
+      logger.warn(
+        { contextId, ...errorFields(metaError) },
+        "could not record the memory failure in .meta.json",
+      );
+    }
+  };
+
+  const compress = async (contextId: string) =>
+    compressContextMemory({
+      rootDir,
+      contextId,
+      model: requireModel("compression"),
+      maxPrimaryChars,
+      lock,
+      logger,
+      now,
+      abortSignal: controller.signal,
+    });
+
+  const maintain = async (contextId: string): Promise<MaintenanceResult> => {
+    if (controller.signal.aborted) return { status: "skipped", reason: "closed", pending: 0 };
+    if (!model) {
+      if (!warnedNoModel) {
+        warnedNoModel = true;
+        logger.warn(
+          { contextId },
+          'memory maintenance skipped: no model configured (set "llm" in downcity.json)',
+        );
+      }
+      return { status: "skipped", reason: "no-model", pending: 0 };
+    }
+    const added: string[] = [];
+    let memorized = 0;
+    let compressed = false;
+    try {
+      for (;;) {
+        const step = await extractContextBatch({
+          rootDir,
+          contextId,
+          model,
+          history: options.history(contextId),
+          lock,
+          threshold,
+          maxBatch,
+          logger,
+          now,
+          abortSignal: controller.signal,
+        });
+        if (step.memorized === undefined) {
+          if (memorized === 0) return { status: "skipped", reason: "below-threshold", pending: step.pending };
+          break;
+        }
+        memorized += step.memorized;
+        added.push(...(step.added ?? []));
+        if (step.pending < threshold) break;
+      }
+      if (added.length > 0) logger.info({ contextId, added: added.length, memorized }, "memory extracted");
+      const files = contextMemoryFiles(rootDir, contextId);
+      const chars = (await readTextFile(files.primary)).length;
+      if (chars > maxPrimaryChars) compressed = (await compress(contextId)).status === "compressed";
+      return { status: "memorized", added, memorized, compressed };
+    } catch (error) {
+      logger.error(
+        { contextId, ...errorFields(error) },
+        "memory maintenance failed; it is retried next time",
+      );
+      await recordFailure(contextId, error);
+      return { status: "failed", error: error instanceof Error ? error.message : String(error) };
+    }
+  };
+
+  const settle = async () => {
+    while (running.size > 0) await Promise.allSettled([...running.values()]);
+  };
+
+  return {
+    run(contextId) {
+      let id: string;
+      try {
+        id = toContextId(contextId);
+      } catch (error) {
+        return Promise.resolve({ status: "failed", error: (error as Error).message });
+      }
+      const existing = running.get(id);
+      if (existing) return existing;
+      const promise = maintain(id).finally(() => running.delete(id));
+      running.set(id, promise);
+      return promise;
+    },
+    compact: (contextId) => compress(requireContextId(contextId)),
+    isRunning: (contextId) => running.has(contextId),
+    idle: settle,
+    async close() {
+      controller.abort(new DowncityError("RUNTIME_CLOSED", "memory closed"));
+      await settle();
+    },
+  };
+}
