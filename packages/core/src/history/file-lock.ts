@@ -145,11 +145,10 @@ export async function acquireFileLock(
     delay = Math.min(delay * 2, 50);
   }
   let released = false;
+  // While this process lives nobody may break the lock, so the file is still ours to remove.
   return async () => {
     if (released) return;
     released = true;
-    const current = await readHolder(path);
-    if (current !== null && current !== "missing" && current.nonce === holder.nonce)
-      await unlink(path).catch(() => {});
+    await unlink(path).catch(() => {});
   };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, writeFile } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DowncityError } from "../errors/downcity-error.js";
 import { type Logger, silentLogger } from "../logger/logger.js";
@@ -108,36 +108,42 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
 
   // A crash mid-write can leave a last line without "\n". Move those bytes aside so the next
   // record starts on a fresh line instead of fusing with them.
-  const repairTornTail = async () => {
-    const handle = await open(path, "a+").catch(() => null);
-    if (!handle) return;
-    try {
-      const { size } = await handle.stat();
-      if (size === 0) return;
-      const last = Buffer.alloc(1);
-      await handle.read(last, 0, 1, size - 1);
-      if (last[0] === 0x0a) return;
-      let start = size;
-      const chunk = Buffer.alloc(64 * 1024);
-      while (start > 0) {
-        const length = Math.min(chunk.length, start);
-        await handle.read(chunk, 0, length, start - length);
-        const index = chunk.subarray(0, length).lastIndexOf(0x0a);
-        if (index >= 0) {
-          start = start - length + index + 1;
-          break;
-        }
-        start -= length;
+  const repairTornTail = async (handle: FileHandle) => {
+    const { size } = await handle.stat();
+    if (size === 0) return;
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    if (last[0] === 0x0a) return;
+    let start = size;
+    const chunk = Buffer.alloc(64 * 1024);
+    while (start > 0) {
+      const length = Math.min(chunk.length, start);
+      await handle.read(chunk, 0, length, start - length);
+      const index = chunk.subarray(0, length).lastIndexOf(0x0a);
+      if (index >= 0) {
+        start = start - length + index + 1;
+        break;
       }
-      const torn = Buffer.alloc(size - start);
-      await handle.read(torn, 0, torn.length, start);
-      const asidePath = join(dir, `messages.torn-${now().getTime()}-${randomBytes(3).toString("hex")}.jsonl`);
-      await writeFile(asidePath, torn);
-      await handle.truncate(start);
-      await handle.sync();
-      logger.warn({ path, asidePath, bytes: torn.length }, "moved a torn last history line aside");
-    } finally {
+      start -= length;
+    }
+    const torn = Buffer.alloc(size - start);
+    await handle.read(torn, 0, torn.length, start);
+    const asidePath = join(dir, `messages.torn-${now().getTime()}-${randomBytes(3).toString("hex")}.jsonl`);
+    await writeFile(asidePath, torn);
+    await handle.truncate(start);
+    await handle.sync();
+    logger.warn({ path, asidePath, bytes: torn.length }, "moved a torn last history line aside");
+  };
+
+  /** Opens messages.jsonl for appending (creating it), with any torn tail already moved aside. */
+  const openForAppend = async (): Promise<FileHandle> => {
+    const handle = await open(path, "a+");
+    try {
+      await repairTornTail(handle);
+      return handle;
+    } catch (error) {
       await handle.close();
+      throw error;
     }
   };
 
@@ -177,15 +183,15 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
       }
       const data = Buffer.from(messages.map((message) => `${JSON.stringify(message)}\n`).join(""));
       await withLock(async () => {
-        await repairTornTail();
-        const handle = await open(path, "a");
+        const handle = await openForAppend();
         try {
           let offset = 0;
           while (offset < data.length) {
             const { bytesWritten } = await handle.write(data, offset, data.length - offset);
             offset += bytesWritten;
           }
-          await handle.sync();
+          // fdatasync: the data and the new size are durable; an mtime update need not be.
+          await handle.datasync();
         } finally {
           await handle.close();
         }
@@ -219,7 +225,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
       const keepLast = Math.max(0, compactOptions.keepLast);
       // Phase 1: snapshot under the lock.
       const older = await withLock(async () => {
-        await repairTornTail();
+        await (await openForAppend()).close();
         const { messages } = await readAll();
         return messages.length > keepLast ? messages.slice(0, messages.length - keepLast) : [];
       });
@@ -228,7 +234,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
       const summary = await compactOptions.summarize(older);
       // Phase 3: re-apply against the file as it is now, keeping anything appended meanwhile.
       return withLock(async () => {
-        await repairTornTail();
+        await (await openForAppend()).close();
         const { messages: current, malformed } = await readAll();
         if (malformed.length > 0) {
           throw new DowncityError(
