@@ -9,7 +9,8 @@ import { createAgentRuntime } from "@downcity/core";
 
 const env = process.env;
 const provider =
-  env.DOWNCITY_EXAMPLE_PROVIDER ?? (env.OPENAI_API_KEY ? "openai" : env.ANTHROPIC_API_KEY ? "anthropic" : undefined);
+  env.DOWNCITY_EXAMPLE_PROVIDER ??
+  (env.OPENAI_API_KEY ? "openai" : env.ANTHROPIC_API_KEY ? "anthropic" : undefined);
 
 async function buildModel() {
   if (provider === "openai") {
@@ -18,14 +19,19 @@ async function buildModel() {
   }
   if (provider === "anthropic") {
     const { createAnthropic } = await import("@ai-sdk/anthropic");
-    return createAnthropic({ apiKey: env.ANTHROPIC_API_KEY })(env.DOWNCITY_EXAMPLE_MODEL ?? "claude-sonnet-4-5");
+    return createAnthropic({ apiKey: env.ANTHROPIC_API_KEY })(
+      env.DOWNCITY_EXAMPLE_MODEL ?? "claude-sonnet-4-5",
+    );
   }
   if (provider === "openai-compatible") {
     const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
-    if (!env.DOWNCITY_EXAMPLE_BASE_URL) throw new Error("Set DOWNCITY_EXAMPLE_BASE_URL for the openai-compatible provider.");
-    return createOpenAICompatible({ name: "example", baseURL: env.DOWNCITY_EXAMPLE_BASE_URL, apiKey: env.OPENAI_API_KEY })(
-      env.DOWNCITY_EXAMPLE_MODEL ?? "default",
-    );
+    if (!env.DOWNCITY_EXAMPLE_BASE_URL)
+      throw new Error("Set DOWNCITY_EXAMPLE_BASE_URL for the openai-compatible provider.");
+    return createOpenAICompatible({
+      name: "example",
+      baseURL: env.DOWNCITY_EXAMPLE_BASE_URL,
+      apiKey: env.OPENAI_API_KEY,
+    })(env.DOWNCITY_EXAMPLE_MODEL ?? "default");
   }
   return undefined;
 }
@@ -43,6 +49,9 @@ const runtime = createAgentRuntime({ rootDir, model });
 runtime.on((event) => {
   if (event.type === "text-delta") process.stdout.write(event.delta);
 });
-const result = await runtime.send({ contextId: "example:cli", text: process.argv[2] ?? "Say hello in one sentence." });
+const result = await runtime.send({
+  contextId: "example:cli",
+  text: process.argv[2] ?? "Say hello in one sentence.",
+});
 process.stdout.write(`\n\n(${result.steps} step(s); history in ${runtime.history("example:cli").path})\n`);
 await runtime.close();

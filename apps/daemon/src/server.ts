@@ -82,7 +82,10 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       },
     );
   }
-  const cleanups: Array<() => Promise<void> | void> = [];
+  // Shutdown order: features first (they may still use the runtime), then the runtime, then the shell.
+  const featureCloses: Array<() => Promise<void> | void> = [];
+  const coreCloses: Array<() => Promise<void> | void> = [];
+  const cleanups = () => [...[...featureCloses].reverse(), ...coreCloses];
   try {
     const token = await ensureToken(env);
     const choice = options.model ? { model: options.model } : createModel(config.llm, env);
@@ -98,7 +101,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       server,
       ...(config.shell?.maxSessions ? { limits: { maxSessions: config.shell.maxSessions } } : {}),
     });
-    cleanups.push(() => engine.closeAll({ grace_ms: 1000 }));
+    coreCloses.push(() => engine.closeAll({ grace_ms: 1000 }));
     const features = options.features ?? defaultFeatures;
     const shellTools: ToolSource = (run) =>
       createShellTools(engine, { contextId: run.contextId, requestId: run.requestId });
@@ -119,7 +122,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       },
       closeGraceMs: options.closeGraceMs ?? 5000,
     });
-    cleanups.unshift(() => runtime.close());
+    coreCloses.unshift(() => runtime.close());
     const registry = createServiceRegistry({ logger });
     registry.register(createChatService(runtime));
     registry.register(createShellService(engine));
@@ -135,10 +138,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       for (const service of setup.services ?? []) registry.register(service);
       for (const tools of setup.tools ?? []) runtime.addTools(tools);
       for (const provider of setup.promptProviders ?? []) runtime.addPromptProvider(provider);
-      if (setup.close) {
-        const close = setup.close;
-        cleanups.splice(1, 0, close);
-      }
+      if (setup.close) featureCloses.push(setup.close);
     }
     const version = daemonVersion();
     const app = buildDaemonApp({
@@ -187,7 +187,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
           process.off("SIGINT", onSignal);
         }
         const appClosed = app.close();
-        for (const cleanup of cleanups) {
+        for (const cleanup of cleanups()) {
           try {
             await cleanup();
           } catch (error) {
@@ -215,7 +215,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
     }
     return { host: server.host, port: address.port, pid: process.pid, closed, close };
   } catch (error) {
-    for (const cleanup of cleanups)
+    for (const cleanup of cleanups())
       await Promise.resolve()
         .then(cleanup)
         .catch(() => {});

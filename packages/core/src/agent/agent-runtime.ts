@@ -29,6 +29,7 @@ import { estimateTokens, historyToModelMessages } from "./model-messages.js";
 import type { RuntimeEvent, RuntimeEventListener } from "./runtime-event.js";
 import { stepsToParts } from "./steps-to-parts.js";
 import { defaultSystemPrompt, readProfile, runtimeContextPrompt } from "./system-prompt.js";
+import { createToolSchemaCache } from "./tool-schema-cache.js";
 
 /** What tool factories learn about the run they build tools for. */
 export interface RunContext extends RequestContext {
@@ -143,6 +144,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     return store;
   };
 
+  const withCachedSchemas = createToolSchemaCache();
   const historyWindow = createHistoryWindow({
     history,
     maxInputTokens,
@@ -314,7 +316,8 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         },
       }),
     );
-    const toolNames = Object.keys(tools);
+    const runTools = withCachedSchemas(tools);
+    const toolNames = Object.keys(runTools);
     const provided = await runPromptProviders(
       [...promptProviders],
       { ...requestContext, rootDir, toolNames },
@@ -346,7 +349,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           model: options.model,
           messages: initial,
           allowSystemInMessages: true,
-          tools,
+          tools: runTools,
           ...(activeTools ? { activeTools } : {}),
           stopWhen: stepCountIs(maxSteps),
           abortSignal,

@@ -14,6 +14,15 @@ export interface ChatToolsOptions {
   deliver: (text: string) => Promise<void>;
 }
 
+/** Input of `chat_send`. */
+export const chatSendInput = z.object({ text: z.string().min(1).describe("The message to show the user") });
+
+/** Input of `chat_load_history`. */
+export const chatLoadHistoryInput = z.object({
+  count: z.number().int().min(1).max(200).default(20).describe("How many messages to load"),
+  keyword: z.string().min(1).optional().describe("Only messages containing this text (case-insensitive)"),
+});
+
 async function archivedMessages(dir: string): Promise<HistoryMessage[]> {
   const archiveDir = join(dir, "archive");
   const names = await readdir(archiveDir).catch(() => [] as string[]);
@@ -37,7 +46,7 @@ export function createChatTools(options: ChatToolsOptions): ToolSet {
     chat_send: tool({
       description:
         "Send user-visible text to the current chat now. Use it for progress updates and the final answer; if you never call it, your final text is delivered instead.",
-      inputSchema: z.object({ text: z.string().min(1).describe("The message to show the user") }),
+      inputSchema: chatSendInput,
       execute: async ({ text }) => {
         await options.deliver(text);
         return { delivered: true };
@@ -46,14 +55,7 @@ export function createChatTools(options: ChatToolsOptions): ToolSet {
     chat_load_history: tool({
       description:
         "Load earlier messages of this conversation that are no longer in view, either the most recent `count` or those containing `keyword`.",
-      inputSchema: z.object({
-        count: z.number().int().min(1).max(200).default(20).describe("How many messages to load"),
-        keyword: z
-          .string()
-          .min(1)
-          .optional()
-          .describe("Only messages containing this text (case-insensitive)"),
-      }),
+      inputSchema: chatLoadHistoryInput,
       execute: async ({ count, keyword }) => {
         const visible = options.visibleMessageIds();
         const live = await options.history.read();
