@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type FileHandle, mkdir, open, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DowncityError } from "../errors/downcity-error.js";
 import { type Logger, silentLogger } from "../logger/logger.js";
@@ -7,6 +7,7 @@ import { writeFileAtomic } from "./atomic-write.js";
 import { acquireFileLock } from "./file-lock.js";
 import type { HistoryMessage } from "./history-message.js";
 import { readJsonl, readJsonlTail } from "./jsonl-file.js";
+import { openRawFile, type RawFile } from "./raw-file.js";
 
 /** `meta.json` of a context's history: pins, compaction parameters and the last archive. */
 export interface HistoryMeta {
@@ -108,7 +109,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
 
   // A crash mid-write can leave a last line without "\n". Move those bytes aside so the next
   // record starts on a fresh line instead of fusing with them.
-  const repairTornTail = async (handle: FileHandle) => {
+  const repairTornTail = async (handle: RawFile) => {
     const { size } = await handle.stat();
     if (size === 0) return;
     const last = Buffer.alloc(1);
@@ -136,8 +137,8 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
   };
 
   /** Opens messages.jsonl for appending (creating it), with any torn tail already moved aside. */
-  const openForAppend = async (): Promise<FileHandle> => {
-    const handle = await open(path, "a+");
+  const openForAppend = async (): Promise<RawFile> => {
+    const handle = await openRawFile(path, "a+");
     try {
       await repairTornTail(handle);
       return handle;

@@ -1,4 +1,4 @@
-import { type FileHandle, open } from "node:fs/promises";
+import { openRawFile, type RawFile } from "./raw-file.js";
 
 /** Lines of a JSONL file and what could not be parsed. */
 export interface JsonlReadResult<T> {
@@ -31,9 +31,9 @@ export async function readJsonl<T>(
   path: string,
   validate: (value: unknown) => value is T,
 ): Promise<JsonlReadResult<T>> {
-  let handle: FileHandle;
+  let handle: RawFile;
   try {
-    handle = await open(path, "r");
+    handle = await openRawFile(path, "r");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { records: [], malformed: [] };
     throw error;
@@ -53,9 +53,9 @@ export async function readJsonlTail<T>(
   count: number,
   validate: (value: unknown) => value is T,
 ): Promise<JsonlReadResult<T> & { reachedStart: boolean }> {
-  let handle: FileHandle;
+  let handle: RawFile;
   try {
-    handle = await open(path, "r");
+    handle = await openRawFile(path, "r");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT")
       return { records: [], malformed: [], reachedStart: true };

@@ -13,7 +13,13 @@ describe("shell_write", () => {
       tty,
       yield_ms: 100,
     });
-    expect(bash.output).toContain("name?");
+    const prompt = await temp.engine.wait({
+      shell_id: bash.shell_id,
+      pattern: "name\\?",
+      cursor: 0,
+      timeout_ms: 10000,
+    });
+    expect(bash.output + prompt.output).toContain("name?");
     await temp.engine.write({ shell_id: bash.shell_id, input: "ada\n" });
     const done = await temp.engine.wait({ shell_id: bash.shell_id, until: "exit", cursor: 0 });
     expect(done.output).toContain("hello ada");

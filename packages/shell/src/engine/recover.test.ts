@@ -1,7 +1,8 @@
-import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ShellExitEvent } from "../shell-event.js";
 import { isAlive, sleep } from "../testing/create-temp-engine.js";
@@ -23,17 +24,11 @@ setInterval(() => {}, 1000);
 `;
 
 beforeAll(() => {
+  // The child runs the built package (turbo builds it before tests), as a host would.
+  const built = join(packageDir, "dist/index.js");
+  if (!existsSync(built)) throw new Error(`${built} is missing: build @downcity/shell first (pnpm build)`);
   mkdirSync(bundleDir, { recursive: true });
-  const esbuild = resolve(packageDir, "../../node_modules/.bin/esbuild");
-  execFileSync(
-    esbuild,
-    ["--bundle", "--platform=node", "--format=esm", "--packages=external", `--outfile=${childScript}`],
-    {
-      input: CHILD_SOURCE.replace("./index.js", join(packageDir, "src/index.ts")),
-      cwd: packageDir,
-      stdio: ["pipe", "ignore", "pipe"],
-    },
-  );
+  writeFileSync(childScript, CHILD_SOURCE.replace("./index.js", pathToFileURL(built).href));
   rootDir = mkdtempSync(join(tmpdir(), "dc-shell-crash-"));
 });
 afterAll(() => rmSync(rootDir, { recursive: true, force: true }));

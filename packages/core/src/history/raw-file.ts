@@ -1,0 +1,47 @@
+import { close, fdatasync, fstat, fsync, ftruncate, open, read, readFile, type Stats, write } from "node:fs";
+import { promisify } from "node:util";
+
+const openAsync = promisify(open);
+const closeAsync = promisify(close);
+const fstatAsync = promisify(fstat) as (fd: number) => Promise<Stats>;
+const readAsync = promisify(read);
+const writeAsync = promisify(write);
+const fsyncAsync = promisify(fsync);
+const fdatasyncAsync = promisify(fdatasync);
+const ftruncateAsync = promisify(ftruncate);
+const readFileAsync = promisify(readFile);
+
+/** The few file operations history needs, on a plain descriptor (fs/promises FileHandles cost far more per call). */
+export interface RawFile {
+  stat(): Promise<Stats>;
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+  write(buffer: Buffer, offset: number, length: number): Promise<{ bytesWritten: number }>;
+  readFile(): Promise<Buffer>;
+  truncate(length: number): Promise<void>;
+  sync(): Promise<void>;
+  datasync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Opens `path` with `flags` (as `fs.open`) and wraps the descriptor. */
+export async function openRawFile(path: string, flags: string): Promise<RawFile> {
+  const fd = await openAsync(path, flags);
+  return {
+    stat: () => fstatAsync(fd),
+    read: async (buffer, offset, length, position) => ({
+      bytesRead: await readAsync(fd, buffer, offset, length, position).then((result) =>
+        typeof result === "number" ? result : result.bytesRead,
+      ),
+    }),
+    write: async (buffer, offset, length) => ({
+      bytesWritten: await writeAsync(fd, buffer, offset, length).then((result) =>
+        typeof result === "number" ? result : result.bytesWritten,
+      ),
+    }),
+    readFile: () => readFileAsync(fd),
+    truncate: (length) => ftruncateAsync(fd, length),
+    sync: () => fsyncAsync(fd),
+    datasync: () => fdatasyncAsync(fd),
+    close: () => closeAsync(fd),
+  };
+}
