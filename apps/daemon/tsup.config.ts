@@ -1,11 +1,27 @@
 import { defineConfig } from "tsup";
 
-// daemon-main and console-main are the scripts detached processes run; they sit beside index.js.
-export default defineConfig({
-  entry: ["src/index.ts", "src/daemon-main.ts", "src/console-main.ts"],
-  format: ["esm"],
-  dts: { entry: "src/index.ts" },
-  clean: true,
-  target: "node20",
-  sourcemap: true,
-});
+export default defineConfig([
+  {
+    entry: ["src/index.ts", "src/console-main.ts"],
+    format: ["esm"],
+    dts: { entry: "src/index.ts" },
+    clean: true,
+    target: "node20",
+    sourcemap: true,
+  },
+  {
+    // The detached daemon bundles every JavaScript dependency into one file: resolving and loading
+    // hundreds of package modules was most of its cold start. node-pty stays external (native addon).
+    entry: ["src/daemon-main.ts"],
+    format: ["esm"],
+    target: "node20",
+    sourcemap: true,
+    splitting: true,
+    outDir: "dist",
+    noExternal: [/^(?!node-pty)/],
+    external: ["node-pty"],
+    banner: {
+      js: "import { createRequire as __downcityCreateRequire } from 'node:module'; const require = __downcityCreateRequire(import.meta.url);",
+    },
+  },
+]);

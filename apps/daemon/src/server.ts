@@ -88,7 +88,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
   const cleanups = () => [...[...featureCloses].reverse(), ...coreCloses];
   try {
     const token = await ensureToken(env);
-    const choice = options.model ? { model: options.model } : createModel(config.llm, env);
+    const choice = options.model ? { model: options.model } : await createModel(config.llm, env);
     const server: { host: string; port?: number; token: string } = {
       host: options.host ?? config.start?.host ?? "127.0.0.1",
       token,

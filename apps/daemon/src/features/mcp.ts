@@ -1,5 +1,4 @@
 import { errorFields } from "@downcity/core";
-import { createMcpManager, createMcpService } from "@downcity/mcp";
 import { daemonVersion } from "../version.js";
 import type { Feature } from "./feature.js";
 
@@ -7,8 +6,12 @@ import type { Feature } from "./feature.js";
 export const mcpFeature: Feature = {
   name: "mcp",
   async setup({ rootDir, config, logger }) {
+    const servers = config.mcp?.servers ?? {};
+    // The MCP SDK is the heaviest import of the daemon: load it only for projects that use MCP.
+    if (Object.keys(servers).length === 0) return {};
+    const { createMcpManager, createMcpService } = await import("@downcity/mcp");
     const manager = createMcpManager({
-      servers: config.mcp?.servers ?? {},
+      servers,
       logger,
       clientInfo: { name: "downcity", version: daemonVersion() },
       baseDir: rootDir,

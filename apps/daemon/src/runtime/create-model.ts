@@ -1,6 +1,3 @@
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LlmConfig } from "@downcity/core";
 import type { LanguageModel } from "ai";
 
@@ -10,11 +7,11 @@ export type ModelChoice = { model: LanguageModel; hint?: undefined } | { model?:
 const example =
   'Set "llm" in downcity.json, e.g. { "provider": "openai", "model": "gpt-4.1-mini", "apiKey": "${OPENAI_API_KEY}" }.';
 
-/** Builds the AI SDK model of a project's `llm` section. */
-export function createModel(
+/** Builds the AI SDK model of a project's `llm` section; only the chosen provider package is loaded. */
+export async function createModel(
   llm: LlmConfig | undefined,
   env: Record<string, string | undefined> = process.env,
-): ModelChoice {
+): Promise<ModelChoice> {
   if (!llm) return { hint: `No model is configured: downcity.json has no "llm" field. ${example}` };
   if (llm.provider === "openai") {
     const apiKey = llm.apiKey ?? env.OPENAI_API_KEY;
@@ -23,6 +20,7 @@ export function createModel(
         hint: 'No API key for "llm.provider": "openai". Set "llm.apiKey" (e.g. "${OPENAI_API_KEY}") or OPENAI_API_KEY.',
       };
     }
+    const { createOpenAI } = await import("@ai-sdk/openai");
     const provider = createOpenAI({
       ...(apiKey ? { apiKey } : {}),
       ...(llm.baseURL ? { baseURL: llm.baseURL } : {}),
@@ -37,6 +35,7 @@ export function createModel(
         hint: 'No API key for "llm.provider": "anthropic". Set "llm.apiKey" (e.g. "${ANTHROPIC_API_KEY}") or ANTHROPIC_API_KEY.',
       };
     }
+    const { createAnthropic } = await import("@ai-sdk/anthropic");
     const provider = createAnthropic({ apiKey, ...(llm.baseURL ? { baseURL: llm.baseURL } : {}) });
     return { model: provider(llm.model) };
   }
@@ -45,6 +44,7 @@ export function createModel(
       hint: '"llm.provider": "openai-compatible" needs "llm.baseURL", e.g. "http://127.0.0.1:11434/v1".',
     };
   }
+  const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
   const provider = createOpenAICompatible({
     name: "openai-compatible",
     baseURL: llm.baseURL,
