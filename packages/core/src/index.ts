@@ -55,6 +55,7 @@ export {
   type HistoryStore,
   type HistoryStoreOptions,
 } from "./history/history-store.js";
+export { readTextFileIfExists } from "./history/raw-file.js";
 export { createLaneScheduler, type LaneRunner, type LaneScheduler } from "./lanes/lane-scheduler.js";
 export {
   errorFields,

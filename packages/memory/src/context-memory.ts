@@ -1,5 +1,5 @@
-import { mkdir, readFile } from "node:fs/promises";
-import { writeFileAtomic } from "@downcity/core";
+import { mkdir } from "node:fs/promises";
+import { readTextFileIfExists, writeFileAtomic } from "@downcity/core";
 import { entryIds, type MemoryEntry, memoryTextKey } from "./memory-entry.js";
 import type { ContextMemoryFiles } from "./memory-files.js";
 import { type MemoryMeta, readMemoryMeta, writeMemoryMeta } from "./memory-meta.js";
@@ -14,12 +14,7 @@ export interface ContextMemory {
 
 /** Reads a file, or "" when it does not exist. */
 export async function readTextFile(path: string): Promise<string> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
-    throw error;
-  }
+  return (await readTextFileIfExists(path)) ?? "";
 }
 
 /** True when the entry (by any of its ids or its text) was forgotten. */

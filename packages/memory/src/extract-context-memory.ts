@@ -42,7 +42,19 @@ export function memoryCursor(messages: HistoryMessage[], meta: MemoryMeta): numb
 export async function extractContextBatch(options: ExtractBatchOptions): Promise<ExtractBatchResult> {
   const { contextId, lock, now, logger, threshold, maxBatch } = options;
   const files = contextMemoryFiles(options.rootDir, contextId);
-  const snapshot = await lock.run(files.lock, () => loadContextMemory(files, now));
+  // Unlocked snapshot: both files are replaced atomically, and the merge below re-checks the cursor under the lock.
+  const snapshot = await loadContextMemory(files, now);
+  // Cheap check first (this runs after every turn): when the cursor lies within the newest
+  // `threshold` messages, or history is shorter than that, the tail alone decides.
+  const tail = await options.history.read({ last: threshold });
+  const lastId = snapshot.meta.lastMemorizedMessageId;
+  const cursorInTail = lastId ? tail.findIndex((message) => message.id === lastId) : -1;
+  if (tail.length < threshold || cursorInTail >= 0) {
+    const waiting = tail
+      .slice(tail.length < threshold ? memoryCursor(tail, snapshot.meta) : cursorInTail + 1)
+      .filter((message) => message.metadata?.kind !== "summary");
+    if (waiting.length < threshold) return { pending: waiting.length };
+  }
   const messages = await options.history.read();
   const pending = messages
     .slice(memoryCursor(messages, snapshot.meta))

@@ -1,5 +1,4 @@
-import { readFile } from "node:fs/promises";
-import { DowncityError, errorFromZod, writeFileAtomic } from "@downcity/core";
+import { DowncityError, errorFromZod, readTextFileIfExists, writeFileAtomic } from "@downcity/core";
 import { z } from "zod";
 
 /** `memory/.meta.json`: how far history was memorised, the entry index and the tombstones of forgotten entries. */
@@ -23,13 +22,8 @@ export type MemoryMeta = z.output<typeof memoryMetaSchema>;
 
 /** Reads `.meta.json`; missing means empty, a damaged file is an error (silently resetting would lose tombstones). */
 export async function readMemoryMeta(path: string): Promise<MemoryMeta> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return memoryMetaSchema.parse({});
-    throw error;
-  }
+  const text = await readTextFileIfExists(path);
+  if (text === undefined) return memoryMetaSchema.parse({});
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -1,6 +1,6 @@
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { RequestContext } from "../context/request-context.js";
+import { readTextFileIfExists } from "../history/raw-file.js";
 
 /** The built-in part of every system prompt. */
 export const defaultSystemPrompt = `You are a Downcity agent working inside a project folder on behalf of its users.
@@ -34,11 +34,5 @@ export function runtimeContextPrompt(facts: RuntimeContextFacts): string {
 
 /** Reads the project's `PROFILE.md`; undefined when absent or empty. */
 export async function readProfile(rootDir: string): Promise<string | undefined> {
-  try {
-    const text = (await readFile(join(rootDir, "PROFILE.md"), "utf8")).trim();
-    return text || undefined;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
+  return (await readTextFileIfExists(join(rootDir, "PROFILE.md")))?.trim() || undefined;
 }

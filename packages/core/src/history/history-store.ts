@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DowncityError } from "../errors/downcity-error.js";
 import { type Logger, silentLogger } from "../logger/logger.js";
@@ -7,7 +7,7 @@ import { writeFileAtomic } from "./atomic-write.js";
 import { acquireFileLock } from "./file-lock.js";
 import type { HistoryMessage } from "./history-message.js";
 import { readJsonl, readJsonlTail } from "./jsonl-file.js";
-import { openRawFile, type RawFile } from "./raw-file.js";
+import { openRawFile, type RawFile, readTextFileIfExists } from "./raw-file.js";
 
 /** `meta.json` of a context's history: pins, compaction parameters and the last archive. */
 export interface HistoryMeta {
@@ -109,12 +109,15 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
 
   // A crash mid-write can leave a last line without "\n". Move those bytes aside so the next
   // record starts on a fresh line instead of fusing with them.
-  const repairTornTail = async (handle: RawFile) => {
+  // Where this store's own last append ended: when the file still ends there, its tail is intact.
+  let knownEnd: number | undefined;
+
+  const repairTornTail = async (handle: RawFile): Promise<number> => {
     const { size } = await handle.stat();
-    if (size === 0) return;
+    if (size === 0 || size === knownEnd) return size;
     const last = Buffer.alloc(1);
     await handle.read(last, 0, 1, size - 1);
-    if (last[0] === 0x0a) return;
+    if (last[0] === 0x0a) return size;
     let start = size;
     const chunk = Buffer.alloc(64 * 1024);
     while (start > 0) {
@@ -134,14 +137,14 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
     await handle.truncate(start);
     await handle.sync();
     logger.warn({ path, asidePath, bytes: torn.length }, "moved a torn last history line aside");
+    return start;
   };
 
   /** Opens messages.jsonl for appending (creating it), with any torn tail already moved aside. */
-  const openForAppend = async (): Promise<RawFile> => {
+  const openForAppend = async (): Promise<{ handle: RawFile; size: number }> => {
     const handle = await openRawFile(path, "a+");
     try {
-      await repairTornTail(handle);
-      return handle;
+      return { handle, size: await repairTornTail(handle) };
     } catch (error) {
       await handle.close();
       throw error;
@@ -155,7 +158,9 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
 
   const readMeta = async (): Promise<HistoryMeta> => {
     try {
-      const parsed = JSON.parse(await readFile(metaPath, "utf8")) as Partial<HistoryMeta>;
+      const text = await readTextFileIfExists(metaPath);
+      if (text === undefined) return emptyMeta();
+      const parsed = JSON.parse(text) as Partial<HistoryMeta>;
       return { ...emptyMeta(), ...parsed, pinnedSkillIds: parsed.pinnedSkillIds ?? [] };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return emptyMeta();
@@ -184,7 +189,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
       }
       const data = Buffer.from(messages.map((message) => `${JSON.stringify(message)}\n`).join(""));
       await withLock(async () => {
-        const handle = await openForAppend();
+        const { handle, size } = await openForAppend();
         try {
           let offset = 0;
           while (offset < data.length) {
@@ -193,6 +198,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
           }
           // fdatasync: the data and the new size are durable; an mtime update need not be.
           await handle.datasync();
+          knownEnd = size + data.length;
         } finally {
           await handle.close();
         }
@@ -226,7 +232,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
       const keepLast = Math.max(0, compactOptions.keepLast);
       // Phase 1: snapshot under the lock.
       const older = await withLock(async () => {
-        await (await openForAppend()).close();
+        await (await openForAppend()).handle.close();
         const { messages } = await readAll();
         return messages.length > keepLast ? messages.slice(0, messages.length - keepLast) : [];
       });
@@ -235,7 +241,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
       const summary = await compactOptions.summarize(older);
       // Phase 3: re-apply against the file as it is now, keeping anything appended meanwhile.
       return withLock(async () => {
-        await (await openForAppend()).close();
+        await (await openForAppend()).handle.close();
         const { messages: current, malformed } = await readAll();
         if (malformed.length > 0) {
           throw new DowncityError(
@@ -263,6 +269,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
         };
         const body = [summaryMessage, ...kept].map((message) => `${JSON.stringify(message)}\n`).join("");
         await writeFileAtomic(path, body);
+        knownEnd = undefined;
         const meta = await readMeta();
         await writeFileAtomic(
           metaPath,

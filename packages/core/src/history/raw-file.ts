@@ -45,3 +45,13 @@ export async function openRawFile(path: string, flags: string): Promise<RawFile>
     close: () => closeAsync(fd),
   };
 }
+
+/** Reads a UTF-8 file through the callback API (no FileHandle); undefined when it does not exist. */
+export async function readTextFileIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await readFileAsync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
