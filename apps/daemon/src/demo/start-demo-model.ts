@@ -36,8 +36,10 @@ export function demoReply(call: ScriptedCall): ScriptedReply {
       };
     }
     const output = String(result.output ?? "").trim();
+    const command = /\[tool-call shell_exec (\{[\s\S]*?\})\]/.exec(previous?.text ?? "")?.[1];
+    const ran = command ? String(parseToolResult(command).command ?? "it") : "it";
     return {
-      text: `I ran it in the shell (exit code ${String(result.exit_code)}). Output:\n${output || "(nothing)"}`,
+      text: `I ran \`${ran}\` in the shell (exit code ${String(result.exit_code)}). Output:\n${output || "(nothing)"}`,
     };
   }
   const text = last.text;
