@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { basename, isAbsolute, join, resolve } from "node:path";
 import { budgetOutput } from "../output/budget-output.js";
 import { buildChildEnv } from "../process/build-child-env.js";
 import { readProcessStartTime } from "../process/process-tree.js";
@@ -34,6 +34,9 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
   const stateDir = resolve(options.stateDir ?? join(rootDir, ".downcity", "shell"));
   const now = options.now ?? Date.now;
   const shellFile = options.shell ?? (existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh");
+  // bash sources ~/.bashrc when its stdin is a socket (as Node's pipes are); user rc files then run
+  // for every command (pyenv/nvm init, prompts, locks), so the engine's shells never read them.
+  const shellFlags = basename(shellFile) === "bash" ? ["--norc", "--noprofile"] : [];
   const limits = {
     maxSessions: options.limits?.maxSessions ?? 64,
     protectedRecent: options.limits?.protectedRecent ?? 8,
@@ -226,7 +229,7 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
     });
     session.start({
       file: shellFile,
-      args: ["-c", fields.command],
+      args: [...shellFlags, "-c", fields.command],
       env,
       stdin: fields.stdin,
       cols: fields.cols,
