@@ -48,7 +48,7 @@ export async function startDaemonDetached(
   let child: ReturnType<typeof spawn>;
   try {
     // A smaller young generation keeps a long-lived, mostly idle daemon's memory low; GC cost stays small.
-    const nodeFlags = ["--max-semi-space-size=4"];
+    const nodeFlags = ["--max-semi-space-size=2"];
     child = spawn(process.execPath, [...nodeFlags, options.entry ?? daemonEntry(env), paths.rootDir], {
       cwd: paths.rootDir,
       env: env as NodeJS.ProcessEnv,
