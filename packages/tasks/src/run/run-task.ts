@@ -17,6 +17,8 @@ export interface RunTaskOptions {
   logger: Logger;
   /** Called once run.json says `running`. */
   onStart?: (record: TaskRunRecord) => void;
+  /** True once shutdown marked this run interrupted: a late finish must not overwrite that record. */
+  isInterrupted?: () => boolean;
 }
 
 /** The finished run, and the announcement still on its way to the notify context. */
@@ -88,7 +90,9 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskOutcome> 
     }
     const result = await runtime.send({ contextId, text: input, messageId: runId });
     output = result.text;
-    await writeFile(join(dir, "output.md"), output.endsWith("\n") || !output ? output : `${output}\n`);
+    if (!options.isInterrupted?.()) {
+      await writeFile(join(dir, "output.md"), output.endsWith("\n") || !output ? output : `${output}\n`);
+    }
     record.status = "succeeded";
   } catch (error) {
     const code = DowncityError.isInstance(error) ? error.code : "INTERNAL";
@@ -97,11 +101,19 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskOutcome> 
     record.error = { code, message };
     const stack =
       error instanceof Error && error.stack ? `\n\n## Stack\n\n\`\`\`\n${error.stack}\n\`\`\`\n` : "";
-    await writeFile(
-      join(dir, "error.md"),
-      `# Task run ${record.status}\n\ncode: ${code}\n\n${message}\n${stack}`,
-    ).catch(() => undefined);
+    if (!options.isInterrupted?.())
+      await writeFile(
+        join(dir, "error.md"),
+        `# Task run ${record.status}\n\ncode: ${code}\n\n${message}\n${stack}`,
+      ).catch(() => undefined);
     logger.warn({ taskId: task.id, runId, code, message }, "task run failed");
+  }
+  if (options.isInterrupted?.()) {
+    logger.warn(
+      { taskId: task.id, runId, status: record.status },
+      "task run ended after shutdown marked it interrupted; run.json keeps interrupted",
+    );
+    return { record: { ...record, status: "interrupted" }, announced: Promise.resolve() };
   }
   const text = announcement(task, record, output);
   record.endedAt = options.now().toISOString();

@@ -13,6 +13,8 @@ import type { TaskSchedulerEvent } from "./task-scheduler-event.js";
 export interface ActiveTaskRun {
   runId: string;
   record?: TaskRunRecord;
+  /** Set when shutdown marked the run interrupted. */
+  interrupted?: boolean;
   done: Promise<TaskRunRecord>;
 }
 
@@ -124,6 +126,7 @@ export function createTaskRunLauncher(options: {
           scheduledFor,
           now: () => clock.now(),
           logger,
+          isInterrupted: () => active.interrupted === true,
           onStart: (record) => {
             active.record = record;
             resolveStarted({ ...record });
@@ -219,6 +222,7 @@ export function createTaskRunLauncher(options: {
       if (graceTimer) clearTimeout(graceTimer);
       for (const run of running.values()) {
         if (!run.record) continue;
+        run.interrupted = true;
         logger.warn({ taskId: run.record.taskId, runId: run.runId }, "task run interrupted by shutdown");
         await writeInterruptedRun(
           run.record,

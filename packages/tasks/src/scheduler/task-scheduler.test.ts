@@ -241,7 +241,11 @@ describe("task scheduler: runs", () => {
       status: "interrupted",
       error: { code: "RUN_INTERRUPTED" },
     });
+    // The model answers after shutdown: that late finish must not overwrite the interrupted record.
     gate.open();
+    await fx.runtime.close();
+    await scheduler.idle();
+    expect(await readRun("report", started.runId)).toMatchObject({ status: "interrupted" });
   });
 
   it("marks a run left running by a dead process as interrupted at start", async () => {
