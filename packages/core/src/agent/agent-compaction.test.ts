@@ -99,6 +99,22 @@ describe("runtime compaction and context-window recovery", () => {
     const loaded = await small.send({ contextId: "d", text: "what did I say?" });
     expect(loaded.text).toContain("old message 3");
     await small.close();
+
+    // By count: the newest `count` messages out of view, archived ones included.
+    const scripted3 = createScriptedModel([
+      "sum",
+      { toolCalls: [{ toolName: "chat_load_history", input: { count: 2 } }] },
+      (call) => call.messages.at(-1)?.text ?? "",
+    ]);
+    const byCount = createAgentRuntime({ rootDir: root, model: scripted3.model, history: { keepLast: 4 } });
+    await byCount.history("e").append(seed(10));
+    const counted = await byCount.send({ contextId: "e", text: "more?" });
+    // Compaction kept "old message 9" and the new question in view and archived old 0-8.
+    expect(counted.text).toContain("old message 7");
+    expect(counted.text).toContain("old message 8");
+    expect(counted.text).not.toContain("old message 6");
+    expect(counted.text).toContain('"found":9');
+    await byCount.close();
   });
 
   it("exposes contextId and requestId to tools and log lines through AsyncLocalStorage", async () => {
