@@ -1,3 +1,7 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Tool, ToolExecutionOptions } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { childPids, everythingStdio, growingServerEntry, until } from "../testing/everything-server.js";
@@ -257,6 +261,46 @@ describe("createMcpManager over stdio (server-everything)", () => {
     expect(delays[3]).toBeGreaterThan(delays[0] ?? 0);
     await manager.close();
     expect(childPids().filter((pid) => !before.has(pid))).toEqual([]);
+  });
+
+  it("retries a server that fails its first connect with backoff until it comes up", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "mcp-late-"));
+    const entry = join(dir, "late-server.mjs");
+    const manager = track(
+      createMcpManager({
+        servers: { late: { type: "stdio", command: process.execPath, args: [entry] } },
+        reconnect: { initialDelayMs: 100, maxDelayMs: 400 },
+      }),
+    );
+    // The script does not exist yet: node exits at once, so the first connect fails.
+    const [first] = await manager.connect();
+    expect(first).toMatchObject({ status: "error", error: expect.stringMatching(/Connection closed/) });
+    expect(first?.nextRetryAt).toBeDefined();
+    await until(() => (manager.status()[0]?.retries ?? 0) >= 2, 5000, "two automatic retries");
+    // The server appears (installed, typo fixed): the next automatic retry connects without reconnect().
+    await writeFile(entry, `await import(${JSON.stringify(pathToFileURL(growingServerEntry).href)});\n`);
+    await until(() => manager.status()[0]?.status === "ready", 5000, "automatic connect");
+    expect(manager.status()[0]).not.toHaveProperty("nextRetryAt");
+    expect(Object.keys(manager.tools())).toEqual(["mcp__late__add-tool"]);
+    // A manual reconnect starts over: the retry count is reset.
+    expect((await manager.reconnect("late")).retries).toBe(0);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("reconnect(name) of a server in error tries at once and keeps retrying after another failure", async () => {
+    const manager = track(
+      createMcpManager({
+        servers: { missing: { type: "stdio", command: "/nonexistent/mcp-server-binary" } },
+        reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
+      }),
+    );
+    const [first] = await manager.connect();
+    expect(first).toMatchObject({ status: "error", retries: 1, nextRetryAt: expect.any(String) });
+    const started = Date.now();
+    const again = await manager.reconnect("missing");
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(again).toMatchObject({ status: "error", error: expect.stringMatching(/ENOENT/), retries: 1 });
+    expect(again.nextRetryAt).toBeDefined();
   });
 
   it("reconnect(name) replaces the connection and rejects unknown names", async () => {

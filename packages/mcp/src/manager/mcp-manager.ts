@@ -26,7 +26,7 @@ export interface McpManagerOptions {
   callTimeoutMs?: number;
   /** Base for relative stdio `cwd` and the default cwd of stdio servers; default `process.cwd()`. */
   baseDir?: string;
-  /** Backoff of reconnects after a lost connection; default 500 ms doubling up to 30 s; `false` disables. */
+  /** Backoff of automatic retries after a failed or lost connection; default 500 ms doubling up to 30 s; `false` disables. */
   reconnect?: { initialDelayMs?: number; maxDelayMs?: number } | false;
   /** How long a stdio server gets to exit after its stdin closes before SIGTERM; default 500 ms. */
   closeGraceMs?: number;
@@ -51,7 +51,7 @@ export interface McpManager {
   /** Connects every enabled server concurrently; resolves when each is ready or failed, never rejects. */
   connect(): Promise<McpServerStatus[]>;
   status(): McpServerStatus[];
-  /** Closes and reconnects one server; throws NOT_FOUND for an unknown name. */
+  /** Closes and reconnects one server at once (resetting its retry count); throws NOT_FOUND for an unknown name. */
   reconnect(name: string): Promise<McpServerStatus>;
   /** The current tools of every ready (or reconnecting) server, built fresh for a run. */
   tools(): ToolSet;

@@ -6,7 +6,7 @@ import { type McpToolResult, mcpErrorResult, toMcpToolResult } from "../tools/mc
 import { createTransport, type ServerTransport } from "./create-transport.js";
 import type { McpServerState, McpServerStatus } from "./mcp-server-status.js";
 
-/** Backoff of automatic reconnects after a lost connection; `false` turns them off. */
+/** Backoff of automatic reconnects after a failed connect or a lost connection; `false` turns them off. */
 export type ReconnectPolicy = { initialDelayMs: number; maxDelayMs: number } | false;
 
 /** Everything one server connection needs from its manager. */
@@ -24,7 +24,7 @@ export interface ServerConnectionOptions {
   onTools: (reason: "connect" | "list-changed") => void;
 }
 
-/** One supervised MCP server: connects, lists tools, follows list changes, reconnects when lost. */
+/** One supervised MCP server: connects, lists tools, follows list changes, retries when it fails or is lost. */
 export interface ServerConnection {
   readonly name: string;
   status(): McpServerStatus;
@@ -209,7 +209,8 @@ export function createServerConnection(options: ServerConnectionOptions): Server
       const message = `${describe(connectError)}${tail ? ` (stderr: ${lastLine(tail)})` : ""}`;
       logger.warn({ server: name, error: message }, "mcp server failed to connect");
       setState("error", message);
-      if (automatic) scheduleRetry();
+      // A server that never came up (not started yet, a typo being fixed) is retried like a lost one.
+      scheduleRetry();
       return status();
     }
     if (current.generation !== generation || shutDown) return status();
