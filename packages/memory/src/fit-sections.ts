@@ -4,7 +4,11 @@ export interface PromptSection {
   lines: string[];
   /** `head` keeps the first lines (hand-ordered profiles), `tail` the newest (appended memory). */
   keep: "head" | "tail";
+  /** Per-line relevance (same length as `lines`); relevant lines are kept first, within half the section's share. */
+  relevance?: number[];
 }
+
+const maxRelevantLines = 12;
 
 const render = (title: string, lines: string[]) => `${title}\n${lines.join("\n")}`;
 
@@ -40,20 +44,37 @@ export function fitSections(sections: PromptSection[], budget: number): string[]
 function trimSection(section: PromptSection, budget: number): string | undefined {
   const full = render(section.title, section.lines);
   if (full.length <= budget) return full;
-  const ordered = section.keep === "head" ? section.lines : [...section.lines].reverse();
-  const kept: string[] = [];
-  let used = section.title.length + 1;
+  const { lines } = section;
   const note = (omitted: number) =>
     `(${omitted} more line${omitted === 1 ? "" : "s"} omitted; use memory_search)`;
-  for (const line of ordered) {
-    const omittedAfter = ordered.length - kept.length - 1;
-    const reserve = omittedAfter > 0 ? note(omittedAfter).length + 1 : 0;
-    if (used + line.length + 1 + reserve > budget) break;
-    kept.push(line);
-    used += line.length + 1;
+  const kept = new Set<number>();
+  // The note's longest form is reserved up front, so whatever is kept, the note fits.
+  let used = section.title.length + 1 + note(lines.length).length + 1;
+  const cost = (index: number) => (lines[index] as string).length + 1;
+  const relevance = section.relevance;
+  if (relevance) {
+    const limit = used + Math.floor((budget - used) / 2);
+    const ranked = lines
+      .map((_, index) => index)
+      .filter((index) => (relevance[index] ?? 0) > 0)
+      .sort((a, b) => (relevance[b] ?? 0) - (relevance[a] ?? 0) || b - a);
+    for (const index of ranked.slice(0, maxRelevantLines)) {
+      if (used + cost(index) > limit) continue;
+      kept.add(index);
+      used += cost(index);
+    }
   }
-  if (kept.length === 0) return undefined;
-  const omitted = section.lines.length - kept.length;
-  const lines = section.keep === "head" ? [...kept, note(omitted)] : [note(omitted), ...kept.reverse()];
-  return render(section.title, lines);
+  const natural = lines.map((_, index) => index);
+  if (section.keep === "tail") natural.reverse();
+  for (const index of natural) {
+    if (kept.has(index)) continue;
+    if (used + cost(index) > budget) break;
+    kept.add(index);
+    used += cost(index);
+  }
+  if (kept.size === 0) return undefined;
+  const inOrder = natural.filter((index) => kept.has(index)).sort((a, b) => a - b);
+  const text = inOrder.map((index) => lines[index] as string);
+  const omitted = note(lines.length - kept.size);
+  return render(section.title, section.keep === "head" ? [...text, omitted] : [omitted, ...text]);
 }

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createHistoryStore, type HistoryMessage } from "@downcity/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { contextMemoryFiles, profileFiles } from "./memory-files.js";
 import { createMemoryPromptProvider } from "./memory-prompt-provider.js";
@@ -12,9 +13,16 @@ afterEach(async () => {
   await Promise.all(roots.splice(0).map((root) => rm(root, { recursive: true, force: true })));
 });
 
+const said = (id: string, role: "user" | "assistant", text: string): HistoryMessage => ({
+  id,
+  role,
+  parts: [{ type: "text", text }],
+  metadata: { createdAt: "2025-01-01T00:00:00.000Z" },
+});
+
 const promptContext = (rootDir: string) => ({ rootDir, contextId, requestId: "r1", toolNames: [] });
 
-async function project(entryCount: number) {
+async function project(entryCount: number, special: Record<number, string> = {}) {
   const rootDir = await mkdtemp(join(tmpdir(), "downcity-memory-provider-"));
   roots.push(rootDir);
   const profile = profileFiles(rootDir);
@@ -29,7 +37,7 @@ async function project(entryCount: number) {
   const entries = Array.from({ length: entryCount }, (_, index) => ({
     id: `m-${index}`,
     kind: "fact" as const,
-    text: `Fact number ${index} about the project, padded to a realistic length.`,
+    text: special[index] ?? `Fact number ${index} about the project, padded to a realistic length.`,
     sources: [`u${index}`],
     createdAt: "2025-01-01T00:00:00.000Z",
     via: "extract" as const,
@@ -69,6 +77,50 @@ describe("createMemoryPromptProvider", () => {
     // Small profile sections are never starved by a large memory.
     expect(messages[0]).toContain("Prefers concise answers.");
     expect(messages[1]).toContain("Timezone");
+  });
+
+  it("keeps older entries relevant to the latest user message next to the newest ones", async () => {
+    const rootDir = await project(200, {
+      5: "The deploy key of the staging cluster lives in Vault under ops/deploy.",
+    });
+    const history = createHistoryStore({ dir: join(rootDir, "history") });
+    await history.append([
+      said("u1", "user", "Hi there"),
+      said("a1", "assistant", "Hello! How can I help about the project?"),
+      said("u2", "user", "Where is the deploy key for staging?"),
+    ]);
+    const budgetChars = 1500;
+    const withHistory = await createMemoryPromptProvider({
+      rootDir,
+      budgetChars,
+      history: () => history,
+    }).provide(promptContext(rootDir));
+    const messages = withHistory?.messages as string[];
+    expect(messages.reduce((sum, message) => sum + message.length, 0)).toBeLessThanOrEqual(budgetChars);
+    const memory = messages[2] as string;
+    expect(memory).toContain("Vault under ops/deploy");
+    expect(memory).toContain("Fact number 199 ");
+    // Oldest first: the relevant old entry comes before the newest ones.
+    expect(memory.indexOf("Vault")).toBeLessThan(memory.indexOf("Fact number 199 "));
+    // Words every entry shares ("the", "project") make nothing relevant: without a rare match, only the newest stay.
+    await history.append(said("u3", "user", "Tell me about the project"));
+    const generic = await createMemoryPromptProvider({
+      rootDir,
+      budgetChars,
+      history: () => history,
+      relevanceMessages: 1,
+    }).provide(promptContext(rootDir));
+    expect(generic?.messages?.[2]).not.toContain("Vault");
+    // Without history the provider keeps only the newest.
+    const plain = await createMemoryPromptProvider({ rootDir, budgetChars }).provide(promptContext(rootDir));
+    expect(plain?.messages?.[2]).not.toContain("Vault");
+    // A history that cannot be read fails open.
+    const broken = await createMemoryPromptProvider({
+      rootDir,
+      budgetChars,
+      history: () => ({ read: () => Promise.reject(new Error("disk gone")) }),
+    }).provide(promptContext(rootDir));
+    expect(broken?.messages?.[2]).toContain("Fact number 199 ");
   });
 
   it("adds nothing for a context without memory or profile", async () => {

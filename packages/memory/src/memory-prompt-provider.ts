@@ -1,6 +1,7 @@
-import { definePromptProvider, type PromptProvider } from "@downcity/core";
+import { definePromptProvider, type HistoryStore, messageText, type PromptProvider } from "@downcity/core";
 import { readTextFile } from "./context-memory.js";
 import { fitSections } from "./fit-sections.js";
+import { lineRelevance } from "./line-relevance.js";
 import { contextMemoryFiles, profileFiles } from "./memory-files.js";
 
 /** Options of `createMemoryPromptProvider`. */
@@ -8,6 +9,14 @@ export interface MemoryPromptProviderOptions {
   rootDir: string;
   /** Most characters the provider adds to a run's system prompt (config `memory.promptBudgetChars`, default 6000). */
   budgetChars?: number;
+  /**
+   * The history of a context (the daemon passes `runtime.history`). When given and the context's
+   * memory exceeds its share, older entries that share rare words with the latest user messages
+   * are kept next to the newest ones.
+   */
+  history?: (contextId: string) => Pick<HistoryStore, "read">;
+  /** How many of the latest history messages make up the relevance query (default 6; user messages only). */
+  relevanceMessages?: number;
 }
 
 const provenanceComment = / ?<!-- memory \{[^>]*\} -->/g;
@@ -33,14 +42,17 @@ export function createMemoryPromptProvider(options: MemoryPromptProviderOptions)
         readTextFile(profile.other),
         readTextFile(contextMemoryFiles(options.rootDir, context.contextId).primary),
       ]);
+      const memoryLines = lines(memory);
+      const query = await recentUserText(options, context.contextId);
       const messages = fitSections(
         [
           { title: "Long-term profile (.downcity/profile/Primary.md):", lines: lines(primary), keep: "head" },
           { title: "Profile notes (.downcity/profile/other.md):", lines: lines(other), keep: "head" },
           {
             title: "Long-term memory of this conversation (oldest first; memory_search finds more):",
-            lines: lines(memory),
+            lines: memoryLines,
             keep: "tail",
+            ...(query ? { relevance: lineRelevance(memoryLines, query) } : {}),
           },
         ],
         budget,
@@ -48,4 +60,18 @@ export function createMemoryPromptProvider(options: MemoryPromptProviderOptions)
       return messages.length > 0 ? { messages } : undefined;
     },
   });
+}
+
+/** The text of the latest user messages of a context; empty when there is no history option or it cannot be read. */
+async function recentUserText(options: MemoryPromptProviderOptions, contextId: string): Promise<string> {
+  if (!options.history) return "";
+  try {
+    const recent = await options.history(contextId).read({ last: options.relevanceMessages ?? 6 });
+    return recent
+      .filter((message) => message.role === "user")
+      .map((message) => messageText(message))
+      .join("\n");
+  } catch {
+    return "";
+  }
 }

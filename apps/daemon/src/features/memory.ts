@@ -38,6 +38,7 @@ export const memoryFeature: Feature = {
       promptProviders: [
         createMemoryPromptProvider({
           rootDir,
+          history: (contextId) => runtime.history(contextId),
           ...(settings?.promptBudgetChars ? { budgetChars: settings.promptBudgetChars } : {}),
         }),
       ],
