@@ -18,7 +18,11 @@ export function budgetOutput(output: OutputBuffer, maxChars: number): BudgetedOu
     if (text.length <= maxChars) return { text, truncated: false };
   }
   const head = output.read(0, Math.floor(maxChars * 0.2));
-  const tail = output.read(Math.max(head.end, total - Math.floor(maxChars * 0.8)), maxChars);
+  let tailFrom = Math.max(head.end, total - Math.floor(maxChars * 0.8));
+  // Start the tail on a character boundary (skip at most three UTF-8 continuation bytes).
+  const probe = output.read(tailFrom, 8).bytes;
+  for (let index = 0; index < 3 && ((probe[index] ?? 0) & 0xc0) === 0x80; index++) tailFrom++;
+  const tail = output.read(tailFrom, maxChars);
   const headText = renderText(head.bytes, output.logPath);
   const tailText = renderText(tail.bytes, output.logPath);
   const from = head.end;

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -35,14 +36,14 @@ export interface ShellSnapshot {
 /** Writes a snapshot atomically (temp file + rename) into the session folder. */
 export function writeSnapshotFile(dir: string, snapshot: ShellSnapshot): void {
   const target = join(dir, "snapshot.json");
-  const temp = join(dir, `.snapshot.${process.pid}.tmp`);
+  const temp = tempPath(dir);
   writeFileSync(temp, `${JSON.stringify(snapshot, null, 2)}\n`);
   renameSync(temp, target);
 }
 
 /** Writes a snapshot atomically without blocking the event loop (temp file + rename). */
 export async function writeSnapshotFileAsync(dir: string, snapshot: ShellSnapshot): Promise<void> {
-  const temp = join(dir, `.snapshot.${process.pid}.tmp`);
+  const temp = tempPath(dir);
   await writeFile(temp, `${JSON.stringify(snapshot, null, 2)}\n`);
   await rename(temp, join(dir, "snapshot.json"));
 }
@@ -55,4 +56,9 @@ export function readSnapshotFile(dir: string): ShellSnapshot | undefined {
   } catch {
     return undefined;
   }
+}
+
+// Unique per write: two session objects (a live one and one restored for a lookup) may save the same folder.
+function tempPath(dir: string): string {
+  return join(dir, `.snapshot.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
 }

@@ -1,0 +1,54 @@
+import { budgetOutput } from "../output/budget-output.js";
+import { type ShellExecInput, shellExecInput } from "../shell-inputs.js";
+import type { ShellExecResult } from "../shell-results.js";
+import type { SessionFactory } from "./create-session-factory.js";
+import { parseInput } from "./parse-input.js";
+import type { ShellCallOptions } from "./shell-engine.js";
+
+/** `shell_exec`: runs a command to completion (stdin /dev/null unless given) and returns budgeted output. */
+export async function execCommand(
+  spawnSession: SessionFactory,
+  input: ShellExecInput,
+  call: ShellCallOptions | undefined,
+): Promise<ShellExecResult> {
+  const args = parseInput(shellExecInput, input, "shell_exec");
+  const session = await spawnSession(
+    {
+      command: args.command,
+      cwd: args.cwd,
+      env: args.env,
+      tty: args.tty,
+      mode: "exec",
+      serviceName: null,
+      notify: false,
+      stdin: args.stdin === undefined ? "ignore" : "pipe",
+      cols: 200,
+      rows: 50,
+      timeoutMs: args.timeout_ms,
+    },
+    call,
+  );
+  if (args.stdin !== undefined && !session.isFinal) {
+    try {
+      session.write(args.stdin, true);
+    } catch {
+      // The command exited before reading its input; its result says what happened.
+    }
+  }
+  await session.whenFinal();
+  const budgeted = budgetOutput(session.output, args.max_output_chars);
+  session.deliveredCursor = session.output.bytesTotal;
+  const s = session.snapshot;
+  return {
+    shell_id: session.id,
+    status: s.status,
+    exit_code: s.exit_code,
+    signal: s.signal,
+    duration_ms: Math.max(0, Date.parse(s.ended_at ?? s.started_at) - Date.parse(s.started_at)),
+    output: budgeted.text,
+    truncated: budgeted.truncated,
+    bytes_total: session.output.bytesTotal,
+    log_path: session.logPath,
+    ...(s.error ? { error: s.error } : {}),
+  };
+}

@@ -1,0 +1,26 @@
+import type { ShellSession } from "../session/shell-session.js";
+import { ShellError } from "../shell-error.js";
+
+// How far back from the newest byte a pattern is searched.
+const PATTERN_WINDOW = 262144;
+
+/** Compiles a caller's regex (multiline), as INVALID_INPUT naming the field when it is malformed. */
+export function compilePattern(pattern: string, field: string): RegExp {
+  try {
+    return new RegExp(pattern, "m");
+  } catch (error) {
+    throw new ShellError(
+      "INVALID_INPUT",
+      `${field}: not a valid regular expression (${(error as Error).message}); escape special characters`,
+    );
+  }
+}
+
+/** Tells whether output after `cursor` (its last 256 KiB, colours stripped) matches `pattern`. */
+export function patternSeen(session: ShellSession, pattern: RegExp, cursor: number): boolean {
+  const total = session.output.bytesTotal;
+  if (total <= cursor) return false;
+  const from = Math.max(cursor, total - PATTERN_WINDOW);
+  const slice = session.output.read(from, total - from);
+  return pattern.test(slice.bytes.toString("utf8").replace(/\x1b\[[0-?]*[ -/]*[@-~]/g, ""));
+}
