@@ -22,6 +22,7 @@ export function createTaskFolderWatcher(options: {
   let root: FSWatcher | undefined;
   let debounce: NodeJS.Timeout | undefined;
   let closed = false;
+  let synced = false;
 
   const changed = () => {
     if (closed || debounce) return;
@@ -71,6 +72,7 @@ export function createTaskFolderWatcher(options: {
           folders.delete(name);
         }
       }
+      let added = false;
       for (const name of wanted) {
         if (folders.has(name)) continue;
         const watcher = open(
@@ -79,7 +81,12 @@ export function createTaskFolderWatcher(options: {
           () => folders.delete(name),
         );
         if (watcher) folders.set(name, watcher);
+        added = true;
       }
+      // A task.md written between the scan and the new folder watch would go unseen until the
+      // periodic re-scan: scan once more after watching a folder that appeared since the last sync.
+      if (added && synced) changed();
+      synced = true;
     },
     close() {
       closed = true;

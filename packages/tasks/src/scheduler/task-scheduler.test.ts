@@ -375,6 +375,30 @@ describe("task scheduler: task files", () => {
     expect(await fx.runDirs("report")).toHaveLength(1);
   });
 
+  it("picks up a task folder created empty and filled a moment later, without the periodic re-scan", async () => {
+    const scheduler = fx.scheduler({ watch: true, rescanIntervalMs: 3_600_000 });
+    await scheduler.start();
+    expect(scheduler.status().tasks).toBe(0);
+    const folder = join(fx.rootDir, ".downcity", "task", "late");
+    const reloads = () => fx.events.filter((event) => event.type === "tasks-reload").length;
+    const before = reloads();
+    await mkdir(folder);
+    await vi.waitFor(() => expect(reloads()).toBeGreaterThan(before)); // scanned: a folder without task.md yet
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(scheduler.status().tasks).toBe(0);
+    await writeFile(join(folder, "task.md"), taskText({ title: "L", when: "20 9 * * *" }));
+    await vi.waitFor(() => expect(scheduler.status().tasks).toBe(1));
+    expect(fx.clock.nextTimerAt()?.toISOString()).toBe("2025-06-01T09:20:00.000Z");
+    // Created and written back to back (the usual `mkdir && write`), too.
+    await mkdir(join(fx.rootDir, ".downcity", "task", "quick"));
+    await writeFile(
+      join(fx.rootDir, ".downcity", "task", "quick", "task.md"),
+      taskText({ title: "Q", when: "10 9 * * *" }),
+    );
+    await vi.waitFor(() => expect(scheduler.status().tasks).toBe(2));
+    expect(fx.clock.nextTimerAt()?.toISOString()).toBe("2025-06-01T09:10:00.000Z");
+  });
+
   it("reports malformed task files (path, field, reason) and keeps the others", async () => {
     await fx.writeTask("good", taskText({ title: "G", when: "0 9 * * *" }));
     const bad = await fx.writeTask("bad", taskText({ title: "B", when: "0 99 * * *" }));
