@@ -114,3 +114,30 @@ describe("shell_exec", () => {
     expect((missing as ShellError).code).toBe("SESSION_NOT_FOUND");
   });
 });
+
+describe("shell_exec edges", () => {
+  test("relative cwd starts at the root", async () => {
+    temp = createTempEngine();
+    await temp.engine.exec({ command: "mkdir -p sub/dir" });
+    const result = await temp.engine.exec({ command: "pwd", cwd: "sub/dir" });
+    expect(result.output.trim()).toBe(join(temp.rootDir, "sub/dir"));
+  });
+
+  test("a background child holding the pipe open does not hold up the result past the drain cap", async () => {
+    temp = createTempEngine();
+    const began = Date.now();
+    const result = await temp.engine.exec({ command: "sleep 30 & echo hi" });
+    expect(result).toMatchObject({ status: "exited", exit_code: 0, output: "hi\n" });
+    expect(Date.now() - began).toBeLessThan(4000);
+  });
+
+  test("truncated output never splits a multibyte character", async () => {
+    temp = createTempEngine();
+    const result = await temp.engine.exec({
+      command: "for i in $(seq 1 400); do printf 'é€😀'; done",
+      max_output_chars: 1001,
+    });
+    expect(result.truncated).toBe(true);
+    expect(result.output).not.toContain("\ufffd");
+  });
+});
