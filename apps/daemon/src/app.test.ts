@@ -167,6 +167,45 @@ describe("HTTP hardening (app.inject)", () => {
     expect(control.json().error.field).toBe("action");
   });
 
+  it("rejects context ids whose history folder name would not fit on disk (400, never a failed run)", async () => {
+    const long = "x".repeat(300);
+    const colons = ":".repeat(100);
+    for (const [url, body] of [
+      ["/api/chat/send", { text: "hi", contextId: long }],
+      ["/api/chat/send", { text: "hi", contextId: colons }],
+      ["/api/services/command", { service: "shell", action: "list", contextId: long }],
+      ["/api/services/command", { service: "chat", action: "history", payload: { contextId: long } }],
+    ] as const) {
+      const response = await send({ url, body });
+      expect(response.statusCode, JSON.stringify(body).slice(0, 80)).toBe(400);
+      expect(response.json().error.field).toMatch(/contextId$/);
+      expect(response.json().error.message).toContain("255 bytes");
+    }
+    for (const url of [
+      `/api/chat/history?contextId=${long}`,
+      `/api/chat/events?contextId=${encodeURIComponent(colons)}`,
+    ]) {
+      const response = await send({ url });
+      expect(response.statusCode, url.slice(0, 40)).toBe(400);
+      expect(response.json().error.field).toBe("contextId");
+    }
+    const nul = await send({ url: "/api/chat/send", body: { text: "hi", contextId: "a\u0000b" } });
+    expect(nul.statusCode).toBe(400);
+    expect(nul.json().error.field).toBe("contextId");
+  });
+
+  it("names the body when it is not a JSON object (400)", async () => {
+    for (const payload of ["null", '"text"', "[1]", "42"]) {
+      const response = await send({
+        url: "/api/chat/send",
+        headers: { "content-type": "application/json" },
+        payload,
+      });
+      expect(response.statusCode, payload).toBe(400);
+      expect(response.json().error).toMatchObject({ code: "INVALID_INPUT", field: "body" });
+    }
+  });
+
   it("answers malformed JSON and wrong content types with 4xx, not 500", async () => {
     const broken = await send({
       url: "/api/chat/send",

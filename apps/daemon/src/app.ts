@@ -40,7 +40,16 @@ export function buildDaemonApp(options: DaemonAppOptions): FastifyInstance {
   registerErrorHandler(app, logger);
   registerRequestGuard(app, { token: options.token, publicPaths: ["/api/health"] });
   const streams = createEventStreams();
-  app.addHook("preClose", async () => streams.closeAll());
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+    streams.closeAll();
+  });
+  // Idle keep-alive sockets are closed at close(); busy ones are told to close after their reply,
+  // so a client holding a connection open cannot delay shutdown until the keep-alive timeout.
+  app.addHook("onSend", async (_request, reply) => {
+    if (closing) reply.header("connection", "close");
+  });
   app.addHook("onResponse", async (request, reply) => {
     logger.debug(
       {

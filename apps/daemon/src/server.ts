@@ -11,6 +11,7 @@ import {
   loadConfig,
   processStartTime,
   type ToolSource,
+  withRequestContext,
 } from "@downcity/core";
 import { createShellEngine } from "@downcity/shell";
 import { createShellTools } from "@downcity/shell/ai";
@@ -66,7 +67,8 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
   const paths = daemonPaths(rootDir);
   const { config } = await loadConfig(rootDir, { env });
   const fileLogger = options.logger ? undefined : createFileLogger({ logsDir: paths.logsDir });
-  const logger = options.logger ?? (fileLogger?.logger as Logger);
+  // Every line written inside a run (runtime, tools, features, services) carries its contextId and requestId.
+  const logger = withRequestContext(options.logger ?? (fileLogger?.logger as Logger));
   let releaseLock: (() => Promise<void>) | undefined;
   try {
     await mkdir(paths.debugDir, { recursive: true });
@@ -194,7 +196,10 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
             logger.warn(errorFields(error), "shutdown step failed");
           }
         }
+        // Backstop: the replies of finished runs have had their chance; drop what still hangs on.
+        const backstop = setTimeout(() => app.server.closeAllConnections(), 2000);
         await appClosed;
+        clearTimeout(backstop);
         unwire();
         await registry.stopAll();
         await removeDaemonMeta(rootDir, process.pid);

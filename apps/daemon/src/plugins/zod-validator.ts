@@ -14,6 +14,14 @@ function describe(error: z.ZodError, what: string) {
       { field: `${prefix}${keys[0]}`, cause: error },
     );
   }
+  const first = error.issues[0];
+  if (first && first.path.length === 0) {
+    // The whole body (or query) has the wrong shape: name the part, not "(root)".
+    return new DowncityError("INVALID_INPUT", `Invalid ${what}: ${first.message}; send a JSON object`, {
+      field: what,
+      cause: error,
+    });
+  }
   return errorFromZod(error, { what });
 }
 

@@ -63,3 +63,20 @@ describe("daemonStatus", () => {
     expect(await daemonStatus({ rootDir: dir })).toMatchObject({ running: false, staleCleaned: true });
   });
 });
+
+describe("daemonStatus of leftovers", () => {
+  let dir: string;
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it("cleans a pid file without daemon.json even when its pid is alive (reused)", async () => {
+    dir = await mkdtemp(join(tmpdir(), "dc-status-"));
+    await mkdir(daemonPaths(dir).debugDir, { recursive: true });
+    await writeFile(daemonPaths(dir).pidFile, `${process.pid}\n`);
+    expect(await daemonStatus({ rootDir: dir })).toMatchObject({
+      running: false,
+      pid: process.pid,
+      staleCleaned: true,
+    });
+    expect(existsSync(daemonPaths(dir).pidFile)).toBe(false);
+  });
+});

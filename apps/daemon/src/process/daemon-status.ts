@@ -21,9 +21,9 @@ export async function daemonStatus(options: { rootDir: string }): Promise<Daemon
     return found ? { running: false, staleCleaned: true } : { running: false };
   }
   const meta = found.meta && found.meta.pid === found.pid ? found.meta : undefined;
-  if (!isProcessAlive(found.pid, meta?.pidStartTime ?? null) || !meta) {
-    // A pid file without its meta is a daemon still starting (or one that crashed while starting).
-    if (!meta && isProcessAlive(found.pid)) return { running: false, pid: found.pid };
+  // daemon.json is written before daemon.pid, so a pid file without a matching meta is a leftover
+  // (its pid may even belong to another process by now): never trust it, clean it.
+  if (!meta || !isProcessAlive(found.pid, meta.pidStartTime ?? null)) {
     await removeDaemonMeta(options.rootDir, found.pid);
     return { running: false, pid: found.pid, staleCleaned: true };
   }

@@ -2,11 +2,10 @@ import type { AgentRuntime, RuntimeEvent } from "@downcity/core";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { contextIdField } from "./context-id-field.js";
 
 /** The context `chat send` uses when none is given. */
 export const defaultContextId = "console:main";
-
-const contextIdField = z.string().min(1).max(512).describe("Conversation id, e.g. console:main");
 
 /** Body of `POST /api/chat/send`. */
 export const chatSendBody = z.strictObject({

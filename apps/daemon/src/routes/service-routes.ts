@@ -2,6 +2,7 @@ import type { ServiceRegistry } from "@downcity/core";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { contextIdField } from "./context-id-field.js";
 
 const serviceField = z.string().min(1).max(100).describe("Service name, see /api/services/list");
 
@@ -16,7 +17,7 @@ export const serviceCommandBody = z.strictObject({
   service: serviceField,
   action: z.string().min(1).max(100),
   payload: z.unknown().optional(),
-  contextId: z.string().min(1).max(512).optional(),
+  contextId: contextIdField.optional(),
 });
 
 /** `GET /api/services/list`, `POST /api/services/control` and `POST /api/services/command`. */

@@ -1,6 +1,7 @@
 import { type AgentRuntime, defineService } from "@downcity/core";
 import { z } from "zod";
 import { defaultContextId } from "../routes/chat-routes.js";
+import { contextIdField } from "../routes/context-id-field.js";
 
 /** The `chat` service: send a message and read history, for the CLI and other hosts. */
 export function createChatService(runtime: AgentRuntime) {
@@ -12,7 +13,7 @@ export function createChatService(runtime: AgentRuntime) {
         description: "Send a message through the console channel and return the reply",
         input: z.strictObject({
           text: z.string().min(1),
-          contextId: z.string().min(1).optional(),
+          contextId: contextIdField.optional(),
           messageId: z.string().min(1).optional(),
         }),
         handler: async (input, context) => {
@@ -29,7 +30,7 @@ export function createChatService(runtime: AgentRuntime) {
       history: {
         description: "The last messages of a context",
         input: z.strictObject({
-          contextId: z.string().min(1).optional(),
+          contextId: contextIdField.optional(),
           last: z.number().int().min(1).max(10000).default(20),
         }),
         handler: async (input, context) => {
