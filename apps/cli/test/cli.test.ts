@@ -83,6 +83,7 @@ describe("usage errors exit 2", () => {
     [["nonsense-command"], "unknown command"],
     [["chat", "send"], "missing required argument 'text'"],
     [["chat", "history", "--last", "many"], "not a number"],
+    [["chat", "history", "--last", "0"], "not a positive integer"],
     [["service", "control", "shell", "explode"], "Allowed choices are start, stop, restart, status"],
     [["service", "command", "shell", "list", "--json-input", "{oops"], "not valid JSON"],
     [["service", "command", "shell", "list", "--json-input", "[1]"], "must be a JSON object"],

@@ -162,10 +162,17 @@ describe.skipIf(!daemonBuilt)("end to end through the built CLI", () => {
     child.stdin.write("bg sleep 0.3; echo done\n");
     await waitFor("agent› started sh_");
     await waitFor("agent› follow-up: 0\n");
+    // An open chat (SSE plus keep-alive connections) must not hold up a graceful stop.
+    const stopStarted = Date.now();
+    const stopped = await cli(["stop", "--json"]);
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(JSON.parse(stopped.stdout)).toMatchObject({ stopped: true, killed: false });
+    expect(Date.now() - stopStarted).toBeLessThan(8000);
     child.stdin.write("/exit\n");
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
     expect(code).toBe(0);
     expect(output.match(/echo: hello stream/g)).toHaveLength(1);
+    expect((await cli(["start"])).code).toBe(0);
     expect((await cli(["restart", "--json"])).code).toBe(0);
     expect((await cli(["status"])).code).toBe(0);
     expect((await cli(["stop"])).code).toBe(0);
@@ -240,6 +247,7 @@ describe.skipIf(!daemonBuilt)("console and agent on/off", () => {
     const home = await mkdtemp(join(tmpdir(), "downcity-console-home-"));
     const project = await mkdtemp(join(tmpdir(), "downcity-console-project-"));
     const cli = (args: string[]) => runBuiltCli(args, { cwd: project, env: { DOWNCITY_HOME: home } });
+    const extra: string[] = [];
     try {
       expect((await cli(["init"])).code).toBe(0);
       expect((await cli(["console", "status"])).code).toBe(3);
@@ -260,12 +268,34 @@ describe.skipIf(!daemonBuilt)("console and agent on/off", () => {
       expect(JSON.parse(status.stdout)).toMatchObject({ running: true, agents: [{ projectRoot: project }] });
       expect((await cli(["status"])).code).toBe(0);
 
+      // Five `agent on` processes at once: every one registered, agents.json valid JSON throughout.
+      const others = await Promise.all(
+        Array.from({ length: 5 }, (_, index) => mkdtemp(join(tmpdir(), `downcity-console-p${index}-`))),
+      );
+      extra.push(...others);
+      for (const run of await Promise.all(others.map((root) => cli(["init", root]))))
+        expect(run.code).toBe(0);
+      const ons = await Promise.all(others.map((root) => cli(["agent", "on", root, "--json"])));
+      for (const run of ons) expect(run.code, run.stderr).toBe(0);
+      const registry = JSON.parse(await readFile(join(home, "console", "agents.json"), "utf8")) as {
+        agents: Array<{ projectRoot: string; pid: number }>;
+      };
+      expect(registry.agents.map((entry) => entry.projectRoot).sort()).toEqual([project, ...others].sort());
+      for (const run of ons) {
+        const { projectRoot, pid: agentPid } = JSON.parse(run.stdout) as { projectRoot: string; pid: number };
+        expect(registry.agents).toContainEqual(expect.objectContaining({ projectRoot, pid: agentPid }));
+      }
+      const offs = await Promise.all(others.map((root) => cli(["agent", "off", root, "--json"])));
+      for (const run of offs)
+        expect(JSON.parse(run.stdout)).toMatchObject({ stopped: true, deregistered: true });
+
       const off = await cli(["agent", "off", "--json"]);
       expect(JSON.parse(off.stdout)).toMatchObject({ stopped: true, deregistered: true, pid });
       expect((await cli(["status"])).code).toBe(3);
       expect(JSON.parse((await cli(["console", "agents", "--json"])).stdout)).toMatchObject({ agents: [] });
     } finally {
-      await cli(["agent", "off"]);
+      await Promise.all([project, ...extra].map((root) => cli(["agent", "off", root])));
+      await Promise.all(extra.map((root) => rm(root, { recursive: true, force: true })));
       await cli(["console", "stop"]);
       await rm(home, { recursive: true, force: true });
       await rm(project, { recursive: true, force: true });

@@ -4,7 +4,7 @@ import { connectDaemon } from "../daemon/connect-daemon.js";
 import { messageRole, messageText } from "../output/message-text.js";
 import { printData } from "../output/print-data.js";
 import { runChatSession } from "./chat-session.js";
-import { parseIntegerValue } from "./parse-option-value.js";
+import { parsePositiveIntegerValue } from "./parse-option-value.js";
 
 /** The context the daemon's console channel uses when neither `--context` nor an agent shell names one. */
 export const defaultChatContextId = "console:main";
@@ -49,7 +49,7 @@ export function registerChatCommand(program: Command, io: CliIo): void {
     .command("history")
     .description("Print a context's persisted messages")
     .option("--context <id>", `context id (default: the agent shell's context, else ${defaultChatContextId})`)
-    .option("--last <n>", "only the last N messages", parseIntegerValue)
+    .option("--last <n>", "only the last N messages", parsePositiveIntegerValue)
     .option("--dir <dir>", "project directory")
     .option("--json", "print the messages as JSON")
     .action(async (options: ChatOptions & { last?: number }, command: Command) => {

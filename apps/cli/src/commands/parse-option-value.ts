@@ -17,6 +17,13 @@ export function parseIntegerValue(value: string): number {
   return number;
 }
 
+/** Parses a positive integer argument (`--last`): 0 would ask for nothing, so it is a usage error. */
+export function parsePositiveIntegerValue(value: string): number {
+  const number = parseIntegerValue(value);
+  if (number < 1) throw new InvalidArgumentError(`"${value}" is not a positive integer.`);
+  return number;
+}
+
 /** Parses a JSON argument (`--json-input`, object- or array-valued options). */
 export function parseJsonValue(value: string): unknown {
   try {
