@@ -130,6 +130,11 @@ describe.skipIf(!daemonBuilt)("end to end through the built CLI", () => {
 
     const help = await cli(["--help"]);
     expect(help.stdout).toMatch(/\n {2}shell /);
+    const derivedHelp = await cli(["shell", "read", "--help"]);
+    expect(derivedHelp.code).toBe(0);
+    expect(derivedHelp.stdout).toContain("Usage: downcity shell read [options] <shell_id>");
+    expect(derivedHelp.stdout).toContain("--json-input <json>");
+    expect(derivedHelp.stdout).toContain("--json");
 
     const stopped = await cli(["stop", "--json"]);
     expect(stopped.code).toBe(0);
