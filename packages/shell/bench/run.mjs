@@ -11,6 +11,8 @@ const MB = 1024 * 1024;
 const rootDir = mkdtempSync(join(tmpdir(), "dc-shell-bench-"));
 const engine = createShellEngine({ rootDir, limits: { logBytes: 256 * MB } });
 const shell = "/bin/bash";
+// The engine runs bash without rc files; the raw baselines do the same so the comparison is fair.
+const shellArgs = (command) => ["--norc", "--noprofile", "-c", command];
 
 const percentile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -29,14 +31,19 @@ const repeat = async (count, run) => {
 
 const rawSpawn = () =>
   new Promise((resolve) => {
-    const child = spawn(shell, ["-c", "true"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(shell, shellArgs("true"), { stdio: ["ignore", "pipe", "pipe"] });
     child.stdout.resume();
     child.stderr.resume();
     child.on("close", resolve);
   });
 const rawPty = () =>
   new Promise((resolve) => {
-    const terminal = spawnPty(shell, ["-c", "true"], { cols: 80, rows: 24, cwd: rootDir, env: process.env });
+    const terminal = spawnPty(shell, shellArgs("true"), {
+      cols: 80,
+      rows: 24,
+      cwd: rootDir,
+      env: process.env,
+    });
     terminal.onData(() => {});
     terminal.onExit(resolve);
   });
@@ -93,7 +100,7 @@ const command = `head -c ${SIZE} /dev/zero`;
 const rawThroughput = await timed(
   () =>
     new Promise((resolve) => {
-      const child = spawn(shell, ["-c", command], { stdio: ["ignore", "pipe", "inherit"] });
+      const child = spawn(shell, shellArgs(command), { stdio: ["ignore", "pipe", "inherit"] });
       const file = createWriteStream(join(rootDir, "raw.log"));
       child.stdout.pipe(file);
       file.on("finish", resolve);
