@@ -12,7 +12,7 @@ import {
 import type { z } from "zod";
 import type { ChannelSender } from "../chat/channel-sender.js";
 import { createChatTools } from "../chat/chat-tools.js";
-import { contextDir, toContextId } from "../context/context-id.js";
+import { contextDir, encodeContextId, toContextId } from "../context/context-id.js";
 import { type RequestContext, runWithRequestContext } from "../context/request-context.js";
 import { DowncityError } from "../errors/downcity-error.js";
 import { errorFromZod } from "../errors/zod-issue-message.js";
@@ -460,7 +460,8 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       if (!parsed.success) return Promise.reject(errorFromZod(parsed.error, { what: "message" }));
       const message = parsed.data;
       try {
-        toContextId(message.contextId);
+        // Validates the id and that its history folder name fits the filesystem.
+        encodeContextId(message.contextId);
       } catch (error) {
         return Promise.reject(error);
       }

@@ -16,7 +16,8 @@ const corpus = [
   "%2F",
   "tg:-100123:thread 5",
   "emoji 😀 中文",
-  "x".repeat(512),
+  "x".repeat(255),
+  "%".repeat(85),
   "CON",
   "a\u202Eb",
   "trailing.",
@@ -33,6 +34,16 @@ describe("encodeContextId", () => {
     const dir = contextDir(root, id);
     expect(resolve(dir).startsWith(join(root, ".downcity", "context") + "/")).toBe(true);
     expect(resolve(dir).split("/").length).toBe(join(root, ".downcity", "context").split("/").length + 1);
+  });
+
+  it("rejects ids whose folder name would not fit a file name, and really creates the longest one", async () => {
+    expect(() => encodeContextId("x".repeat(256))).toThrow(/too long/);
+    expect(() => encodeContextId("é".repeat(43))).toThrow(/258 bytes/);
+    const { mkdtemp, mkdir, rm } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const root = await mkdtemp(join(tmpdir(), "downcity-ctx-"));
+    await mkdir(contextDir(root, "x".repeat(255)), { recursive: true });
+    await rm(root, { recursive: true, force: true });
   });
 
   it("rejects NUL, empty and over-long ids", () => {

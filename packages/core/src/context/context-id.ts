@@ -6,6 +6,8 @@ declare const contextIdBrand: unique symbol;
 export type ContextId = string & { readonly [contextIdBrand]: true };
 
 const maxContextIdLength = 512;
+// One path segment: most filesystems cap a file name at 255 bytes.
+const maxEncodedLength = 255;
 
 /** Validates and brands a context id; rejects empty, over-long and NUL-bearing ids. */
 export function toContextId(value: string, field = "contextId"): ContextId {
@@ -37,6 +39,13 @@ export function encodeContextId(contextId: string): string {
   for (const byte of Buffer.from(contextId, "utf8")) {
     const char = String.fromCharCode(byte);
     out += /[A-Za-z0-9_-]/.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  }
+  if (out.length > maxEncodedLength) {
+    throw new DowncityError(
+      "INVALID_INPUT",
+      `contextId is too long: its folder name would have ${out.length} bytes, more than the ${maxEncodedLength} a file name allows. Use a shorter id (characters outside A-Z, a-z, 0-9, _ and - count three times).`,
+      { field: "contextId" },
+    );
   }
   return out;
 }
