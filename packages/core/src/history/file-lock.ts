@@ -53,6 +53,8 @@ export function isProcessAlive(pid: number, startTime?: string | null): boolean 
   return true;
 }
 
+// The callback API writes through a plain descriptor, cheaper than a fs/promises FileHandle.
+const writeFileExclusive = promisify(writeFile);
 const ownStartTime = processStartTime(process.pid);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
