@@ -70,7 +70,13 @@ describe("SIGKILL while messages are sent, then restart", () => {
     expect(acknowledged.length).toBeGreaterThanOrEqual(6);
     expect(failed.length).toBeGreaterThan(0);
 
-    const afterKill = await daemonStatus({ rootDir });
+    // SIGKILL is delivered asynchronously: the dying process can still be listed for a moment.
+    let afterKill = await daemonStatus({ rootDir });
+    const goneDeadline = Date.now() + 5000;
+    while (afterKill.running && Date.now() < goneDeadline) {
+      await sleep(10);
+      afterKill = await daemonStatus({ rootDir });
+    }
     expect(afterKill).toMatchObject({ running: false, staleCleaned: true, pid: first.pid });
 
     const second = await startDaemonDetached({ rootDir, env: world.env, entry });
