@@ -27,6 +27,16 @@ export function registerLifecycleCommands(program: Command, io: CliIo): void {
     "project directory (default: the nearest folder with downcity.json)",
   ] as const;
 
+  const startAndReport = async (
+    rootDir: string,
+    api: Awaited<ReturnType<typeof loadDaemonApi>>,
+    json: boolean | undefined,
+  ) => {
+    await api.startDaemonDetached({ rootDir });
+    const status = await api.daemonStatus({ rootDir });
+    printData(io, { rootDir, ...status }, { json, human: () => describeStatus(rootDir, status) });
+  };
+
   program
     .command("start")
     .description("Start the project's daemon in the background (.downcity/debug/daemon.{pid,json,log})")
@@ -34,17 +44,7 @@ export function registerLifecycleCommands(program: Command, io: CliIo): void {
     .option("--json", "print the result as JSON")
     .action(async (dir: string | undefined, options: JsonOption) => {
       const rootDir = findProjectRoot(io.cwd, dir);
-      const api = await loadDaemonApi();
-      await api.startDaemonDetached({ rootDir });
-      const status = await api.daemonStatus({ rootDir });
-      printData(
-        io,
-        { rootDir, ...status },
-        {
-          json: options.json,
-          human: () => describeStatus(rootDir, status),
-        },
-      );
+      await startAndReport(rootDir, await loadDaemonApi(), options.json);
     });
 
   program
@@ -79,16 +79,7 @@ export function registerLifecycleCommands(program: Command, io: CliIo): void {
       const rootDir = findProjectRoot(io.cwd, dir);
       const api = await loadDaemonApi();
       await api.stopDaemon({ rootDir });
-      await api.startDaemonDetached({ rootDir });
-      const status = await api.daemonStatus({ rootDir });
-      printData(
-        io,
-        { rootDir, ...status },
-        {
-          json: options.json,
-          human: () => describeStatus(rootDir, status),
-        },
-      );
+      await startAndReport(rootDir, api, options.json);
     });
 
   program
