@@ -1,25 +1,12 @@
 import type { Tool, ToolExecutionOptions } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callTool, resultText } from "../testing/call-tool.js";
 import { startEverythingHttp, until } from "../testing/everything-server.js";
 import type { McpToolResult } from "../tools/mcp-tool-result.js";
 import { createMcpManager, type McpManager } from "./mcp-manager.js";
 
-async function run(
-  tool: Tool | undefined,
-  input: unknown,
-  abortSignal?: AbortSignal,
-): Promise<McpToolResult> {
-  if (!tool?.execute) throw new Error("tool missing");
-  const options: ToolExecutionOptions = {
-    toolCallId: "call-1",
-    messages: [],
-    ...(abortSignal ? { abortSignal } : {}),
-  };
-  return (await tool.execute(input, options)) as McpToolResult;
-}
-
-const text = (result: McpToolResult) =>
-  result.content.map((block) => (block.type === "text" ? String(block.text) : "")).join("");
+const run = callTool;
+const text = resultText;
 
 describe("createMcpManager over Streamable HTTP (server-everything on 127.0.0.1)", () => {
   let server: Awaited<ReturnType<typeof startEverythingHttp>>;

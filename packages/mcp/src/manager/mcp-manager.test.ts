@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Tool, ToolExecutionOptions } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
+import { callTool, resultText } from "../testing/call-tool.js";
 import { childPids, everythingStdio, growingServerEntry, until } from "../testing/everything-server.js";
 import type { McpToolResult } from "../tools/mcp-tool-result.js";
 import { createMcpManager, type McpManager, type McpManagerEvent } from "./mcp-manager.js";
@@ -18,22 +19,8 @@ function track(manager: McpManager): McpManager {
   return manager;
 }
 
-async function run(
-  tool: Tool | undefined,
-  input: unknown,
-  abortSignal?: AbortSignal,
-): Promise<McpToolResult> {
-  if (!tool?.execute) throw new Error("tool missing");
-  const options: ToolExecutionOptions = {
-    toolCallId: "call-1",
-    messages: [],
-    ...(abortSignal ? { abortSignal } : {}),
-  };
-  return (await tool.execute(input, options)) as McpToolResult;
-}
-
-const text = (result: McpToolResult) =>
-  result.content.map((block) => (block.type === "text" ? String(block.text) : "")).join("");
+const run = callTool;
+const text = resultText;
 
 describe("createMcpManager over stdio (server-everything)", () => {
   it("lists tools with the server's JSON Schema and calls echo, structured and long content", async () => {
