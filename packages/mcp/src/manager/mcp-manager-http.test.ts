@@ -1,8 +1,6 @@
-import type { Tool, ToolExecutionOptions } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, resultText } from "../testing/call-tool.js";
 import { startEverythingHttp, until } from "../testing/everything-server.js";
-import type { McpToolResult } from "../tools/mcp-tool-result.js";
 import { createMcpManager, type McpManager } from "./mcp-manager.js";
 
 const run = callTool;

@@ -2,11 +2,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Tool, ToolExecutionOptions } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { callTool, resultText } from "../testing/call-tool.js";
 import { childPids, everythingStdio, growingServerEntry, until } from "../testing/everything-server.js";
-import type { McpToolResult } from "../tools/mcp-tool-result.js";
 import { createMcpManager, type McpManager, type McpManagerEvent } from "./mcp-manager.js";
 
 const managers: McpManager[] = [];
