@@ -484,6 +484,12 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           reject,
         });
       });
+      emit({
+        type: "message-queued",
+        contextId: message.contextId,
+        origin: message.origin,
+        ...(message.messageId ? { messageId: message.messageId } : {}),
+      });
       if (dedupeKey) {
         seen.set(dedupeKey, promise);
         if (seen.size > dedupeWindow) seen.delete(seen.keys().next().value as string);

@@ -1,5 +1,7 @@
 /** Everything a host can observe about runs, as a discriminated union (`<noun>-<action>`). */
 export type RuntimeEvent =
+  /** A message entered a context's queue (a waiting tool such as a sleep can end early on it). */
+  | { type: "message-queued"; contextId: string; messageId?: string; origin: "user" | "internal" }
   | { type: "run-start"; contextId: string; requestId: string; messageIds: string[] }
   | { type: "message-merged"; contextId: string; requestId: string; messageIds: string[]; step: number }
   | { type: "text-delta"; contextId: string; requestId: string; delta: string }
