@@ -1,25 +1,14 @@
 import { readFile } from "node:fs/promises";
+import { parseEnv } from "node:util";
 
-/** Parses dotenv text: `KEY=value`, `export KEY=value`, quotes, `#` comments. */
+/**
+ * Parses dotenv text with Node's own parser (`util.parseEnv`): `KEY=value`, `export KEY=value`,
+ * single, double and backtick quotes, multi-line double-quoted values, `\n` in double quotes,
+ * `#` comments, LF and CRLF line ends.
+ */
 export function parseEnvFile(text: string): Record<string, string> {
   const values: Record<string, string> = {};
-  for (const rawLine of text.split(/\r?\n/)) {
-    const line = rawLine.trim();
-    if (!line || line.startsWith("#")) continue;
-    const match = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
-    if (!match) continue;
-    const key = match[1] as string;
-    let value = (match[2] as string).trim();
-    const quote = value[0];
-    if ((quote === '"' || quote === "'") && value.endsWith(quote) && value.length >= 2) {
-      value = value.slice(1, -1);
-      if (quote === '"') value = value.replace(/\\n/g, "\n").replace(/\\"/g, '"');
-    } else {
-      const hash = value.indexOf(" #");
-      if (hash >= 0) value = value.slice(0, hash).trim();
-    }
-    values[key] = value;
-  }
+  for (const [key, value] of Object.entries(parseEnv(text))) if (value !== undefined) values[key] = value;
   return values;
 }
 
