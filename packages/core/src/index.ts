@@ -30,7 +30,6 @@ export { parseEnvFile } from "./config/env-file.js";
 export { type LoadedConfig, loadConfig, substituteEnv, writeConfigJsonSchema } from "./config/load-config.js";
 export {
   type ContextId,
-  contextDir,
   contextIdFor,
   decodeContextId,
   encodeContextId,
@@ -43,8 +42,9 @@ export {
 } from "./context/request-context.js";
 export { DowncityError, type DowncityErrorCode } from "./errors/downcity-error.js";
 export { errorFromZod } from "./errors/zod-issue-message.js";
-export { syncDirectory, writeFileAtomic } from "./history/atomic-write.js";
-export { acquireFileLock, isProcessAlive, processStartTime } from "./history/file-lock.js";
+export { syncDirectory, writeFileAtomic } from "./fs/atomic-write.js";
+export { acquireFileLock } from "./fs/file-lock.js";
+export { isProcessAlive, processStartTime } from "./process/process-identity.js";
 export { type HistoryMessage, type HistoryMetadata, messageText } from "./history/history-message.js";
 export {
   type CompactionResult,
@@ -55,7 +55,7 @@ export {
   type HistoryStore,
   type HistoryStoreOptions,
 } from "./history/history-store.js";
-export { readTextFileIfExists } from "./history/raw-file.js";
+export { readTextFileIfExists } from "./fs/raw-file.js";
 export { createLaneScheduler, type LaneRunner, type LaneScheduler } from "./lanes/lane-scheduler.js";
 export {
   errorFields,
@@ -64,6 +64,7 @@ export {
   silentLogger,
   withRequestContext,
 } from "./logger/logger.js";
+export { contextDir, type DowncityPaths, downcityPaths } from "./paths/downcity-paths.js";
 export {
   definePromptProvider,
   type PromptContext,

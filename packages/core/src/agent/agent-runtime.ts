@@ -12,7 +12,8 @@ import {
 import type { z } from "zod";
 import type { ChannelSender } from "../chat/channel-sender.js";
 import { createChatTools } from "../chat/chat-tools.js";
-import { contextDir, encodeContextId, toContextId } from "../context/context-id.js";
+import { encodeContextId, toContextId } from "../context/context-id.js";
+import { contextDir } from "../paths/downcity-paths.js";
 import { type RequestContext, runWithRequestContext } from "../context/request-context.js";
 import { DowncityError } from "../errors/downcity-error.js";
 import { errorFromZod } from "../errors/zod-issue-message.js";

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { RequestContext } from "../context/request-context.js";
-import { readTextFileIfExists } from "../history/raw-file.js";
+import { readTextFileIfExists } from "../fs/raw-file.js";
 
 /** The built-in part of every system prompt. */
 export const defaultSystemPrompt = `You are a Downcity agent working inside a project folder on behalf of its users.

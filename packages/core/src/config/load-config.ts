@@ -2,7 +2,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DowncityError } from "../errors/downcity-error.js";
 import { errorFromZod } from "../errors/zod-issue-message.js";
-import { writeFileAtomic } from "../history/atomic-write.js";
+import { writeFileAtomic } from "../fs/atomic-write.js";
 import { type DowncityConfig, downcityConfigJsonSchema, downcityConfigSchema } from "./config-schema.js";
 import { readEnvFile } from "./env-file.js";
 

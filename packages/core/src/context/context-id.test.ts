@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { contextDir, contextIdFor, decodeContextId, encodeContextId } from "./context-id.js";
+import { contextDir } from "../paths/downcity-paths.js";
+import { contextIdFor, decodeContextId, encodeContextId } from "./context-id.js";
 
 const corpus = [
   "..",

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { DowncityError } from "../errors/downcity-error.js";
 
 declare const contextIdBrand: unique symbol;
@@ -74,9 +73,4 @@ export function decodeContextId(encoded: string): ContextId {
     });
   }
   return decoded as ContextId;
-}
-
-/** The `.downcity/context/<encoded>` directory of a context. */
-export function contextDir(rootDir: string, contextId: string): string {
-  return join(rootDir, ".downcity", "context", encodeContextId(contextId));
 }

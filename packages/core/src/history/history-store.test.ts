@@ -104,7 +104,7 @@ describe("createHistoryStore", () => {
     await store.append(message("a"));
     const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 10000)"], { stdio: "ignore" });
     try {
-      const { processStartTime } = await import("./file-lock.js");
+      const { processStartTime } = await import("../process/process-identity.js");
       await new Promise((resolve) => setTimeout(resolve, 50));
       await writeFile(
         join(dir, "messages.lock"),

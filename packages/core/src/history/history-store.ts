@@ -3,11 +3,11 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DowncityError } from "../errors/downcity-error.js";
 import { type Logger, silentLogger } from "../logger/logger.js";
-import { writeFileAtomic } from "./atomic-write.js";
-import { acquireFileLock } from "./file-lock.js";
+import { writeFileAtomic } from "../fs/atomic-write.js";
+import { acquireFileLock } from "../fs/file-lock.js";
 import type { HistoryMessage } from "./history-message.js";
-import { readJsonl, readJsonlTail } from "./jsonl-file.js";
-import { openRawFile, type RawFile, readTextFileIfExists } from "./raw-file.js";
+import { readJsonl, readJsonlTail } from "../fs/jsonl-file.js";
+import { openRawFile, type RawFile, readTextFileIfExists } from "../fs/raw-file.js";
 
 /** `meta.json` of a context's history: pins, compaction parameters and the last archive. */
 export interface HistoryMeta {

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { isProcessAlive, processStartTime } from "./file-lock.js";
+import { isProcessAlive, processStartTime } from "../process/process-identity.js";
 
 describe("isProcessAlive", () => {
   it("knows a running process, a recycled pid and a zombie", async () => {

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { readFileSync, writeFile } from "node:fs";
+import { writeFile } from "node:fs";
 import { readFile, stat, unlink } from "node:fs/promises";
 import { promisify } from "node:util";
 import { DowncityError } from "../errors/downcity-error.js";
+import { isProcessAlive, processStartTime } from "../process/process-identity.js";
 
 /** Who holds a lock file: enough to tell a live holder from a dead or recycled pid. */
 interface LockHolder {
@@ -18,39 +19,6 @@ export interface FileLockOptions {
   timeoutMs?: number;
   /** Called once when a stale lock of a dead holder is broken. */
   onStaleLock?: (holder: LockHolder | null) => void;
-}
-
-/** Fields of /proc/<pid>/stat after the command name, or null off Linux or for a gone process. */
-function procStatFields(pid: number): string[] | null {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return text.slice(text.lastIndexOf(")") + 2).split(" ");
-  } catch {
-    return null;
-  }
-}
-
-/** Reads a process's kernel start time (field 22 of /proc/<pid>/stat), or null off Linux. */
-export function processStartTime(pid: number): string | null {
-  return procStatFields(pid)?.[19] ?? null;
-}
-
-/** True when `pid` runs and, if a start time is known, is still the same process (a zombie is dead). */
-export function isProcessAlive(pid: number, startTime?: string | null): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EPERM") return true;
-    return false;
-  }
-  const fields = procStatFields(pid);
-  // A killed child stays a zombie until its parent reaps it: it holds nothing and never comes back.
-  if (fields && (fields[0] === "Z" || fields[0] === "X")) return false;
-  if (startTime) {
-    const current = fields?.[19] ?? null;
-    if (current !== null && current !== startTime) return false;
-  }
-  return true;
 }
 
 // The callback API writes through a plain descriptor, cheaper than a fs/promises FileHandle.

@@ -1,0 +1,55 @@
+import { join, resolve } from "node:path";
+import { encodeContextId } from "../context/context-id.js";
+
+/** Every location under a project's `.downcity/` folder; the only place that spells the layout out. */
+export interface DowncityPaths {
+  rootDir: string;
+  /** `.downcity/` itself. */
+  stateDir: string;
+  /** `.downcity/context/`: one folder per conversation. */
+  contextsDir: string;
+  /** `.downcity/context/<encoded id>`. */
+  contextDir(contextId: string): string;
+  /** `.downcity/debug/`: pid, lock and meta files of the running daemon. */
+  debugDir: string;
+  /** `.downcity/logs/`: daily JSON-lines logs. */
+  logsDir: string;
+  /** `.downcity/schema/downcity.schema.json`: editor completion for `downcity.json`. */
+  schemaFile: string;
+  /** `.downcity/shell/`: shell session state. */
+  shellDir: string;
+  /** `.downcity/task/`: task definitions and runs. */
+  tasksDir: string;
+  /** `.downcity/profile/`: the agent's long-term memory files. */
+  profileDir: string;
+  /** `.downcity/cache/`: files that can be rebuilt at any time. */
+  cacheDir: string;
+  /** `.downcity/plugins/<name>/`: a plug-in's private state folder. */
+  pluginDir(name: string): string;
+}
+
+/** Resolves the `.downcity/` layout of the project at `rootDir`. */
+export function downcityPaths(rootDir: string): DowncityPaths {
+  const root = resolve(rootDir);
+  const stateDir = join(root, ".downcity");
+  const contextsDir = join(stateDir, "context");
+  return {
+    rootDir: root,
+    stateDir,
+    contextsDir,
+    contextDir: (contextId) => join(contextsDir, encodeContextId(contextId)),
+    debugDir: join(stateDir, "debug"),
+    logsDir: join(stateDir, "logs"),
+    schemaFile: join(stateDir, "schema", "downcity.schema.json"),
+    shellDir: join(stateDir, "shell"),
+    tasksDir: join(stateDir, "task"),
+    profileDir: join(stateDir, "profile"),
+    cacheDir: join(stateDir, "cache"),
+    pluginDir: (name) => join(stateDir, "plugins", name),
+  };
+}
+
+/** The `.downcity/context/<encoded>` directory of a context. */
+export function contextDir(rootDir: string, contextId: string): string {
+  return downcityPaths(rootDir).contextDir(contextId);
+}
