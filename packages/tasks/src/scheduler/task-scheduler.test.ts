@@ -16,6 +16,9 @@ afterEach(async () => {
 const readRun = async (id: string, runId: string) =>
   JSON.parse(await readFile(join(fx.rootDir, ".downcity", "task", id, runId, "run.json"), "utf8"));
 
+// fs.watch delivery and the reload after it can take well over vitest's 1 s default on a busy machine.
+const settled = { timeout: 10_000, interval: 20 };
+
 const internalMessages = async (contextId: string) =>
   (await fx.runtime.history(contextId).read()).filter(
     (message) => message.role === "user" && message.metadata?.origin === "internal",
@@ -55,7 +58,7 @@ describe("task scheduler: timing", () => {
     expect(fx.clock.nextTimerAt()?.toISOString()).toBe("2025-06-01T08:59:30.000Z");
     await fx.writeTask("soon", taskText({ title: "Soon", when: "0 9 * * *" }));
     await fx.clock.advance(30_000);
-    await vi.waitFor(() => expect(scheduler.status().tasks).toBe(2));
+    await vi.waitFor(() => expect(scheduler.status().tasks).toBe(2), settled);
     expect(fx.clock.pending()).toBe(1);
     expect(fx.clock.nextTimerAt()?.toISOString()).toBe("2025-06-01T09:00:00.000Z");
   });
@@ -175,7 +178,7 @@ describe("task scheduler: runs", () => {
     const scheduler = fx.scheduler();
     await scheduler.start();
     await fx.clock.advance(60_000);
-    await vi.waitFor(() => expect(scheduler.status().runsInProgress).toBe(1));
+    await vi.waitFor(() => expect(scheduler.status().runsInProgress).toBe(1), settled);
     await fx.clock.advance(60_000);
     expect(fx.events.filter((event) => event.type === "task-run-skip")).toEqual([
       {
@@ -204,7 +207,7 @@ describe("task scheduler: runs", () => {
     const scheduler = fx.scheduler();
     await scheduler.start();
     await fx.clock.advance(60_000);
-    await vi.waitFor(() => expect(scheduler.status().runsInProgress).toBe(1));
+    await vi.waitFor(() => expect(scheduler.status().runsInProgress).toBe(1), settled);
     const queued = await scheduler.run("report");
     expect(queued.status).toBe("queued");
     const again = await scheduler.run("report");
@@ -356,20 +359,29 @@ describe("task scheduler: task files", () => {
     expect(scheduler.status().nextFireAt).toBe("2025-06-01T09:00:00.000Z");
 
     await writeFile(path, taskText({ title: "R", when: "30 9 * * *" }));
-    await vi.waitFor(() => expect(fx.clock.nextTimerAt()?.toISOString()).toBe("2025-06-01T09:30:00.000Z"));
+    await vi.waitFor(
+      () => expect(fx.clock.nextTimerAt()?.toISOString()).toBe("2025-06-01T09:30:00.000Z"),
+      settled,
+    );
 
     await writeFile(path, taskText({ title: "R", when: "30 9 * * *", status: "paused" }));
-    await vi.waitFor(() => expect(fx.clock.pending()).toBe(0));
+    await vi.waitFor(() => expect(fx.clock.pending()).toBe(0), settled);
 
     await fx.writeTask("added", taskText({ title: "A", when: "15 9 * * *" }));
-    await vi.waitFor(() => expect(fx.clock.nextTimerAt()?.toISOString()).toBe("2025-06-01T09:15:00.000Z"));
+    await vi.waitFor(
+      () => expect(fx.clock.nextTimerAt()?.toISOString()).toBe("2025-06-01T09:15:00.000Z"),
+      settled,
+    );
 
     await rm(join(fx.rootDir, ".downcity", "task", "added"), { recursive: true });
-    await vi.waitFor(() => expect(scheduler.status().tasks).toBe(1));
+    await vi.waitFor(() => expect(scheduler.status().tasks).toBe(1), settled);
     expect(fx.clock.pending()).toBe(0);
 
     await writeFile(path, taskText({ title: "R", when: "45 9 * * *" }));
-    await vi.waitFor(() => expect(fx.clock.nextTimerAt()?.toISOString()).toBe("2025-06-01T09:45:00.000Z"));
+    await vi.waitFor(
+      () => expect(fx.clock.nextTimerAt()?.toISOString()).toBe("2025-06-01T09:45:00.000Z"),
+      settled,
+    );
     await fx.clock.set("2025-06-01T09:45:00Z");
     await scheduler.idle();
     expect(await fx.runDirs("report")).toHaveLength(1);
@@ -383,11 +395,11 @@ describe("task scheduler: task files", () => {
     const reloads = () => fx.events.filter((event) => event.type === "tasks-reload").length;
     const before = reloads();
     await mkdir(folder);
-    await vi.waitFor(() => expect(reloads()).toBeGreaterThan(before)); // scanned: a folder without task.md yet
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await vi.waitFor(() => expect(reloads()).toBeGreaterThan(before), settled); // scanned: a folder without task.md yet
+    // The scan that reported the folder found no task.md in it, so it added nothing.
     expect(scheduler.status().tasks).toBe(0);
     await writeFile(join(folder, "task.md"), taskText({ title: "L", when: "20 9 * * *" }));
-    await vi.waitFor(() => expect(scheduler.status().tasks).toBe(1));
+    await vi.waitFor(() => expect(scheduler.status().tasks).toBe(1), settled);
     expect(fx.clock.nextTimerAt()?.toISOString()).toBe("2025-06-01T09:20:00.000Z");
     // Created and written back to back (the usual `mkdir && write`), too.
     await mkdir(join(fx.rootDir, ".downcity", "task", "quick"));
@@ -395,7 +407,7 @@ describe("task scheduler: task files", () => {
       join(fx.rootDir, ".downcity", "task", "quick", "task.md"),
       taskText({ title: "Q", when: "10 9 * * *" }),
     );
-    await vi.waitFor(() => expect(scheduler.status().tasks).toBe(2));
+    await vi.waitFor(() => expect(scheduler.status().tasks).toBe(2), settled);
     expect(fx.clock.nextTimerAt()?.toISOString()).toBe("2025-06-01T09:10:00.000Z");
   });
 
