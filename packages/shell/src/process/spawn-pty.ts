@@ -1,13 +1,18 @@
 import { randomInt } from "node:crypto";
 import { closeSync, constants as fsConstants, openSync, writeSync } from "node:fs";
+import { createRequire } from "node:module";
 import { constants } from "node:os";
-import { spawn } from "node-pty";
+import type * as NodePty from "@lydell/node-pty";
 import type { ChildCallbacks, ChildHandle, ChildSpawnOptions } from "./child-handle.js";
 
 // Upper bound on waiting for output to drain after the child exited.
 const DRAIN_CAP_MS = 2000;
 // Without a held slave descriptor we cannot send a drain marker; fall back to this much silence.
 const QUIET_MS = 50;
+
+// The native addon loads with the first PTY session, not at import: hosts that never open a PTY
+// never load it, and bundlers leave the module (whose binary is resolved at run time) external.
+const loadPty = (): typeof NodePty => createRequire(import.meta.url)("@lydell/node-pty") as typeof NodePty;
 
 interface PtyInternals {
   ptsName?: string;
@@ -29,9 +34,9 @@ export function spawnPty(
   options: ChildSpawnOptions & { cols: number; rows: number },
   callbacks: ChildCallbacks,
 ): ChildHandle {
-  let terminal: ReturnType<typeof spawn>;
+  let terminal: NodePty.IPty;
   try {
-    terminal = spawn(options.file, options.args, {
+    terminal = loadPty().spawn(options.file, options.args, {
       name: options.env.TERM ?? "xterm-256color",
       cols: options.cols,
       rows: options.rows,
