@@ -86,3 +86,4 @@ export {
   type ServiceState,
   type ServiceSummary,
 } from "./service/service-registry.js";
+export { type FrontMatterSplit, splitFrontMatter } from "./text/front-matter.js";
