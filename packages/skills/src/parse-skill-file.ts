@@ -1,4 +1,4 @@
-import { errorFromZod } from "@downcity/core";
+import { errorFromZod, splitFrontMatter } from "@downcity/core";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { parseAllowedTools } from "./parse-allowed-tools.js";
@@ -34,12 +34,10 @@ export interface ParsedSkillFile {
 /** The outcome of parsing: the skill, or the reason it cannot be used. */
 export type ParseSkillFileResult = { ok: true; skill: ParsedSkillFile } | { ok: false; reason: string };
 
-const frontMatterPattern = /^\uFEFF?---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
-
 /** Parses the text of a `SKILL.md` (YAML front matter between `---` lines, then Markdown). */
 export function parseSkillFile(text: string): ParseSkillFileResult {
-  const match = frontMatterPattern.exec(text);
-  if (!match) {
+  const split = splitFrontMatter(text);
+  if (!split) {
     return {
       ok: false,
       reason:
@@ -48,7 +46,7 @@ export function parseSkillFile(text: string): ParseSkillFileResult {
   }
   let data: unknown;
   try {
-    data = parseYaml(match[1] ?? "");
+    data = parseYaml(split.frontMatter);
   } catch (error) {
     return { ok: false, reason: `malformed YAML front matter: ${(error as Error).message.split("\n")[0]}` };
   }
@@ -67,7 +65,7 @@ export function parseSkillFile(text: string): ParseSkillFileResult {
       description,
       ...(declared === undefined ? {} : { allowedTools: parseAllowedTools(declared) }),
       frontMatter: data as Record<string, unknown>,
-      body: text.slice(match[0].length).replace(/^\s*\n/, ""),
+      body: split.body.replace(/^\s*\n/, ""),
     },
   };
 }

@@ -55,6 +55,18 @@ describe("task files", () => {
     expect(problems("---\ntitle: x\nwhen: 0 9 * * *\n---\n\n")?.[0]).toMatchObject({ field: "body" });
   });
 
+  it("keeps reading the front matter past a value that ends in ---", () => {
+    const text = '---\ntitle: Build ---\nwhen: "@daily"\nnotify: console:main\n---\n\nBuild it.\n';
+    expect(parseTaskFile(text, options).task).toMatchObject({
+      title: "Build ---",
+      when: "@daily",
+      notify: "console:main",
+      body: "Build it.",
+    });
+    const edited = editTaskFile(text, { status: "paused" });
+    expect(parseTaskFile(edited, options).task).toMatchObject({ title: "Build ---", status: "paused" });
+  });
+
   it("edits fields while keeping comments and unknown keys", () => {
     const text = "---\n# owner: ops\ntitle: x\nwhen: 0 9 * * *\nowner: ops\n---\n\nBody stays.\n";
     const edited = editTaskFile(text, { status: "paused", title: "y" });

@@ -1,10 +1,8 @@
-import { DowncityError } from "@downcity/core";
+import { DowncityError, splitFrontMatter } from "@downcity/core";
 import { isMap, parseDocument, stringify } from "yaml";
 import { assertTimeZone, machineTimeZone, parseWhen } from "../schedule/task-when.js";
 import { type TaskDefinition, type TaskFileProblem, taskFrontMatterSchema } from "./task-definition.js";
 import type { TaskId } from "./task-id.js";
-
-const frontMatterPattern = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)([\s\S]*)$/;
 
 /** The front matter fields a caller may write. */
 export interface TaskFileFields {
@@ -23,15 +21,14 @@ export function parseTaskFile(
 ): { task: TaskDefinition; problems?: undefined } | { task?: undefined; problems: TaskFileProblem[] } {
   const { path } = options;
   const problem = (field: string, reason: string) => ({ problems: [{ path, field, reason }] });
-  const match = frontMatterPattern.exec(text);
-  if (!match) {
+  const split = splitFrontMatter(text);
+  if (!split) {
     return problem(
       "front matter",
       "task.md must start with a YAML front matter block between two --- lines (title, when, ...) followed by the instruction",
     );
   }
-  const [, yamlText = "", bodyText = ""] = match;
-  const document = parseDocument(yamlText);
+  const document = parseDocument(split.frontMatter);
   if (document.errors.length > 0) {
     const first = document.errors[0];
     return problem(
@@ -64,7 +61,7 @@ export function parseTaskFile(
       problems.push({ path, field: "timezone", reason: (error as Error).message });
     }
   }
-  const body = bodyText.trim();
+  const body = split.body.trim();
   if (!body)
     problems.push({
       path,
@@ -108,8 +105,8 @@ export function editTaskFile(
   changes: Record<string, string | null | undefined>,
   body?: string,
 ): string {
-  const match = frontMatterPattern.exec(text);
-  if (!match) {
+  const split = splitFrontMatter(text);
+  if (!split) {
     throw new DowncityError(
       "INVALID_INPUT",
       "task.md has no front matter block to edit; fix or recreate it",
@@ -118,8 +115,7 @@ export function editTaskFile(
       },
     );
   }
-  const [, yamlText = "", bodyText = ""] = match;
-  const document = parseDocument(yamlText);
+  const document = parseDocument(split.frontMatter);
   if (document.errors.length > 0 || !isMap(document.contents)) {
     throw new DowncityError(
       "INVALID_INPUT",
@@ -135,6 +131,6 @@ export function editTaskFile(
     else document.set(key, value);
   }
   const newBody =
-    body !== undefined ? `\n${body.trim()}\n` : bodyText.startsWith("\n") ? bodyText : `\n${bodyText}`;
+    body !== undefined ? `\n${body.trim()}\n` : split.body.startsWith("\n") ? split.body : `\n${split.body}`;
   return `---\n${document.toString().trimEnd()}\n---\n${newBody}`;
 }
