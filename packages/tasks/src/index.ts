@@ -11,6 +11,16 @@ export type {
 export { editTaskFile, parseTaskFile, renderTaskFile, type TaskFileFields } from "./definition/task-file.js";
 export { type TaskId, taskIdPattern, toTaskId } from "./definition/task-id.js";
 export {
+  type TaskCreateInput,
+  type TaskUpdateInput,
+  taskCreateInput,
+  taskIdInput,
+  taskListInput,
+  taskRunInput,
+  taskRunsInput,
+  taskUpdateInput,
+} from "./definition/task-inputs.js";
+export {
   formatRunId,
   parseTaskRunContextId,
   runIdPattern,
@@ -36,15 +46,5 @@ export { createTaskScheduler, type TaskScheduler } from "./scheduler/task-schedu
 export type { TaskSchedulerEvent, TaskSchedulerListener } from "./scheduler/task-scheduler-event.js";
 export type { TaskSchedulerOptions } from "./scheduler/task-scheduler-options.js";
 export type { TaskSummary } from "./scheduler/task-summary.js";
-export {
-  type TaskCreateInput,
-  type TaskUpdateInput,
-  taskCreateInput,
-  taskIdInput,
-  taskListInput,
-  taskRunInput,
-  taskRunsInput,
-  taskUpdateInput,
-} from "./surface/task-inputs.js";
 export { createTaskService } from "./surface/task-service.js";
 export { createTaskTools, type TaskToolError } from "./surface/task-tools.js";

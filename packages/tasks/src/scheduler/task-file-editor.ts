@@ -2,10 +2,10 @@ import { DowncityError, toContextId } from "@downcity/core";
 import type { TaskFileProblem, TaskStatus } from "../definition/task-definition.js";
 import { editTaskFile, parseTaskFile, renderTaskFile } from "../definition/task-file.js";
 import { type TaskId, toTaskId } from "../definition/task-id.js";
+import type { TaskCreateInput, TaskUpdateInput } from "../definition/task-inputs.js";
 import { taskFilePath } from "../definition/task-paths.js";
 import { assertTimeZone, parseWhen } from "../schedule/task-when.js";
 import type { TaskStore } from "../store/task-store.js";
-import type { TaskCreateInput, TaskUpdateInput } from "../surface/task-inputs.js";
 import type { TaskClock } from "./task-clock.js";
 
 /** Validated writes of task files: create, update, status changes and removal. */

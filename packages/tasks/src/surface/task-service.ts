@@ -1,5 +1,4 @@
 import { defineService, type ServiceDefinition } from "@downcity/core";
-import type { TaskScheduler } from "../scheduler/task-scheduler.js";
 import {
   taskCreateInput,
   taskIdInput,
@@ -7,7 +6,8 @@ import {
   taskRunInput,
   taskRunsInput,
   taskUpdateInput,
-} from "./task-inputs.js";
+} from "../definition/task-inputs.js";
+import type { TaskScheduler } from "../scheduler/task-scheduler.js";
 
 /**
  * The `task` service: list, create, update, run, pause, resume, delete and runs over HTTP and the

@@ -1,6 +1,5 @@
 import { DowncityError, type RunContext, type ToolSource } from "@downcity/core";
 import { tool } from "ai";
-import type { TaskScheduler } from "../scheduler/task-scheduler.js";
 import {
   taskCreateInput,
   taskIdInput,
@@ -8,7 +7,8 @@ import {
   taskRunInput,
   taskRunsInput,
   taskUpdateInput,
-} from "./task-inputs.js";
+} from "../definition/task-inputs.js";
+import type { TaskScheduler } from "../scheduler/task-scheduler.js";
 
 /** A typed failure as the model sees it, so it can correct the call instead of the run failing. */
 export interface TaskToolError {
