@@ -207,7 +207,7 @@ describe.skipIf(!daemonBuilt)("feature packages through the derived CLI against 
     expect(existsSync(join(project, ".downcity", "task", "bad"))).toBe(false);
   }, 45000);
 
-  test("skills: list shows the fixture skill, load/unload change the context's pinnedSkillIds", async () => {
+  test("skills: list shows the fixture skill, load/unload change the context's pins", async () => {
     type Listing = { skills: Array<{ name: string; path: string; pinnedIn: string[] }>; problems: unknown[] };
     const listing = json<Listing>(await cli(["skills", "list", "--json"]));
     expect(listing.problems).toEqual([]);
@@ -221,7 +221,8 @@ describe.skipIf(!daemonBuilt)("feature packages through the derived CLI against 
     ]);
     const metaPath = join(project, ".downcity", "context", "console%3Askills", "messages", "meta.json");
     const pins = async () =>
-      (JSON.parse(await readFile(metaPath, "utf8")) as { pinnedSkillIds?: string[] }).pinnedSkillIds;
+      (JSON.parse(await readFile(metaPath, "utf8")) as { plugins?: { skills?: { pinned?: string[] } } })
+        .plugins?.skills?.pinned;
 
     const loaded = json(await cli(["skills", "load", "demo", "--context-id", "console:skills", "--json"]));
     expect(loaded).toMatchObject({ changed: true, pinnedSkillIds: ["demo"] });

@@ -18,14 +18,21 @@ export { defaultSystemPrompt } from "./agent/system-prompt.js";
 export type { ChannelSender, OutgoingMessage } from "./chat/channel-sender.js";
 export { type ChatToolsOptions, createChatTools } from "./chat/chat-tools.js";
 export {
+  coreConfigShape,
   type DowncityConfig,
-  downcityConfigJsonSchema,
   downcityConfigSchema,
   type LlmConfig,
   llmConfigSchema,
-  type McpServerConfig,
-  mcpServerConfigSchema,
 } from "./config/config-schema.js";
+export {
+  type ConfigSection,
+  composeConfigSchema,
+  downcityConfigJsonSchema,
+  readConfigSection,
+  type SectionValue,
+  unclaimedConfigSections,
+  unclaimedSectionsError,
+} from "./config/config-sections.js";
 export { parseEnvFile } from "./config/env-file.js";
 export { type LoadedConfig, loadConfig, substituteEnv, writeConfigJsonSchema } from "./config/load-config.js";
 export {
@@ -44,7 +51,7 @@ export { DowncityError, type DowncityErrorCode } from "./errors/downcity-error.j
 export { errorFromZod } from "./errors/zod-issue-message.js";
 export { syncDirectory, writeFileAtomic } from "./fs/atomic-write.js";
 export { acquireFileLock } from "./fs/file-lock.js";
-export { isProcessAlive, processStartTime } from "./process/process-identity.js";
+export { readTextFileIfExists } from "./fs/raw-file.js";
 export { type HistoryMessage, type HistoryMetadata, messageText } from "./history/history-message.js";
 export {
   type CompactionResult,
@@ -55,7 +62,6 @@ export {
   type HistoryStore,
   type HistoryStoreOptions,
 } from "./history/history-store.js";
-export { readTextFileIfExists } from "./fs/raw-file.js";
 export { createLaneScheduler, type LaneRunner, type LaneScheduler } from "./lanes/lane-scheduler.js";
 export {
   errorFields,
@@ -65,6 +71,22 @@ export {
   withRequestContext,
 } from "./logger/logger.js";
 export { contextDir, type DowncityPaths, downcityPaths } from "./paths/downcity-paths.js";
+export { type ContextMeta, type ContextMetaValue, createContextMeta } from "./plugin/context-meta.js";
+export {
+  definePlugin,
+  isPlugin,
+  type Plugin,
+  type PluginContext,
+  type PluginSetup,
+} from "./plugin/define-plugin.js";
+export {
+  type PluginEntry,
+  type PluginHost,
+  type PluginStatus,
+  type SetupPluginsOptions,
+  setupPlugins,
+} from "./plugin/setup-plugins.js";
+export { isProcessAlive, processStartTime } from "./process/process-identity.js";
 export {
   definePromptProvider,
   type PromptContext,

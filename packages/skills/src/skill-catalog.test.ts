@@ -55,7 +55,7 @@ describe("createSkillCatalog", () => {
     });
     await catalog.pinSkill("tg:1", "review");
     const meta = JSON.parse(await readFile(metaPath(project, "tg:1"), "utf8"));
-    expect(meta.pinnedSkillIds).toEqual(["pdf", "review"]);
+    expect(meta.plugins.skills.pinned).toEqual(["pdf", "review"]);
 
     await expect(catalog.unpinSkill("tg:1", "pdf")).resolves.toMatchObject({
       changed: true,
@@ -121,7 +121,7 @@ describe("createSkillCatalog", () => {
       history: () => store,
     });
     await catalog.pinSkill("task-run:t:1", "pdf");
-    expect(JSON.parse(await readFile(join(dir, "meta.json"), "utf8")).pinnedSkillIds).toEqual(["pdf"]);
+    expect(JSON.parse(await readFile(join(dir, "meta.json"), "utf8")).plugins.skills.pinned).toEqual(["pdf"]);
   });
 
   it("never loses a pin or unpin when they race with appends and compaction on other store instances", async () => {
@@ -147,7 +147,9 @@ describe("createSkillCatalog", () => {
     await Promise.all([...more, ...unpins]);
 
     const meta = JSON.parse(await readFile(metaPath(project, "c"), "utf8"));
-    expect(new Set(meta.pinnedSkillIds)).toEqual(new Set(names.filter((name) => !removed.includes(name))));
+    expect(new Set(meta.plugins.skills.pinned)).toEqual(
+      new Set(names.filter((name) => !removed.includes(name))),
+    );
     expect(meta.compaction).toMatchObject({ keepLast: 10 });
     const ids = (await writer.read()).map((message) => message.id);
     for (let index = 0; index < 20; index++) expect(ids).toContain(`n-${index}`);

@@ -2,9 +2,11 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   contextDir,
+  createContextMeta,
   createHistoryStore,
   DowncityError,
   decodeContextId,
+  downcityPaths,
   errorFields,
   type HistoryStore,
   type Logger,
@@ -160,7 +162,11 @@ export function createSkillCatalog(options: SkillCatalogOptions): SkillCatalog {
     return again ? attempt(again) : first;
   };
 
-  const pinnedSkillIds = async (contextId: string) => [...(await history(contextId).meta()).pinnedSkillIds];
+  // Pins live in the context's meta.json under plugins.skills.pinned.
+  const pinsOf = (contextId: string) => createContextMeta(history(contextId), "skills");
+  const pinnedOf = (meta: Record<string, unknown>): string[] =>
+    Array.isArray(meta.pinned) ? meta.pinned.filter((id): id is string => typeof id === "string") : [];
+  const pinnedSkillIds = async (contextId: string) => pinnedOf(await pinsOf(contextId).read());
 
   return {
     roots: options.roots,
@@ -182,24 +188,26 @@ export function createSkillCatalog(options: SkillCatalogOptions): SkillCatalog {
         );
       }
       let changed = false;
-      const meta = await history(contextId).updateMeta((meta) => {
-        if (meta.pinnedSkillIds.includes(name)) return undefined;
+      const meta = await pinsOf(contextId).update((meta) => {
+        const pinned = pinnedOf(meta);
+        if (pinned.includes(name)) return undefined;
         changed = true;
-        return { ...meta, pinnedSkillIds: [...meta.pinnedSkillIds, name] };
+        return { ...meta, pinned: [...pinned, name] };
       });
       touchedContexts.add(contextId);
       if (changed) logger.info({ contextId, skill: name }, "skill pinned");
-      return { contextId, name, changed, pinnedSkillIds: [...meta.pinnedSkillIds] };
+      return { contextId, name, changed, pinnedSkillIds: pinnedOf(meta) };
     },
     async unpinSkill(contextId, name) {
       let changed = false;
-      const meta = await history(contextId).updateMeta((meta) => {
-        if (!meta.pinnedSkillIds.includes(name)) return undefined;
+      const meta = await pinsOf(contextId).update((meta) => {
+        const pinned = pinnedOf(meta);
+        if (!pinned.includes(name)) return undefined;
         changed = true;
-        return { ...meta, pinnedSkillIds: meta.pinnedSkillIds.filter((id) => id !== name) };
+        return { ...meta, pinned: pinned.filter((id) => id !== name) };
       });
       if (changed) logger.info({ contextId, skill: name }, "skill unpinned");
-      return { contextId, name, changed, pinnedSkillIds: [...meta.pinnedSkillIds] };
+      return { contextId, name, changed, pinnedSkillIds: pinnedOf(meta) };
     },
     async loadPinned(contextId) {
       const ids = await pinnedSkillIds(contextId);
@@ -213,9 +221,9 @@ export function createSkillCatalog(options: SkillCatalogOptions): SkillCatalog {
       if (dropped.length > 0) {
         const gone = new Set(dropped.map((pin) => pin.name));
         // Recomputed on the current meta under the history lock, so a concurrent pin is never lost.
-        await history(contextId).updateMeta((meta) => ({
+        await pinsOf(contextId).update((meta) => ({
           ...meta,
-          pinnedSkillIds: meta.pinnedSkillIds.filter((id) => !gone.has(id)),
+          pinned: pinnedOf(meta).filter((id) => !gone.has(id)),
         }));
         for (const pin of dropped)
           logger.warn({ contextId, skill: pin.name, reason: pin.reason }, "dropped a pinned skill");
@@ -224,7 +232,7 @@ export function createSkillCatalog(options: SkillCatalogOptions): SkillCatalog {
     },
     async pinnedContexts() {
       const contextIds = new Set(touchedContexts);
-      const base = join(options.rootDir, ".downcity", "context");
+      const base = downcityPaths(options.rootDir).contextsDir;
       const entries = await readdir(base).catch(() => [] as string[]);
       for (const entry of entries) {
         try {

@@ -72,7 +72,9 @@ describe("skills feature", () => {
     // The model pins a skill with skill_load; the pin lands in the context's messages/meta.json.
     await runtime.send({ contextId: "console:main", text: "release please" });
     expect(offered[0]).toEqual(expect.arrayContaining(["skill_load", "skill_unload"]));
-    expect((await runtime.history("console:main").meta()).pinnedSkillIds).toEqual(["release"]);
+    expect((await runtime.history("console:main").meta()).plugins).toEqual({
+      skills: { pinned: ["release"] },
+    });
 
     // The service pins another one (as `downcity skills load` does); its empty allowed-tools narrows the run.
     offered = [];

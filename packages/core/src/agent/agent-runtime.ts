@@ -13,7 +13,6 @@ import type { z } from "zod";
 import type { ChannelSender } from "../chat/channel-sender.js";
 import { createChatTools } from "../chat/chat-tools.js";
 import { encodeContextId, toContextId } from "../context/context-id.js";
-import { contextDir } from "../paths/downcity-paths.js";
 import { type RequestContext, runWithRequestContext } from "../context/request-context.js";
 import { DowncityError } from "../errors/downcity-error.js";
 import { errorFromZod } from "../errors/zod-issue-message.js";
@@ -21,6 +20,7 @@ import { type HistoryMessage, messageText } from "../history/history-message.js"
 import { createHistoryStore, type HistoryStore } from "../history/history-store.js";
 import { createLaneScheduler } from "../lanes/lane-scheduler.js";
 import { errorFields, type Logger, silentLogger, withRequestContext } from "../logger/logger.js";
+import { contextDir } from "../paths/downcity-paths.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
 import { runPromptProviders } from "../prompt/run-prompt-providers.js";
 import { isContextWindowError } from "./context-window-error.js";

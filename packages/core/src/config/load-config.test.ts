@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { downcityConfigJsonSchema } from "./config-schema.js";
+import { downcityConfigJsonSchema } from "./config-sections.js";
 import { parseEnvFile } from "./env-file.js";
 import { loadConfig, writeConfigJsonSchema } from "./load-config.js";
 
@@ -42,25 +42,19 @@ describe("loadConfig", () => {
       code: "CONFIG_INVALID",
       field: "llm.provider",
     });
-    await write({ services: { chat: { queue: { maxConcurency: 3 } } } });
+    await write({ lanes: { maxConcurency: 3 } });
     await expect(loadConfig(root, { env: {} })).rejects.toMatchObject({
       message: expect.stringContaining("maxConcurency"),
     });
   });
 
-  it("applies defaults and validates MCP servers", async () => {
-    await write({
-      services: { chat: { queue: {} } },
-      mcp: {
-        servers: {
-          everything: { type: "stdio", command: "npx" },
-          remote: { type: "http", url: "http://127.0.0.1:1/mcp" },
-        },
-      },
-    });
+  it("applies core defaults and leaves plug-in sections to their plug-ins", async () => {
+    await write({ lanes: {}, mcp: { servers: { everything: { type: "stdio", command: "npx" } } } });
     const { config } = await loadConfig(root, { env: {} });
-    expect(config.services?.chat?.queue?.maxConcurrency).toBe(4);
-    expect(config.mcp?.servers.everything).toMatchObject({ type: "stdio", args: [], enabled: true });
+    expect(config.lanes?.maxConcurrency).toBe(4);
+    expect(config.plugins).toEqual([]);
+    expect(config.channels).toEqual({});
+    expect(config.mcp).toEqual({ servers: { everything: { type: "stdio", command: "npx" } } });
   });
 
   it("explains a missing or unparsable file", async () => {

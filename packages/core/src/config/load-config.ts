@@ -1,9 +1,11 @@
 import { mkdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { DowncityError } from "../errors/downcity-error.js";
 import { errorFromZod } from "../errors/zod-issue-message.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
-import { type DowncityConfig, downcityConfigJsonSchema, downcityConfigSchema } from "./config-schema.js";
+import { downcityPaths } from "../paths/downcity-paths.js";
+import { type DowncityConfig, downcityConfigSchema } from "./config-schema.js";
+import { type ConfigSection, downcityConfigJsonSchema } from "./config-sections.js";
 import { readEnvFile } from "./env-file.js";
 
 /** A loaded project configuration and where it came from. */
@@ -41,7 +43,10 @@ export function substituteEnv(value: unknown, env: Record<string, string | undef
   return value;
 }
 
-/** Loads `.env` and `downcity.json` from `rootDir`, substitutes `${VAR}` and validates the result. */
+/**
+ * Loads `.env` and `downcity.json` from `rootDir`, substitutes `${VAR}` and validates core's sections;
+ * plug-in sections are validated by `setupPlugins` (see `readConfigSection`).
+ */
 export async function loadConfig(
   rootDir: string,
   options: { env?: Record<string, string | undefined> } = {},
@@ -77,11 +82,13 @@ export async function loadConfig(
   return { config: parsed.data, path, env };
 }
 
-/** Writes the generated JSON Schema to `.downcity/schema/downcity.schema.json`. */
-export async function writeConfigJsonSchema(rootDir: string): Promise<string> {
-  const dir = join(rootDir, ".downcity", "schema");
-  await mkdir(dir, { recursive: true });
-  const path = join(dir, "downcity.schema.json");
-  await writeFileAtomic(path, `${JSON.stringify(downcityConfigJsonSchema(), null, 2)}\n`);
+/** Writes the JSON Schema of core plus `sections` to `.downcity/schema/downcity.schema.json`. */
+export async function writeConfigJsonSchema(
+  rootDir: string,
+  sections: readonly ConfigSection[] = [],
+): Promise<string> {
+  const path = downcityPaths(rootDir).schemaFile;
+  await mkdir(dirname(path), { recursive: true });
+  await writeFileAtomic(path, `${JSON.stringify(downcityConfigJsonSchema(sections), null, 2)}\n`);
   return path;
 }

@@ -20,6 +20,7 @@ export type DowncityErrorCode =
   | "CONFLICT"
   | "UNAUTHORIZED"
   | "FORBIDDEN"
+  | "PLUGIN_FAILED"
   | "INTERNAL";
 
 /** Base error of every Downcity package: a code, a message naming the bad field and the fix, and a cause. */

@@ -74,12 +74,12 @@ describe("createHistoryStore", () => {
       Array.from({ length: 40 }, (_, index) =>
         (index % 2 ? first : second).updateMeta((meta) => ({
           ...meta,
-          pinnedSkillIds: [...meta.pinnedSkillIds, `s${index}`],
+          marks: [...((meta.marks as string[] | undefined) ?? []), `s${index}`],
         })),
       ),
     );
     const meta = await first.meta();
-    expect(new Set(meta.pinnedSkillIds).size).toBe(40);
+    expect(new Set(meta.marks as string[]).size).toBe(40);
   });
 
   it("recovers a stale lock left by a dead process (checked by pid, not age)", async () => {

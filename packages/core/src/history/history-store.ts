@@ -2,16 +2,15 @@ import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DowncityError } from "../errors/downcity-error.js";
-import { type Logger, silentLogger } from "../logger/logger.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { acquireFileLock } from "../fs/file-lock.js";
-import type { HistoryMessage } from "./history-message.js";
 import { readJsonl, readJsonlTail } from "../fs/jsonl-file.js";
 import { openRawFile, type RawFile, readTextFileIfExists } from "../fs/raw-file.js";
+import { type Logger, silentLogger } from "../logger/logger.js";
+import type { HistoryMessage } from "./history-message.js";
 
-/** `meta.json` of a context's history: pins, compaction parameters and the last archive. */
+/** `meta.json` of a context's history: compaction parameters, the last archive and plug-ins' metadata. */
 export interface HistoryMeta {
-  pinnedSkillIds: string[];
   compaction?: { keepLast: number; archivedCount: number; compactedAt: string; reason?: string };
   lastArchiveId?: string;
   [key: string]: unknown;
@@ -69,7 +68,7 @@ function isHistoryMessage(value: unknown): value is HistoryMessage {
   return typeof record.id === "string" && typeof record.role === "string" && Array.isArray(record.parts);
 }
 
-const emptyMeta = (): HistoryMeta => ({ pinnedSkillIds: [] });
+const emptyMeta = (): HistoryMeta => ({});
 
 /** Opens (lazily creating) the history store in `dir`. */
 export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
@@ -161,7 +160,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
       const text = await readTextFileIfExists(metaPath);
       if (text === undefined) return emptyMeta();
       const parsed = JSON.parse(text) as Partial<HistoryMeta>;
-      return { ...emptyMeta(), ...parsed, pinnedSkillIds: parsed.pinnedSkillIds ?? [] };
+      return { ...emptyMeta(), ...parsed };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return emptyMeta();
       throw new DowncityError(

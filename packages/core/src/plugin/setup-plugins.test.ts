@@ -1,0 +1,157 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { tool } from "ai";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createAgentRuntime } from "../agent/agent-runtime.js";
+import { loadConfig } from "../config/load-config.js";
+import { defineService } from "../service/define-service.js";
+import { createServiceRegistry } from "../service/service-registry.js";
+import { createScriptedModel } from "../test/scripted-model.js";
+import { definePlugin } from "./define-plugin.js";
+import { setupPlugins } from "./setup-plugins.js";
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), "downcity-plugins-"));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const weather = definePlugin({
+  name: "weather",
+  version: "1.2.3",
+  config: z.strictObject({ unit: z.enum(["C", "F"]).default("C") }),
+  setup({ config, contextMeta }) {
+    return {
+      tools: [
+        (run) => ({
+          weather_now: tool({
+            inputSchema: z.object({ city: z.string() }),
+            execute: async ({ city }) => {
+              await contextMeta(run.contextId).update((meta) => ({ ...meta, lastCity: city }));
+              return { city, temperature: 21, unit: config.unit };
+            },
+          }),
+        }),
+      ],
+      services: [
+        defineService({
+          name: "weather",
+          actions: { unit: { input: z.object({}), handler: () => ({ unit: config.unit }) } },
+        }),
+      ],
+    };
+  },
+});
+
+describe("setupPlugins", () => {
+  it("wires a plug-in's tools, services and namespaced context metadata from its validated section", async () => {
+    await writeFile(join(root, "downcity.json"), JSON.stringify({ weather: { unit: "F" } }));
+    const { config } = await loadConfig(root, { env: {} });
+    const scripted = createScriptedModel([
+      { toolCalls: [{ toolName: "weather_now", input: { city: "Oslo" } }] },
+      (call) => `it is ${call.messages.at(-1)?.text.match(/"temperature":(\d+)/)?.[1]}`,
+    ]);
+    const runtime = createAgentRuntime({ rootDir: root, model: scripted.model });
+    const registry = createServiceRegistry();
+    const host = await setupPlugins({
+      rootDir: root,
+      config,
+      runtime,
+      registry,
+      logger: { debug() {}, info() {}, warn() {}, error() {} },
+      plugins: [{ source: "./weather.mjs", plugin: weather }],
+    });
+    expect(host.status()).toEqual([
+      { name: "weather", source: "./weather.mjs", version: "1.2.3", state: "loaded" },
+    ]);
+    expect(await registry.invoke("weather", "unit", {})).toEqual({ unit: "F" });
+    const result = await runtime.send({ contextId: "cli:a", text: "weather?" });
+    expect(result.text).toBe("it is 21");
+    const meta = JSON.parse(await readFile(join(runtime.history("cli:a").dir, "meta.json"), "utf8"));
+    expect(meta.plugins).toEqual({ weather: { lastCity: "Oslo" } });
+    await host.close();
+    await runtime.close();
+  });
+
+  it("reports a plug-in that fails to load, validate or set up, and still sets up the others", async () => {
+    await writeFile(
+      join(root, "downcity.json"),
+      JSON.stringify({ weather: { unit: "K" }, quiet: { enabled: false } }),
+    );
+    const { config } = await loadConfig(root, { env: {} });
+    const runtime = createAgentRuntime({ rootDir: root });
+    const registry = createServiceRegistry();
+    const closed: string[] = [];
+    const broken = definePlugin({
+      name: "broken",
+      setup: () => {
+        throw new Error("no API key");
+      },
+    });
+    const quiet = definePlugin({ name: "quiet", setup: () => ({ close: () => void closed.push("quiet") }) });
+    const fine = definePlugin({ name: "fine", setup: () => ({ close: () => void closed.push("fine") }) });
+    const errors: string[] = [];
+    const host = await setupPlugins({
+      rootDir: root,
+      config,
+      runtime,
+      registry,
+      logger: {
+        debug() {},
+        info() {},
+        warn() {},
+        error: (_fields, message) => void errors.push(String(message)),
+      },
+      plugins: [
+        { source: "@acme/missing", loadError: new Error("Cannot find package '@acme/missing'") },
+        { source: "builtin", plugin: weather },
+        { source: "builtin", plugin: broken },
+        { source: "builtin", plugin: quiet },
+        { source: "builtin", plugin: fine },
+      ],
+    });
+    const byName = Object.fromEntries(host.status().map((status) => [status.name, status]));
+    expect(byName["@acme/missing"]).toMatchObject({
+      state: "failed",
+      error: { message: expect.stringContaining("Cannot find") },
+    });
+    expect(byName.weather).toMatchObject({
+      state: "failed",
+      error: { code: "CONFIG_INVALID", field: "weather.unit" },
+    });
+    expect(byName.broken).toMatchObject({ state: "failed", error: { message: "no API key" } });
+    expect(byName.quiet).toMatchObject({ state: "disabled" });
+    expect(byName.fine).toMatchObject({ state: "loaded" });
+    expect(registry.get("weather")).toBeUndefined();
+    expect(errors).toHaveLength(3);
+    await host.close();
+    expect(closed).toEqual(["fine"]);
+    await runtime.close();
+  });
+
+  it("refuses a second plug-in of the same name and a service name already taken", async () => {
+    const runtime = createAgentRuntime({ rootDir: root });
+    const registry = createServiceRegistry();
+    registry.register(defineService({ name: "weather", actions: {} }));
+    const host = await setupPlugins({
+      rootDir: root,
+      config: { plugins: [], channels: {} },
+      runtime,
+      registry,
+      logger: { debug() {}, info() {}, warn() {}, error() {} },
+      plugins: [
+        { source: "a", plugin: weather },
+        { source: "b", plugin: weather },
+      ],
+    });
+    expect(host.status().map((status) => [status.source, status.state, status.error?.code])).toEqual([
+      ["a", "failed", "CONFLICT"],
+      ["b", "failed", "CONFLICT"],
+    ]);
+    await runtime.close();
+  });
+});
