@@ -5,9 +5,9 @@ import { contextDir, createHistoryStore, type HistoryMessage, type LogFields } f
 import { createScriptedModel } from "@downcity/core/test";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemory, type MemoryOptions } from "./create-memory.js";
-import { memoryEntryId } from "./memory-entry.js";
-import { contextMemoryFiles } from "./memory-files.js";
-import { parsePrimaryMarkdown } from "./primary-markdown.js";
+import { memoryEntryId } from "./store/memory-entry.js";
+import { contextMemoryFiles } from "./store/memory-files.js";
+import { parsePrimaryMarkdown } from "./store/primary-markdown.js";
 
 const contextId = "console:main";
 const roots: string[] = [];

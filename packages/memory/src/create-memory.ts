@@ -2,18 +2,18 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { decodeContextId, type HistoryStore, type Logger, silentLogger, toContextId } from "@downcity/core";
 import type { LanguageModel } from "ai";
-import type { CompressionResult } from "./compress-context-memory.js";
-import { loadContextMemory } from "./context-memory.js";
-import { memoryCursor } from "./extract-context-memory.js";
-import { type ForgetInput, forgetEntries } from "./forget-entries.js";
-import { createKeyedLock } from "./keyed-lock.js";
-import type { MemoryEntry } from "./memory-entry.js";
-import { contextMemoryFiles } from "./memory-files.js";
-import { createMemoryMaintainer, type MaintenanceResult } from "./memory-maintainer.js";
-import type { MemoryMeta } from "./memory-meta.js";
-import { readProfileEntries } from "./profile-entries.js";
-import { type RememberInput, rememberEntry } from "./remember-entry.js";
-import { type MemorySearchHit, searchEntries } from "./search-entries.js";
+import { type ForgetInput, forgetEntries } from "./entries/forget-entries.js";
+import { type RememberInput, rememberEntry } from "./entries/remember-entry.js";
+import { type MemorySearchHit, searchEntries } from "./entries/search-entries.js";
+import type { CompressionResult } from "./maintenance/compress-context-memory.js";
+import { memoryCursor } from "./maintenance/extract-context-memory.js";
+import { createMemoryMaintainer, type MaintenanceResult } from "./maintenance/memory-maintainer.js";
+import { loadContextMemory } from "./store/context-memory.js";
+import { createKeyedLock } from "./store/keyed-lock.js";
+import type { MemoryEntry } from "./store/memory-entry.js";
+import { contextMemoryFiles } from "./store/memory-files.js";
+import type { MemoryMeta } from "./store/memory-meta.js";
+import { readProfileEntries } from "./store/profile-entries.js";
 
 /** Options of `createMemory`. */
 export interface MemoryOptions {

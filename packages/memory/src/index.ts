@@ -3,36 +3,44 @@
  * extraction, compression with backups, forget with tombstones), its prompt provider, agent tools
  * and service. Nothing else is public.
  */
-export type { CompressionResult } from "./compress-context-memory.js";
+
 export {
   type ContextMemoryStatus,
   createMemory,
   type Memory,
   type MemoryOptions,
 } from "./create-memory.js";
-export type { ForgetInput } from "./forget-entries.js";
+export type { ForgetInput } from "./entries/forget-entries.js";
+export type { RememberInput } from "./entries/remember-entry.js";
+export type { MemorySearchHit } from "./entries/search-entries.js";
+export type { CompressionResult } from "./maintenance/compress-context-memory.js";
+export type { MaintenanceResult } from "./maintenance/memory-maintainer.js";
+export {
+  createMemoryPromptProvider,
+  type MemoryPromptProviderOptions,
+} from "./prompt/memory-prompt-provider.js";
 export {
   type MemoryEntry,
   type MemoryKind,
   memoryEntryId,
   memoryEntrySchema,
   memoryKinds,
-} from "./memory-entry.js";
+} from "./store/memory-entry.js";
 export {
   type ContextMemoryFiles,
   contextMemoryFiles,
   type ProfileFiles,
   profileFiles,
-} from "./memory-files.js";
-export type { MaintenanceResult } from "./memory-maintainer.js";
-export { type MemoryMeta, memoryMetaSchema } from "./memory-meta.js";
-export { createMemoryPromptProvider, type MemoryPromptProviderOptions } from "./memory-prompt-provider.js";
-export { createMemoryService } from "./memory-service.js";
-export { createMemoryTools, memoryRememberInputSchema, memorySearchInputSchema } from "./memory-tools.js";
+} from "./store/memory-files.js";
+export { type MemoryMeta, memoryMetaSchema } from "./store/memory-meta.js";
 export {
   type PrimaryDocument,
   parsePrimaryMarkdown,
   renderPrimaryMarkdown,
-} from "./primary-markdown.js";
-export type { RememberInput } from "./remember-entry.js";
-export type { MemorySearchHit } from "./search-entries.js";
+} from "./store/primary-markdown.js";
+export { createMemoryService } from "./surface/memory-service.js";
+export {
+  createMemoryTools,
+  memoryRememberInputSchema,
+  memorySearchInputSchema,
+} from "./surface/memory-tools.js";

@@ -5,10 +5,10 @@ import { type AgentRuntime, createAgentRuntime, type LogFields } from "@downcity
 import { createScriptedModel } from "@downcity/core/test";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemory, type Memory } from "./create-memory.js";
-import { contextMemoryFiles } from "./memory-files.js";
-import { createMemoryPromptProvider } from "./memory-prompt-provider.js";
-import { createMemoryTools } from "./memory-tools.js";
-import { parsePrimaryMarkdown } from "./primary-markdown.js";
+import { createMemoryPromptProvider } from "./prompt/memory-prompt-provider.js";
+import { contextMemoryFiles } from "./store/memory-files.js";
+import { parsePrimaryMarkdown } from "./store/primary-markdown.js";
+import { createMemoryTools } from "./surface/memory-tools.js";
 
 const contextId = "console:main";
 const cleanups: Array<() => Promise<void>> = [];

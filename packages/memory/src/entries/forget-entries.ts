@@ -1,9 +1,14 @@
 import { DowncityError, writeFileAtomic } from "@downcity/core";
-import { loadContextMemory, readTextFile, saveContextMeta, saveContextPrimary } from "./context-memory.js";
-import type { KeyedLock } from "./keyed-lock.js";
-import { entryIds, type MemoryEntry, memoryTextKey } from "./memory-entry.js";
-import { contextMemoryFiles, profileFiles } from "./memory-files.js";
-import { parseMemoryLine } from "./primary-markdown.js";
+import {
+  loadContextMemory,
+  readTextFile,
+  saveContextMeta,
+  saveContextPrimary,
+} from "../store/context-memory.js";
+import type { KeyedLock } from "../store/keyed-lock.js";
+import { entryIds, type MemoryEntry, memoryTextKey } from "../store/memory-entry.js";
+import { contextMemoryFiles, profileFiles } from "../store/memory-files.js";
+import { parseMemoryLine } from "../store/primary-markdown.js";
 import { requireContextId } from "./require-context-id.js";
 
 /** Input of `Memory.forget`: one entry by id, or every entry matching all words of `query`. */

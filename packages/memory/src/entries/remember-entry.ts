@@ -1,6 +1,11 @@
 import { DowncityError, writeFileAtomic } from "@downcity/core";
-import { loadContextMemory, readTextFile, saveContextMeta, saveContextPrimary } from "./context-memory.js";
-import type { KeyedLock } from "./keyed-lock.js";
+import {
+  loadContextMemory,
+  readTextFile,
+  saveContextMeta,
+  saveContextPrimary,
+} from "../store/context-memory.js";
+import type { KeyedLock } from "../store/keyed-lock.js";
 import {
   entryIds,
   type MemoryEntry,
@@ -8,9 +13,9 @@ import {
   memoryEntryId,
   memoryTextKey,
   oneLine,
-} from "./memory-entry.js";
-import { contextMemoryFiles, profileFiles } from "./memory-files.js";
-import { parseMemoryLine, renderMemoryLine } from "./primary-markdown.js";
+} from "../store/memory-entry.js";
+import { contextMemoryFiles, profileFiles } from "../store/memory-files.js";
+import { parseMemoryLine, renderMemoryLine } from "../store/primary-markdown.js";
 import { requireContextId } from "./require-context-id.js";
 
 /** Input of `Memory.remember`. */

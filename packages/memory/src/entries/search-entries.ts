@@ -1,4 +1,4 @@
-import { type MemoryEntry, memoryTextKey } from "./memory-entry.js";
+import { type MemoryEntry, memoryTextKey } from "../store/memory-entry.js";
 
 /** A search hit: the entry, where it lives, and how well it matched. */
 export interface MemorySearchHit {

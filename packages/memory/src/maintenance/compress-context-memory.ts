@@ -2,18 +2,18 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { DowncityError, type Logger, writeFileAtomic } from "@downcity/core";
 import type { LanguageModel } from "ai";
-import { compressEntries } from "./compress-entries.js";
 import {
   isTombstoned,
   loadContextMemory,
   readTextFile,
   saveContextMeta,
   saveContextPrimary,
-} from "./context-memory.js";
-import type { KeyedLock } from "./keyed-lock.js";
-import { entryIds, type MemoryEntry, oneLine } from "./memory-entry.js";
-import { contextMemoryFiles } from "./memory-files.js";
-import { renderPrimaryMarkdown } from "./primary-markdown.js";
+} from "../store/context-memory.js";
+import type { KeyedLock } from "../store/keyed-lock.js";
+import { entryIds, type MemoryEntry, oneLine } from "../store/memory-entry.js";
+import { contextMemoryFiles } from "../store/memory-files.js";
+import { renderPrimaryMarkdown } from "../store/primary-markdown.js";
+import { compressEntries } from "./compress-entries.js";
 
 /** What one compression did. */
 export type CompressionResult =

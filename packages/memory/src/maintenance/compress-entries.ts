@@ -1,6 +1,6 @@
 import { generateText, type LanguageModel, Output } from "ai";
 import { z } from "zod";
-import { type MemoryEntry, memoryKinds } from "./memory-entry.js";
+import { type MemoryEntry, memoryKinds } from "../store/memory-entry.js";
 
 /** The structured output the model returns when compressing Primary.md. */
 export const compressionSchema = z.object({

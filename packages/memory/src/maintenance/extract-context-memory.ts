@@ -1,11 +1,16 @@
 import type { HistoryMessage, HistoryStore, Logger } from "@downcity/core";
 import type { LanguageModel } from "ai";
-import { isTombstoned, loadContextMemory, saveContextMeta, saveContextPrimary } from "./context-memory.js";
+import {
+  isTombstoned,
+  loadContextMemory,
+  saveContextMeta,
+  saveContextPrimary,
+} from "../store/context-memory.js";
+import type { KeyedLock } from "../store/keyed-lock.js";
+import { entryIds, type MemoryEntry, memoryEntryId, oneLine } from "../store/memory-entry.js";
+import { contextMemoryFiles } from "../store/memory-files.js";
+import type { MemoryMeta } from "../store/memory-meta.js";
 import { extractEntries } from "./extract-entries.js";
-import type { KeyedLock } from "./keyed-lock.js";
-import { entryIds, type MemoryEntry, memoryEntryId, oneLine } from "./memory-entry.js";
-import { contextMemoryFiles } from "./memory-files.js";
-import type { MemoryMeta } from "./memory-meta.js";
 
 /** Options of `extractContextBatch`. */
 export interface ExtractBatchOptions {

@@ -1,7 +1,7 @@
 import { type HistoryMessage, messageText } from "@downcity/core";
 import { generateText, type LanguageModel, Output } from "ai";
 import { z } from "zod";
-import { memoryKinds } from "./memory-entry.js";
+import { memoryKinds } from "../store/memory-entry.js";
 
 /** The structured output the model returns when extracting memory from a slice of history. */
 export const extractionSchema = z.object({

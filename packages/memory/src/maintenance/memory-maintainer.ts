@@ -1,11 +1,11 @@
 import { DowncityError, errorFields, type HistoryStore, type Logger, toContextId } from "@downcity/core";
 import type { LanguageModel } from "ai";
+import { requireContextId } from "../entries/require-context-id.js";
+import { loadContextMemory, readTextFile, saveContextMeta } from "../store/context-memory.js";
+import type { KeyedLock } from "../store/keyed-lock.js";
+import { contextMemoryFiles } from "../store/memory-files.js";
 import { type CompressionResult, compressContextMemory } from "./compress-context-memory.js";
-import { loadContextMemory, readTextFile, saveContextMeta } from "./context-memory.js";
 import { extractContextBatch } from "./extract-context-memory.js";
-import type { KeyedLock } from "./keyed-lock.js";
-import { contextMemoryFiles } from "./memory-files.js";
-import { requireContextId } from "./require-context-id.js";
 
 /** What one maintenance call did. */
 export type MaintenanceResult =

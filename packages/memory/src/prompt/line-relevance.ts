@@ -1,4 +1,4 @@
-import { memoryTextKey } from "./memory-entry.js";
+import { memoryTextKey } from "../store/memory-entry.js";
 
 /**
  * Scores each line by the rare words it shares with `query` (words found in at most a quarter of

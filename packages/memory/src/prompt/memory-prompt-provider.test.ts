@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHistoryStore, type HistoryMessage } from "@downcity/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { contextMemoryFiles, profileFiles } from "./memory-files.js";
+import { contextMemoryFiles, profileFiles } from "../store/memory-files.js";
+import { renderPrimaryMarkdown } from "../store/primary-markdown.js";
 import { createMemoryPromptProvider } from "./memory-prompt-provider.js";
-import { renderPrimaryMarkdown } from "./primary-markdown.js";
 
 const contextId = "telegram:42";
 const roots: string[] = [];

@@ -1,8 +1,8 @@
 import { definePromptProvider, type HistoryStore, messageText, type PromptProvider } from "@downcity/core";
-import { readTextFile } from "./context-memory.js";
+import { readTextFile } from "../store/context-memory.js";
+import { contextMemoryFiles, profileFiles } from "../store/memory-files.js";
 import { fitSections } from "./fit-sections.js";
 import { lineRelevance } from "./line-relevance.js";
-import { contextMemoryFiles, profileFiles } from "./memory-files.js";
 
 /** Options of `createMemoryPromptProvider`. */
 export interface MemoryPromptProviderOptions {

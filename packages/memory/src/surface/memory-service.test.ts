@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { contextDir, createHistoryStore, createServiceRegistry } from "@downcity/core";
 import { createScriptedModel } from "@downcity/core/test";
 import { afterEach, describe, expect, it } from "vitest";
-import { createMemory } from "./create-memory.js";
+import { createMemory } from "../create-memory.js";
 import { createMemoryService } from "./memory-service.js";
 
 const contextId = "feishu:chat-1";

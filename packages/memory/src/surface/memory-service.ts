@@ -1,7 +1,7 @@
 import { DowncityError, defineService, type ServiceDefinition } from "@downcity/core";
 import { z } from "zod";
-import type { Memory } from "./create-memory.js";
-import { memoryKinds } from "./memory-entry.js";
+import type { Memory } from "../create-memory.js";
+import { memoryKinds } from "../store/memory-entry.js";
 
 const contextIdField = z
   .string()

@@ -1,8 +1,8 @@
 import { messageText, type RunContext, type ToolSource } from "@downcity/core";
 import { tool } from "ai";
 import { z } from "zod";
-import type { Memory } from "./create-memory.js";
-import { memoryKinds } from "./memory-entry.js";
+import type { Memory } from "../create-memory.js";
+import { memoryKinds } from "../store/memory-entry.js";
 
 /** Input of the `memory_remember` tool. */
 export const memoryRememberInputSchema = z.object({
