@@ -1,69 +1,90 @@
 import { timingSafeEqual } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
 import { DowncityError } from "@downcity/core";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
+
+/** What the guard reads of a request; both a fastify request and a plain `node:http` request fit. */
+export interface GuardedRequest {
+  url?: string;
+  headers: IncomingHttpHeaders;
+}
+
+/** Options of `createRequestGuard`. */
+export interface RequestGuardOptions {
+  /** The bearer token every non-public path requires. */
+  token: string;
+  /** Exact paths (query ignored) served without the token, such as `/api/health`. */
+  publicPaths: string[];
+}
+
+/** Checks one request and throws a FORBIDDEN (403) or UNAUTHORIZED (401) `DowncityError` when it may not pass. */
+export type RequestGuard = (request: GuardedRequest) => void;
 
 const loopbackNames = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
-function hostName(host: string): string {
-  if (host.startsWith("[")) return host.slice(0, host.indexOf("]") + 1);
-  const colon = host.lastIndexOf(":");
-  return (colon >= 0 ? host.slice(0, colon) : host).toLowerCase();
+function splitHost(host: string): { name: string; port: string } | undefined {
+  const match = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/i.exec(host);
+  if (!match) return undefined;
+  return { name: (match[1] as string).toLowerCase(), port: match[2] ?? "80" };
 }
 
-function hostPort(host: string): string {
-  const match = /:(\d+)$/.exec(host);
-  return match?.[1] ?? "80";
-}
-
-function tokenMatches(header: string | undefined, token: string): boolean {
-  if (!header?.startsWith("Bearer ")) return false;
-  const given = Buffer.from(header.slice(7).trim());
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-/** Whether a request's Host is a loopback name and its browser Origin (if any) is this same server. */
-export function checkRequestOrigin(request: FastifyRequest): void {
-  const host = request.headers.host ?? "";
-  if (!loopbackNames.has(hostName(host))) {
-    throw new DowncityError(
-      "FORBIDDEN",
-      "The Host header must be a loopback name (127.0.0.1, localhost or [::1])",
-      {
-        field: "host",
-      },
-    );
-  }
-  const origin = request.headers.origin;
-  if (origin === undefined) return;
+// A browser page may call the server only when the page came from it: http, loopback, same port.
+function isSameLoopbackOrigin(origin: string, hostPort: string): boolean {
   let url: URL;
   try {
     url = new URL(origin);
   } catch {
-    throw new DowncityError("FORBIDDEN", "Cross-origin requests are not allowed", { field: "origin" });
+    return false;
   }
   const port = url.port || (url.protocol === "https:" ? "443" : "80");
-  if (url.protocol !== "http:" || !loopbackNames.has(url.hostname) || port !== hostPort(host)) {
-    throw new DowncityError("FORBIDDEN", "Cross-origin requests are not allowed", { field: "origin" });
-  }
+  return url.protocol === "http:" && loopbackNames.has(url.hostname) && port === hostPort;
 }
 
-/** Rejects non-loopback Hosts and foreign Origins (403) and requests without the bearer token (401). */
-export function registerRequestGuard(
-  app: FastifyInstance,
-  options: { token: string; publicPaths: string[] },
-): void {
+function forbidden(message: string, field: "host" | "origin"): DowncityError {
+  return new DowncityError("FORBIDDEN", message, { field });
+}
+
+/**
+ * The one rule set of both the daemon and the console server: the Host must be a loopback name
+ * (defeats DNS rebinding), a browser Origin, when sent, must be this same loopback server (no
+ * cross-site page can call it), and every path but the public ones needs the bearer token.
+ */
+export function createRequestGuard(options: RequestGuardOptions): RequestGuard {
   const publicPaths = new Set(options.publicPaths);
-  app.addHook("onRequest", async (request) => {
-    checkRequestOrigin(request);
-    const path = request.url.split("?")[0] ?? "";
+  const expected = Buffer.from(options.token);
+  const tokenMatches = (header: string | undefined): boolean => {
+    if (!header?.startsWith("Bearer ")) return false;
+    const given = Buffer.from(header.slice(7).trim());
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
+  return (request) => {
+    const host = splitHost(request.headers.host ?? "");
+    if (!host || !loopbackNames.has(host.name)) {
+      throw forbidden("The Host header must be a loopback name (127.0.0.1, localhost or [::1])", "host");
+    }
+    const origin = request.headers.origin;
+    if (origin !== undefined && !isSameLoopbackOrigin(origin, host.port)) {
+      throw forbidden(
+        "Cross-origin requests are not allowed: only pages served by this same server may call it",
+        "origin",
+      );
+    }
+    const path = (request.url ?? "/").split("?")[0] ?? "";
     if (publicPaths.has(path)) return;
-    if (!tokenMatches(request.headers.authorization, options.token)) {
+    if (!tokenMatches(request.headers.authorization)) {
       throw new DowncityError(
         "UNAUTHORIZED",
         "Missing or wrong bearer token: send Authorization: Bearer <contents of $DOWNCITY_HOME/token>",
         { field: "authorization" },
       );
     }
+  };
+}
+
+/** Runs the request guard on every request of a fastify app, before routing and body parsing. */
+export function registerRequestGuard(app: FastifyInstance, options: RequestGuardOptions): void {
+  const guard = createRequestGuard(options);
+  app.addHook("onRequest", async (request) => {
+    guard(request);
   });
 }
