@@ -1,36 +1,92 @@
-import { setTimeout as sleep } from "node:timers/promises";
-import { startOpenAICompatibleServer } from "@downcity/core/test";
+import { execFileSync } from "node:child_process";
+import { constants } from "node:fs";
+import { open, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { type ScriptedCall, type ScriptedReply, startOpenAICompatibleServer } from "@downcity/core/test";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { demoReply } from "../src/demo/start-demo-model.js";
 import {
   createDaemonClient,
+  type DaemonClient,
   daemonStatus,
   initProject,
   readToken,
   startDaemonDetached,
   stopDaemon,
 } from "../src/index.js";
+import { readDaemonLog } from "./daemon-log.js";
 import { createTempWorld } from "./temp-project.js";
+import { waitUntil } from "./wait-until.js";
 
-describe("SIGKILL while messages are sent, then restart", () => {
+interface Snapshot {
+  status: string;
+  exit_event: { emitted: boolean; delivered: boolean };
+}
+
+/** Opens a FIFO for writing without blocking: ENXIO until the job's `cat` has it open for reading. */
+async function releaseFifo(path: string): Promise<void> {
+  const handle = await waitUntil(
+    () =>
+      open(path, constants.O_WRONLY | constants.O_NONBLOCK).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === "ENXIO") return undefined;
+        throw error;
+      }),
+    `a reader on ${path}`,
+  );
+  await handle.write("go\n");
+  await handle.close();
+}
+
+const textOf = (message: { parts: Array<{ type: string; text?: string }> }) =>
+  message.parts.map((part) => (part.type === "text" ? (part.text ?? "") : "")).join("");
+
+describe("SIGKILL while messages are sent and shell jobs are pending, then restart", () => {
   const cleanups: Array<() => Promise<void>> = [];
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   });
 
-  it("keeps every acknowledged message and delivers the shell follow-up exactly once", async () => {
+  it("keeps every acknowledged message, marks the running job lost, replays the unacknowledged exit, each followed up exactly once", async () => {
     const world = await createTempWorld("dc-crash-");
     cleanups.push(world.cleanup);
+    const rootDir = world.project();
+    // Two jobs held open by FIFOs: "lost" is still running at the kill; "replayed" is released
+    // first and has exited, but its follow-up run hangs in the model, so its exit is unacknowledged.
+    const fifos = { lost: join(world.base, "lost.fifo"), replayed: join(world.base, "replayed.fifo") };
+    execFileSync("mkfifo", [fifos.lost, fifos.replayed]);
+
+    let holdFollowUps = true;
+    let followUpHeld: (text: string) => void = () => {};
+    const heldFollowUp = new Promise<string>((resolve) => {
+      followUpHeld = resolve;
+    });
+    let releaseHeld: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      releaseHeld = resolve;
+    });
     const model = await startOpenAICompatibleServer({
-      respond: (call) => {
-        const last = call.messages.at(-1)?.text ?? "";
-        if (/background|\[shell-exit\]/.test(last) || call.messages.at(-1)?.role === "tool")
-          return demoReply(call);
+      respond: async (call: ScriptedCall): Promise<ScriptedReply> => {
+        const last = call.messages.at(-1);
+        const text = last?.text ?? "";
+        if (last?.role === "tool") return { text: `started ${String(JSON.parse(text).shell_id)}` };
+        const job = /^start job (lost|replayed)$/.exec(text)?.[1] as keyof typeof fifos | undefined;
+        if (job) {
+          return {
+            toolCalls: [{ toolName: "shell_start", input: { command: `cat '${fifos[job]}'`, yield_ms: 50 } }],
+          };
+        }
+        if (text.includes("[shell-exit]")) {
+          const shellId = /Shell session (\S+)/.exec(text)?.[1] ?? "?";
+          if (holdFollowUps) {
+            followUpHeld(shellId);
+            await released;
+          }
+          return { text: `noted the end of ${shellId}` };
+        }
         return { text: "noted, thanks", chunkSize: 3, delayMs: 5 };
       },
     });
     cleanups.push(() => model.close());
-    const rootDir = world.project();
+    cleanups.push(async () => releaseHeld());
     cleanups.push(() => stopDaemon({ rootDir, graceMs: 1000 }).then(() => {}));
     await initProject(rootDir, {
       llm: { provider: "openai-compatible", model: "scripted", baseURL: model.url },
@@ -40,8 +96,25 @@ describe("SIGKILL while messages are sent, then restart", () => {
     const token = (await readToken(world.env)) as string;
     const client = createDaemonClient({ host: first.host, port: first.port, token });
 
-    const started = await client.chatSend({ text: "start a background job" });
-    expect(started.text).toContain("background job");
+    const startJob = async (job: keyof typeof fifos) => {
+      const reply = await client.chatSend({ contextId: `console:job-${job}`, text: `start job ${job}` });
+      return /^started (\S+)$/.exec(reply.text)?.[1] as string;
+    };
+    const lostId = await startJob("lost");
+    const replayedId = await startJob("replayed");
+    expect(lostId).toMatch(/^sh_/);
+    expect(replayedId).toMatch(/^sh_/);
+    const snapshot = async (shellId: string) =>
+      JSON.parse(
+        await readFile(join(rootDir, ".downcity", "shell", shellId, "snapshot.json"), "utf8"),
+      ) as Snapshot;
+
+    await releaseFifo(fifos.replayed);
+    expect(await heldFollowUp).toBe(replayedId);
+    // The exit is emitted before its snapshot write settles: wait for the final status on disk.
+    await waitUntil(async () => (await snapshot(replayedId)).status === "exited", "the exited snapshot");
+    expect((await snapshot(replayedId)).exit_event).toMatchObject({ emitted: true, delivered: false });
+    expect((await snapshot(lostId)).status).toBe("running");
 
     // Six senders keep sending, each on its own context, until the daemon dies under them; the kill
     // comes after a few acknowledgments (not after a fixed delay, which a loaded machine outruns).
@@ -63,48 +136,65 @@ describe("SIGKILL while messages are sent, then restart", () => {
       }
     };
     const sends = Array.from({ length: 6 }, (_, lane) => sender(lane));
-    const killDeadline = Date.now() + 15000;
-    while (acknowledged.length < 6 && Date.now() < killDeadline) await sleep(5);
+    await waitUntil(() => acknowledged.length >= 6, "six acknowledged messages");
     process.kill(first.pid, "SIGKILL");
     await Promise.all(sends);
-    expect(acknowledged.length).toBeGreaterThanOrEqual(6);
     expect(failed.length).toBeGreaterThan(0);
+    holdFollowUps = false;
+    releaseHeld();
 
     // SIGKILL is delivered asynchronously: the dying process can still be listed for a moment.
-    let afterKill = await daemonStatus({ rootDir });
-    const goneDeadline = Date.now() + 5000;
-    while (afterKill.running && Date.now() < goneDeadline) {
-      await sleep(10);
-      afterKill = await daemonStatus({ rootDir });
-    }
+    const afterKill = await waitUntil(async () => {
+      const status = await daemonStatus({ rootDir });
+      return status.running ? undefined : status;
+    }, "the killed daemon to be gone");
     expect(afterKill).toMatchObject({ running: false, staleCleaned: true, pid: first.pid });
 
     const second = await startDaemonDetached({ rootDir, env: world.env, entry });
     const again = createDaemonClient({ host: second.host, port: second.port, token });
+    // Recovery runs before the daemon reports healthy and logs what it found.
+    const recovered = await waitUntil(
+      async () =>
+        (await readDaemonLog(rootDir, second.pid)).find((line) => line.msg === "shell sessions recovered"),
+      "the recovery log line",
+    );
+    expect(recovered).toMatchObject({ lost: [lostId], replayed: [replayedId] });
+
     for (const { contextId, text } of acknowledged) {
       const { messages } = await again.chatHistory({ contextId, last: 1000 });
-      const texts = messages.map((message) =>
-        message.parts.map((part) => (part.type === "text" ? part.text : "")).join(""),
-      );
-      expect(texts, `${contextId}: ${text}`).toContain(text);
+      expect(messages.map(textOf), `${contextId}: ${text}`).toContain(text);
     }
 
-    const followUps = async () =>
-      (await again.chatHistory({ contextId: "console:main", last: 1000 })).messages.filter(
+    // Recovery is done once both exits are acknowledged: their follow-ups are in history by then.
+    await waitUntil(
+      async () =>
+        (await snapshot(lostId)).exit_event.delivered && (await snapshot(replayedId)).exit_event.delivered,
+      "both exits acknowledged",
+    );
+    expect((await snapshot(lostId)).status).toBe("lost");
+    const notices = async (client: DaemonClient, job: keyof typeof fifos) =>
+      (await client.chatHistory({ contextId: `console:job-${job}`, last: 1000 })).messages.filter(
         (message) => message.metadata?.origin === "internal",
       );
-    const deadline = Date.now() + 15000;
-    while ((await followUps()).length === 0 && Date.now() < deadline) await sleep(100);
-    const notices = await followUps();
-    expect(notices).toHaveLength(1);
-    expect(JSON.stringify(notices[0]?.parts)).toContain("[shell-exit]");
+    const lostNotices = await notices(again, "lost");
+    expect(lostNotices).toHaveLength(1);
+    expect(textOf(lostNotices[0] as never)).toContain(`[shell-exit] Shell session ${lostId}`);
+    expect(textOf(lostNotices[0] as never)).toContain("ended (lost)");
+    const replayedNotices = await notices(again, "replayed");
+    expect(replayedNotices).toHaveLength(1);
+    expect(textOf(replayedNotices[0] as never)).toContain(`[shell-exit] Shell session ${replayedId}`);
 
     await stopDaemon({ rootDir, graceMs: 5000 });
     const third = await startDaemonDetached({ rootDir, env: world.env, entry });
     const last = createDaemonClient({ host: third.host, port: third.port, token });
-    await sleep(500);
-    const { messages } = await last.chatHistory({ contextId: "console:main", last: 1000 });
-    expect(messages.filter((message) => message.metadata?.origin === "internal")).toHaveLength(1);
+    // "daemon listening" is logged after recovery: once it is in the log, a recovery line would be too.
+    const thirdLog = await waitUntil(async () => {
+      const lines = await readDaemonLog(rootDir, third.pid);
+      return lines.some((line) => line.msg === "daemon listening") ? lines : undefined;
+    }, "the third daemon's listening line");
+    expect(thirdLog.filter((line) => line.msg === "shell sessions recovered")).toEqual([]);
+    expect(await notices(last, "lost")).toHaveLength(1);
+    expect(await notices(last, "replayed")).toHaveLength(1);
     await stopDaemon({ rootDir, graceMs: 5000 });
   }, 60000);
 });

@@ -13,6 +13,7 @@ import {
   stopDaemon,
 } from "../src/index.js";
 import { createTempWorld } from "./temp-project.js";
+import { waitUntil } from "./wait-until.js";
 
 describe("end to end: init, start, chat with shell, background follow-up, stop", () => {
   let world: Awaited<ReturnType<typeof createTempWorld>>;
@@ -78,17 +79,12 @@ describe("end to end: init, start, chat with shell, background follow-up, stop",
 
     const background = await client.chatSend({ text: "start a background job" });
     expect(background.text).toContain("background job");
-    const deadline = Date.now() + 15000;
-    while (
-      !events.some(
-        (event) => event.type === "chat-message" && event.text.includes("background job finished"),
-      ) &&
-      Date.now() < deadline
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const followUp = events.find(
-      (event) => event.type === "chat-message" && event.text.includes("background job finished"),
+    const followUp = await waitUntil(
+      () =>
+        events.find(
+          (event) => event.type === "chat-message" && event.text.includes("background job finished"),
+        ),
+      "the background job's follow-up message",
     );
     expect(followUp).toBeDefined();
     expect(followUp && "text" in followUp ? followUp.text : "").toContain("background job done");

@@ -2,7 +2,6 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/test";
 import { tool } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +10,7 @@ import type { Feature } from "../src/features/feature.js";
 import { createDaemonClient, daemonPaths, ensureToken, initProject } from "../src/index.js";
 import { runDaemon } from "../src/server.js";
 import { createTempWorld } from "./temp-project.js";
+import { waitUntil } from "./wait-until.js";
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -163,9 +163,17 @@ describe("runDaemon in-process", () => {
     model.push({ text: slow, chunkSize: 4, delayMs: 30 });
     const callsBefore = model.calls.length;
     const inFlight = client.chatSend({ text: "take your time", contextId: "console:graceful" });
-    while (model.calls.length === callsBefore) await sleep(10);
+    await waitUntil(() => model.calls.length > callsBefore, "the slow turn to reach the model");
     const closing = daemon.close();
-    await sleep(20);
+    // Intake has stopped once a new request is refused (503 while closing, or no listener at all).
+    await waitUntil(
+      () =>
+        client.health().then(
+          () => false,
+          () => true,
+        ),
+      "the daemon to refuse new requests",
+    );
     await expect(client.chatSend({ text: "too late", contextId: "console:late" })).rejects.toBeTruthy();
     const reply = await inFlight;
     expect(reply.text).toBe(slow);
