@@ -45,7 +45,7 @@ describe("daemon benchmarks", () => {
       llm: { provider: "openai-compatible", model: "scripted", baseURL: model.url },
     });
     const config = JSON.parse(readFileSync(`${rootDir}/downcity.json`, "utf8"));
-    config.services = { chat: { queue: { maxConcurrency: 100 } } };
+    config.lanes = { maxConcurrency: 100 };
     await writeFile(`${rootDir}/downcity.json`, JSON.stringify(config));
     // The shipped entry: dist/daemon-main.js, bundled by `tsup` (the bench script builds first).
     cleanups.push(() => stopDaemon({ rootDir, graceMs: 2000 }));
@@ -89,7 +89,7 @@ describe("daemon benchmarks", () => {
     const rootDir = world.project();
     await initProject(rootDir);
     const config = JSON.parse(readFileSync(`${rootDir}/downcity.json`, "utf8"));
-    config.services = { chat: { queue: { maxConcurrency: 100 } } };
+    config.lanes = { maxConcurrency: 100 };
     await writeFile(`${rootDir}/downcity.json`, JSON.stringify(config));
     const scripted = createScriptedModel();
     const turns = 6000;

@@ -1,4 +1,10 @@
-import { type AgentRuntime, type Logger, type ServiceRegistry, silentLogger } from "@downcity/core";
+import {
+  type AgentRuntime,
+  type Logger,
+  type PluginStatus,
+  type ServiceRegistry,
+  silentLogger,
+} from "@downcity/core";
 import Fastify, { type FastifyInstance } from "fastify";
 import { serializerCompiler } from "fastify-type-provider-zod";
 import { registerErrorHandler } from "./plugins/error-handler.js";
@@ -6,6 +12,7 @@ import { registerRequestGuard } from "./plugins/request-guard.js";
 import { zodValidatorCompiler } from "./plugins/zod-validator.js";
 import { chatRoutes, createEventStreams } from "./routes/chat-routes.js";
 import { healthRoute } from "./routes/health-route.js";
+import { pluginRoutes } from "./routes/plugin-routes.js";
 import { serviceRoutes } from "./routes/service-routes.js";
 import { daemonVersion } from "./version.js";
 
@@ -20,6 +27,8 @@ export interface DaemonAppOptions {
   name?: string;
   /** Body limit in bytes [1 MiB]. */
   bodyLimit?: number;
+  /** The plug-ins and their states, for `GET /api/plugins` [none]. */
+  plugins?: () => PluginStatus[];
   /** SSE keep-alive comment interval [15 s]. */
   keepAliveMs?: number;
 }
@@ -71,5 +80,6 @@ export function buildDaemonApp(options: DaemonAppOptions): FastifyInstance {
     ...(options.keepAliveMs ? { keepAliveMs: options.keepAliveMs } : {}),
   });
   app.register(serviceRoutes, { registry: options.registry });
+  app.register(pluginRoutes, { plugins: options.plugins ?? (() => []) });
   return app;
 }

@@ -21,7 +21,7 @@ export { type AgentOnOptions, agentOff, agentOn } from "./console/agent-switch.j
 export { type ConsolePaths, consolePaths } from "./console/console-paths.js";
 export { type ConsoleStatus, consoleStatus, startConsole, stopConsole } from "./console/console-process.js";
 export { type DemoModel, startDemoModel } from "./demo/start-demo-model.js";
-export type { Feature, FeatureContext, FeatureSetup } from "./features/feature.js";
+
 export { httpStatusFor } from "./plugins/http-status.js";
 export { type DaemonMeta, readDaemonMeta } from "./process/daemon-meta.js";
 export { type DaemonPaths, daemonPaths } from "./process/daemon-paths.js";

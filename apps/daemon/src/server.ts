@@ -9,17 +9,25 @@ import {
   errorFields,
   type Logger,
   loadConfig,
+  type Plugin,
+  type PluginHost,
   processStartTime,
+  readConfigSection,
+  setupPlugins,
   type ToolSource,
+  unclaimedConfigSections,
+  unclaimedSectionsError,
   withRequestContext,
+  writeConfigJsonSchema,
 } from "@downcity/core";
 import { createShellEngine } from "@downcity/shell";
 import { createShellTools } from "@downcity/shell/ai";
 import type { LanguageModel } from "ai";
 import { buildDaemonApp } from "./app.js";
-import type { Feature } from "./features/feature.js";
-import { features as defaultFeatures } from "./features/index.js";
+import { hostSections, shellSection, startSection } from "./config/host-sections.js";
 import { createFileLogger } from "./logging/create-file-logger.js";
+import { builtinPlugins } from "./plugin-loader/builtin-plugins.js";
+import { collectPlugins } from "./plugin-loader/collect-plugins.js";
 import { removeDaemonMeta, writeDaemonMeta } from "./process/daemon-meta.js";
 import { daemonPaths } from "./process/daemon-paths.js";
 import { createModel } from "./runtime/create-model.js";
@@ -45,7 +53,8 @@ export interface RunDaemonOptions {
   model?: LanguageModel;
   /** Replaces the file logger. */
   logger?: Logger;
-  features?: Feature[];
+  /** Replaces the built-in plug-ins (the `plugins` entries of downcity.json still load). */
+  plugins?: readonly Plugin[];
   /** How long running lanes may finish on shutdown [5 s]. */
   closeGraceMs?: number;
 }
@@ -84,64 +93,79 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       },
     );
   }
-  // Shutdown order: features first (they may still use the runtime), then the runtime, then the shell.
-  const featureCloses: Array<() => Promise<void> | void> = [];
+  // Shutdown order: plug-ins first (they may still use the runtime), then the runtime, then the shell.
+  const pluginCloses: Array<() => Promise<void> | void> = [];
   const coreCloses: Array<() => Promise<void> | void> = [];
-  const cleanups = () => [...[...featureCloses].reverse(), ...coreCloses];
+  const cleanups = () => [...pluginCloses, ...coreCloses];
   try {
+    const start = readConfigSection(config, startSection).value;
+    const shellConfig = readConfigSection(config, shellSection).value;
+    const entries = await collectPlugins({
+      rootDir,
+      builtins: options.plugins ?? builtinPlugins,
+      specifiers: config.plugins,
+    });
+    const loaded = entries.flatMap((entry) => (entry.plugin ? [entry.plugin] : []));
+    const unclaimed = unclaimedConfigSections(config, [
+      ...hostSections.map((section) => section.name),
+      ...loaded.map((plugin) => plugin.name),
+    ]);
+    if (unclaimed.length > 0) {
+      const error = unclaimedSectionsError(
+        unclaimed,
+        loaded.map((plugin) => plugin.name),
+      );
+      // A plug-in that failed to load may be the owner: report, but do not refuse to start.
+      if (entries.every((entry) => entry.plugin)) throw error;
+      logger.warn({ sections: unclaimed }, error.message);
+    }
+    await writeConfigJsonSchema(rootDir, [...hostSections, ...loaded]).catch((error: unknown) =>
+      logger.warn(errorFields(error), "could not write the downcity.json JSON Schema"),
+    );
     const token = await ensureToken(env);
     const choice = options.model ? { model: options.model } : await createModel(config.llm, env);
     const server: { host: string; port?: number; token: string } = {
-      host: options.host ?? config.start?.host ?? "127.0.0.1",
+      host: options.host ?? start.host,
       token,
     };
     const engine = createShellEngine({
       rootDir,
       env,
-      ...(config.shell?.secretEnv ? { secretEnv: config.shell.secretEnv } : {}),
+      ...(shellConfig.secretEnv ? { secretEnv: shellConfig.secretEnv } : {}),
       // Read at each spawn, so the port filled in after listen reaches every child.
       server,
-      ...(config.shell?.maxSessions ? { limits: { maxSessions: config.shell.maxSessions } } : {}),
+      ...(shellConfig.maxSessions ? { limits: { maxSessions: shellConfig.maxSessions } } : {}),
     });
     coreCloses.push(() => engine.closeAll({ grace_ms: 1000 }));
-    const features = options.features ?? defaultFeatures;
     const shellTools: ToolSource = (run) =>
       createShellTools(engine, { contextId: run.contextId, requestId: run.requestId });
+    let pluginHost: PluginHost | undefined;
     const runtime = createAgentRuntime({
       rootDir,
       ...(choice.model ? { model: choice.model } : { modelHint: choice.hint }),
       tools: [shellTools],
-      maxConcurrency: config.services?.chat?.queue?.maxConcurrency ?? 4,
-      ...(config.context?.maxSteps ? { maxSteps: config.context.maxSteps } : {}),
-      ...(config.context?.history ? { history: config.context.history } : {}),
+      ...(config.lanes ? { maxConcurrency: config.lanes.maxConcurrency } : {}),
+      ...(config.run ? { maxSteps: config.run.maxSteps } : {}),
+      ...(config.history ? { history: config.history } : {}),
       logger,
-      historyDir: (contextId) => {
-        for (const feature of features) {
-          const dir = feature.historyDir?.(rootDir, contextId);
-          if (dir) return dir;
-        }
-        return undefined;
-      },
+      historyDir: (contextId) => pluginHost?.historyDir(contextId),
       closeGraceMs: options.closeGraceMs ?? 5000,
     });
     coreCloses.unshift(() => runtime.close());
     const registry = createServiceRegistry({ logger });
     registry.register(createChatService(runtime));
     registry.register(createShellService(engine));
-    for (const feature of features) {
-      const setup = await feature.setup({
-        rootDir,
-        config,
-        runtime,
-        ...(choice.model ? { model: choice.model } : {}),
-        registry,
-        logger,
-      });
-      for (const service of setup.services ?? []) registry.register(service);
-      for (const tools of setup.tools ?? []) runtime.addTools(tools);
-      for (const provider of setup.promptProviders ?? []) runtime.addPromptProvider(provider);
-      if (setup.close) featureCloses.push(setup.close);
-    }
+    pluginHost = await setupPlugins({
+      rootDir,
+      config,
+      runtime,
+      registry,
+      logger,
+      ...(choice.model ? { model: choice.model } : {}),
+      plugins: entries,
+    });
+    const plugins = pluginHost;
+    pluginCloses.push(() => plugins.close());
     const version = daemonVersion();
     const app = buildDaemonApp({
       runtime,
@@ -149,9 +173,10 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       token,
       logger,
       version,
+      plugins: () => plugins.status(),
       ...(config.name ? { name: config.name } : {}),
     });
-    await app.listen({ host: server.host, port: options.port ?? config.start?.port ?? 0 });
+    await app.listen({ host: server.host, port: options.port ?? start.port });
     const address = app.server.address() as AddressInfo;
     server.port = address.port;
     const unwire = wireShellExitFollowUp({ engine, runtime, logger });
@@ -167,6 +192,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       startedAt,
       version,
       pidStartTime: processStartTime(process.pid),
+      plugins: plugins.status(),
     });
     logger.info(
       { host: server.host, port: address.port, version, model: Boolean(choice.model) },

@@ -2,11 +2,11 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { definePlugin } from "@downcity/core";
 import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/test";
 import { tool } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { Feature } from "../src/features/feature.js";
 import { createDaemonClient, daemonPaths, ensureToken, initProject } from "../src/index.js";
 import { runDaemon } from "../src/server.js";
 import { createTempWorld } from "./temp-project.js";
@@ -55,7 +55,7 @@ describe("runDaemon in-process", () => {
     const configPath = join(rootDir, "downcity.json");
     const config = JSON.parse(await readFile(configPath, "utf8"));
     await writeFile(configPath, JSON.stringify({ ...config, start: { port } }));
-    const daemon = await runDaemon({ rootDir, env: world.env, handleSignals: false, features: [] });
+    const daemon = await runDaemon({ rootDir, env: world.env, handleSignals: false, plugins: [] });
     try {
       expect(daemon).toMatchObject({ host: "127.0.0.1", port });
       const meta = JSON.parse(await readFile(daemonPaths(rootDir).metaFile, "utf8"));
@@ -88,10 +88,10 @@ describe("runDaemon in-process", () => {
         apiKey: "${RUN_TEST_KEY}",
       },
     });
-    // A feature whose tool logs through the logger the daemon hands to features.
-    const probe: Feature = {
+    // A plug-in whose tool logs through the logger the daemon hands to plug-ins.
+    const probe = definePlugin({
       name: "probe",
-      async setup({ logger }) {
+      setup({ logger }) {
         return {
           tools: [
             () => ({
@@ -107,14 +107,14 @@ describe("runDaemon in-process", () => {
           ],
         };
       },
-    };
+    });
     model.push(
       { toolCalls: [{ toolName: "probe_log", input: {} }] },
       { toolCalls: [{ toolName: "shell_exec", input: { command: "echo logged" } }] },
       "all done",
     );
     const env = { ...world.env, RUN_TEST_KEY: "sk-run-test" };
-    const daemon = await runDaemon({ rootDir, env, handleSignals: false, features: [probe] });
+    const daemon = await runDaemon({ rootDir, env, handleSignals: false, plugins: [probe] });
     const token = await ensureToken(env);
     let reply: { requestId: string; contextId: string; text: string };
     try {
@@ -145,7 +145,7 @@ describe("runDaemon in-process", () => {
     await initProject(rootDir, {
       llm: { provider: "openai-compatible", model: "scripted", baseURL: model.url, apiKey: "sk-run-test" },
     });
-    const daemon = await runDaemon({ rootDir, env: world.env, handleSignals: false, features: [] });
+    const daemon = await runDaemon({ rootDir, env: world.env, handleSignals: false, plugins: [] });
     const client = createDaemonClient({
       host: daemon.host,
       port: daemon.port,

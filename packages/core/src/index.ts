@@ -51,6 +51,7 @@ export { DowncityError, type DowncityErrorCode } from "./errors/downcity-error.j
 export { errorFromZod } from "./errors/zod-issue-message.js";
 export { syncDirectory, writeFileAtomic } from "./fs/atomic-write.js";
 export { acquireFileLock } from "./fs/file-lock.js";
+export { packageVersion } from "./fs/package-version.js";
 export { readTextFileIfExists } from "./fs/raw-file.js";
 export { type HistoryMessage, type HistoryMetadata, messageText } from "./history/history-message.js";
 export {

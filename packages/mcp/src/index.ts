@@ -3,6 +3,12 @@
  * tools, and the `mcp` service that reports and reconnects them. Nothing else is public.
  */
 export {
+  type McpConfig,
+  type McpServerConfig,
+  mcpConfigSchema,
+  mcpServerConfigSchema,
+} from "./config/mcp-config.js";
+export {
   createMcpManager,
   type McpManager,
   type McpManagerEvent,
@@ -10,6 +16,7 @@ export {
   type McpToolInfo,
 } from "./manager/mcp-manager.js";
 export type { McpServerState, McpServerStatus } from "./manager/mcp-server-status.js";
+export { mcpPlugin } from "./plugin/mcp-plugin.js";
 export { createMcpService } from "./service/mcp-service.js";
 export {
   assignToolNames,

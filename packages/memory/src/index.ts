@@ -38,6 +38,7 @@ export {
   parsePrimaryMarkdown,
   renderPrimaryMarkdown,
 } from "./store/primary-markdown.js";
+export { memoryConfigSchema, memoryPlugin } from "./surface/memory-plugin.js";
 export { createMemoryService } from "./surface/memory-service.js";
 export {
   createMemoryTools,

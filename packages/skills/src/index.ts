@@ -29,6 +29,7 @@ export {
 } from "./skill-catalog.js";
 export { defaultSkillRootPaths, skillRoots } from "./skill-roots.js";
 export { createSkillTools, type SkillToolsOptions } from "./skill-tools.js";
+export { skillsConfigSchema, skillsPlugin } from "./skills-plugin.js";
 export {
   createSkillsPromptProvider,
   type SkillsPromptProviderOptions,

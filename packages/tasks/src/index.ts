@@ -48,3 +48,4 @@ export type { TaskSchedulerOptions } from "./scheduler/task-scheduler-options.js
 export type { TaskSummary } from "./scheduler/task-summary.js";
 export { createTaskService } from "./surface/task-service.js";
 export { createTaskTools, type TaskToolError } from "./surface/task-tools.js";
+export { tasksPlugin } from "./surface/tasks-plugin.js";

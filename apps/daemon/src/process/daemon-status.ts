@@ -1,5 +1,5 @@
 import { isProcessAlive } from "@downcity/core";
-import { readDaemonMeta, removeDaemonMeta } from "./daemon-meta.js";
+import { type DaemonMeta, readDaemonMeta, removeDaemonMeta } from "./daemon-meta.js";
 
 /** What `daemonStatus` reports about a project's daemon. */
 export interface DaemonStatus {
@@ -11,6 +11,8 @@ export interface DaemonStatus {
   version?: string;
   /** True when a pid file of a dead (or recycled) process was found and removed. */
   staleCleaned?: boolean;
+  /** Each plug-in's state at start-up. */
+  plugins?: DaemonMeta["plugins"];
 }
 
 /** Reads daemon.pid/daemon.json and checks liveness (pid and its start time); cleans stale files. */
@@ -34,5 +36,6 @@ export async function daemonStatus(options: { rootDir: string }): Promise<Daemon
     port: meta.port,
     startedAt: meta.startedAt,
     version: meta.version,
+    ...(meta.plugins ? { plugins: meta.plugins } : {}),
   };
 }

@@ -1,9 +1,10 @@
 import { isAbsolute, resolve } from "node:path";
-import { isProcessAlive, type McpServerConfig } from "@downcity/core";
+import { isProcessAlive } from "@downcity/core";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { McpServerConfig } from "../config/mcp-config.js";
 
 /** A transport for one server plus what the manager needs to supervise it. */
 export interface ServerTransport {

@@ -1,13 +1,7 @@
-import {
-  DowncityError,
-  errorFromZod,
-  type Logger,
-  type McpServerConfig,
-  mcpServerConfigSchema,
-  silentLogger,
-} from "@downcity/core";
+import { DowncityError, errorFromZod, type Logger, silentLogger } from "@downcity/core";
 import type { ToolSet } from "ai";
 import { z } from "zod";
+import { type McpServerConfig, mcpServerConfigSchema, mcpServerNameSchema } from "../config/mcp-config.js";
 import { assignToolNames, toolNameKey } from "../tools/assign-tool-names.js";
 import { createMcpTool } from "../tools/mcp-tool.js";
 import type { McpServerStatus } from "./mcp-server-status.js";
@@ -62,10 +56,7 @@ export interface McpManager {
   close(): Promise<void>;
 }
 
-const serversSchema = z.record(
-  z.string().regex(/^[A-Za-z0-9_-]+$/, "use only letters, digits, _ and -"),
-  mcpServerConfigSchema,
-);
+const serversSchema = z.record(mcpServerNameSchema, mcpServerConfigSchema);
 
 /** Creates the manager of a project's MCP servers; nothing connects until `connect()`. */
 export function createMcpManager(options: McpManagerOptions): McpManager {

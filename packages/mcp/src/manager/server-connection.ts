@@ -1,6 +1,7 @@
-import { errorFields, type Logger, type McpServerConfig } from "@downcity/core";
+import { errorFields, type Logger } from "@downcity/core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { McpServerConfig } from "../config/mcp-config.js";
 import type { McpToolDefinition } from "../tools/mcp-tool.js";
 import { type McpToolResult, mcpErrorResult, toMcpToolResult } from "../tools/mcp-tool-result.js";
 import { createTransport, type ServerTransport } from "./create-transport.js";

@@ -1,12 +1,18 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAgentRuntime, createServiceRegistry, loadConfig, silentLogger } from "@downcity/core";
+import {
+  createAgentRuntime,
+  createServiceRegistry,
+  loadConfig,
+  setupPlugins,
+  silentLogger,
+} from "@downcity/core";
 import { createScriptedModel } from "@downcity/core/test";
+import { memoryPlugin } from "@downcity/memory";
 import { afterEach, describe, expect, it } from "vitest";
-import { memoryFeature } from "./memory.js";
 
-describe("memory feature", () => {
+describe("built-in memory plug-in", () => {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -27,18 +33,16 @@ describe("memory feature", () => {
     const runtime = createAgentRuntime({ rootDir, model: model.model, logger: silentLogger });
     cleanups.push(() => runtime.close());
     const registry = createServiceRegistry({ logger: silentLogger });
-    const setup = await memoryFeature.setup({
+    const setup = await setupPlugins({
       rootDir,
       config,
       runtime,
       model: model.model,
       registry,
       logger: silentLogger,
+      plugins: [{ source: "builtin", plugin: memoryPlugin }],
     });
-    cleanups.push(async () => setup.close?.());
-    for (const service of setup.services ?? []) registry.register(service);
-    for (const tools of setup.tools ?? []) runtime.addTools(tools);
-    for (const provider of setup.promptProviders ?? []) runtime.addPromptProvider(provider);
+    cleanups.push(async () => setup.close());
 
     await runtime.send({ contextId: "console:main", text: "I am Ada." });
     const deadline = Date.now() + 5000;
@@ -61,24 +65,31 @@ describe("memory feature", () => {
     const runtime = createAgentRuntime({ rootDir, logger: silentLogger });
     cleanups.push(() => runtime.close());
     const registry = createServiceRegistry({ logger: silentLogger });
-    const disabled = await memoryFeature.setup({
+    const disabled = await setupPlugins({
       rootDir,
-      config: {
-        memory: { enabled: false, threshold: 40, maxPrimaryChars: 15000, promptBudgetChars: 6000 },
-      } as never,
+      config: { plugins: [], channels: {}, memory: { enabled: false } },
       runtime,
       registry,
       logger: silentLogger,
+      plugins: [{ source: "builtin", plugin: memoryPlugin }],
     });
-    expect(disabled).toEqual({});
+    expect(disabled.status()).toEqual([expect.objectContaining({ name: "memory", state: "disabled" })]);
+    expect(registry.get("memory")).toBeUndefined();
     const warnings: string[] = [];
     const logger = {
       ...silentLogger,
       warn: (_fields: unknown, message?: string) => warnings.push(message ?? ""),
     };
-    const enabled = await memoryFeature.setup({ rootDir, config: {} as never, runtime, registry, logger });
-    cleanups.push(async () => enabled.close?.());
-    expect(enabled.services?.map((service) => service.name)).toEqual(["memory"]);
+    const enabled = await setupPlugins({
+      rootDir,
+      config: { plugins: [], channels: {} },
+      runtime,
+      registry,
+      logger,
+      plugins: [{ source: "builtin", plugin: memoryPlugin }],
+    });
+    cleanups.push(async () => enabled.close());
+    expect(registry.list().map((service) => service.name)).toEqual(["memory"]);
     expect(warnings.join("\n")).toContain('"llm"');
   });
 });

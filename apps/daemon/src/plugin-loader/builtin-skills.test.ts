@@ -1,17 +1,23 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAgentRuntime, createServiceRegistry, loadConfig, silentLogger } from "@downcity/core";
+import {
+  createAgentRuntime,
+  createServiceRegistry,
+  loadConfig,
+  setupPlugins,
+  silentLogger,
+} from "@downcity/core";
 import { createScriptedModel } from "@downcity/core/test";
+import { skillsPlugin } from "@downcity/skills";
 import { afterEach, describe, expect, it } from "vitest";
-import { skillsFeature } from "./skills.js";
 
 async function writeSkill(dir: string, frontMatter: string, body: string): Promise<void> {
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, "SKILL.md"), `---\n${frontMatter}\n---\n\n${body}\n`);
 }
 
-describe("skills feature", () => {
+describe("built-in skills plug-in", () => {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -52,10 +58,14 @@ describe("skills feature", () => {
     const runtime = createAgentRuntime({ rootDir, model: model.model, logger: silentLogger });
     cleanups.push(() => runtime.close());
     const registry = createServiceRegistry({ logger: silentLogger });
-    const setup = await skillsFeature.setup({ rootDir, config, runtime, registry, logger: silentLogger });
-    for (const service of setup.services ?? []) registry.register(service);
-    for (const tools of setup.tools ?? []) runtime.addTools(tools);
-    for (const provider of setup.promptProviders ?? []) runtime.addPromptProvider(provider);
+    await setupPlugins({
+      rootDir,
+      config,
+      runtime,
+      registry,
+      logger: silentLogger,
+      plugins: [{ source: "builtin", plugin: skillsPlugin }],
+    });
 
     const listed = (await registry.invoke("skills", "list", {})) as {
       skills: Array<{ name: string; pinnedIn: string[] }>;

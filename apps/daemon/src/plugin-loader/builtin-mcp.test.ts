@@ -2,17 +2,23 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createAgentRuntime, createServiceRegistry, loadConfig, silentLogger } from "@downcity/core";
+import {
+  createAgentRuntime,
+  createServiceRegistry,
+  loadConfig,
+  setupPlugins,
+  silentLogger,
+} from "@downcity/core";
 import { createScriptedModel } from "@downcity/core/test";
+import { mcpPlugin } from "@downcity/mcp";
 import { afterEach, describe, expect, it } from "vitest";
-import { mcpFeature } from "./mcp.js";
 
 // A real stdio MCP server from @downcity/mcp's fixtures (it resolves the SDK from that package).
 const growingServer = fileURLToPath(
   new URL("../../../../packages/mcp/test/fixtures/growing-server.mjs", import.meta.url),
 );
 
-describe("mcp feature", () => {
+describe("built-in mcp plug-in", () => {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -46,12 +52,18 @@ describe("mcp feature", () => {
     const registry = createServiceRegistry({ logger: silentLogger });
 
     const started = Date.now();
-    const setup = await mcpFeature.setup({ rootDir, config, runtime, registry, logger: silentLogger });
+    const setup = await setupPlugins({
+      rootDir,
+      config,
+      runtime,
+      registry,
+      logger: silentLogger,
+      plugins: [{ source: "builtin", plugin: mcpPlugin }],
+    });
     // Setup does not wait for servers to connect.
     expect(Date.now() - started).toBeLessThan(1000);
-    cleanups.push(async () => setup.close?.());
-    for (const service of setup.services ?? []) registry.register(service);
-    for (const tools of setup.tools ?? []) runtime.addTools(tools);
+    expect(setup.status()).toEqual([expect.objectContaining({ name: "mcp", state: "loaded" })]);
+    cleanups.push(async () => setup.close());
 
     const deadline = Date.now() + 10000;
     let servers: Array<{ name: string; status: string }> = [];
@@ -69,7 +81,7 @@ describe("mcp feature", () => {
     expect(offered).toContain("mcp__growing__add-tool");
     expect(result.text).toContain("registered added-1");
 
-    await setup.close?.();
+    await setup.close();
     const after = (await registry.invoke("mcp", "list", {})) as { servers: Array<{ status: string }> };
     expect(after.servers.map((server) => server.status)).toEqual(["closed", "closed"]);
   });

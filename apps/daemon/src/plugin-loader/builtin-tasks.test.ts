@@ -2,12 +2,19 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAgentRuntime, createServiceRegistry, loadConfig, silentLogger } from "@downcity/core";
+import {
+  createAgentRuntime,
+  createServiceRegistry,
+  loadConfig,
+  type PluginHost,
+  setupPlugins,
+  silentLogger,
+} from "@downcity/core";
 import { createScriptedModel } from "@downcity/core/test";
+import { tasksPlugin } from "@downcity/tasks";
 import { afterEach, describe, expect, it } from "vitest";
-import { tasksFeature } from "./tasks.js";
 
-describe("tasks feature", () => {
+describe("built-in tasks plug-in", () => {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -21,18 +28,25 @@ describe("tasks feature", () => {
     const model = createScriptedModel([
       (call) => `did: ${call.messages.at(-1)?.text.trim().split("\n").at(-1)}`,
     ]);
+    let host: PluginHost | undefined;
     const runtime = createAgentRuntime({
       rootDir,
       model: model.model,
       logger: silentLogger,
-      historyDir: (contextId) => tasksFeature.historyDir?.(rootDir, contextId),
+      historyDir: (contextId) => host?.historyDir(contextId),
     });
     cleanups.push(() => runtime.close());
     const registry = createServiceRegistry({ logger: silentLogger });
-    const setup = await tasksFeature.setup({ rootDir, config, runtime, registry, logger: silentLogger });
-    cleanups.push(async () => setup.close?.());
-    for (const service of setup.services ?? []) registry.register(service);
-    for (const tools of setup.tools ?? []) runtime.addTools(tools);
+    host = await setupPlugins({
+      rootDir,
+      config,
+      runtime,
+      registry,
+      logger: silentLogger,
+      plugins: [{ source: "builtin", plugin: tasksPlugin }],
+    });
+    const setup = host;
+    cleanups.push(async () => setup.close());
     await registry.startAll();
 
     expect(

@@ -1,0 +1,26 @@
+import type { ConfigSection } from "@downcity/core";
+import { z } from "zod";
+
+/** `start`: where the daemon listens. */
+export const startSection = {
+  name: "start",
+  config: z.strictObject({
+    host: z.string().default("127.0.0.1"),
+    port: z.number().int().min(0).max(65535).default(0).describe("0 picks a free port"),
+  }),
+} satisfies ConfigSection;
+
+/** `shell`: the daemon's shell engine (wired by the daemon itself, since the shell package imports nothing of ours). */
+export const shellSection = {
+  name: "shell",
+  config: z.strictObject({
+    maxSessions: z.number().int().min(1).max(1024).optional(),
+    secretEnv: z
+      .array(z.string())
+      .optional()
+      .describe("Environment variables never passed to shell commands"),
+  }),
+} satisfies ConfigSection;
+
+/** The sections the daemon itself owns, besides core's and the plug-ins'. */
+export const hostSections = [startSection, shellSection] as const;
