@@ -30,9 +30,10 @@ export const builtinCommandNames = [
 
 /**
  * Builds the `downcity` program with every built-in command. Parsing never exits the process:
- * commander errors are thrown (exitOverride) so `runCli` maps them to exit codes.
+ * commander errors are thrown (exitOverride) so `runCli` maps them to exit codes. With `json`,
+ * commander prints no error text of its own, so `runCli` can report errors as JSON.
  */
-export function createProgram(io: CliIo): Command {
+export function createProgram(io: CliIo, options: { json?: boolean } = {}): Command {
   const program = new Command("downcity")
     .description("Turn a project folder into a long-running AI agent.")
     .version(cliVersion, "-V, --version", "print the version")
@@ -41,13 +42,25 @@ export function createProgram(io: CliIo): Command {
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
+      ...(options.json ? { outputError: () => {} } : {}),
     })
+    .addHelpText(
+      "before",
+      [
+        "Get started:",
+        "  downcity init [dir]     make a folder an agent project (downcity.json, PROFILE.md)",
+        "  downcity start          start the project's agent daemon in the background",
+        "  downcity chat           talk to the agent (or: downcity chat send <text>)",
+        "",
+      ].join("\n"),
+    )
     .addHelpText(
       "after",
       [
         "",
         "Service commands (e.g. `downcity shell list`) are derived from the running daemon's services.",
-        "Exit codes: 0 ok, 1 error, 2 usage error, 3 not running (status commands).",
+        "Exit codes: 0 ok, 1 error, 2 usage error, 3 not running (status commands, service commands without a daemon).",
+        'With --json, errors go to stderr as {"error":{"code","message","field"?}}.',
       ].join("\n"),
     );
   registerInitCommand(program, io);
