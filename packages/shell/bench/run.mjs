@@ -118,7 +118,11 @@ const engineRun = (cmd) =>
 // Median of alternating runs: one 200 MB run is noisy on a shared machine.
 const THROUGHPUT_RUNS = Number(process.env.BENCH_THROUGHPUT_RUNS ?? 3);
 const throughput = async (cmd) => {
-  const [rawTimes, engineTimes] = await interleaved(THROUGHPUT_RUNS, () => rawRun(cmd), () => engineRun(cmd));
+  const [rawTimes, engineTimes] = await interleaved(
+    THROUGHPUT_RUNS,
+    () => rawRun(cmd),
+    () => engineRun(cmd),
+  );
   return [SIZE / MB / (percentile(rawTimes, 50) / 1000), SIZE / MB / (percentile(engineTimes, 50) / 1000)];
 };
 const [rawMBs, engineMBs] = await throughput(command);

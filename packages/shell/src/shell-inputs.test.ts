@@ -38,14 +38,24 @@ describe("tool contract defaults and limits", () => {
   });
 
   test("shell_read, shell_write, shell_wait, shell_close", () => {
-    expect(shellReadInput.parse({ shell_id: id })).toEqual({ shell_id: id, max_bytes: 32768 });
+    expect(shellReadInput.parse({ shell_id: id })).toEqual({
+      shell_id: id,
+      stream: "combined",
+      max_bytes: 32768,
+    });
+    expect(shellReadInput.safeParse({ shell_id: id, stream: "both" }).success).toBe(false);
     expect(shellWriteInput.parse({ shell_id: id, input: "x" })).toEqual({
       shell_id: id,
       input: "x",
       eof: false,
       yield_ms: 250,
     });
-    expect(shellWaitInput.parse({ shell_id: id })).toEqual({ shell_id: id, until: "any", timeout_ms: 30000 });
+    expect(shellWaitInput.parse({ shell_id: id })).toEqual({
+      shell_id: id,
+      until: "any",
+      timeout_ms: 30000,
+      stream: "combined",
+    });
     expect(shellWaitInput.safeParse({ shell_id: id, timeout_ms: 300000 }).success).toBe(true);
     expect(shellWaitInput.safeParse({ shell_id: id, timeout_ms: 300001 }).success).toBe(false);
     expect(shellCloseInput.parse({ shell_id: id })).toEqual({ shell_id: id, grace_ms: 2000 });

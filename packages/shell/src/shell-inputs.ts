@@ -9,6 +9,12 @@ const envField = z
   .optional()
   .describe("Extra environment variables for the command.");
 const cwdField = z.string().min(1).optional().describe("Working directory; defaults to the project root.");
+const streamField = z
+  .enum(["stdout", "stderr", "combined"])
+  .default("combined")
+  .describe(
+    "Which output: `combined` (as interleaved), or `stdout` / `stderr` alone (pipe sessions only; each has its own cursors).",
+  );
 
 /** Input of `shell_exec`: run a short command to completion and return its output. */
 export const shellExecInput = z.object({
@@ -78,7 +84,15 @@ export const shellStatusInput = z.object({ shell_id: shellIdField });
 /** Input of `shell_read`: incremental output from an absolute byte cursor. */
 export const shellReadInput = z.object({
   shell_id: shellIdField,
-  cursor: z.number().int().min(0).optional().describe("Byte offset to read from; defaults to the last read."),
+  stream: streamField,
+  cursor: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      "Byte offset in the stream to read from; defaults to where the last read of that stream ended.",
+    ),
   max_bytes: z.number().int().min(1).max(1048576).default(32768).describe("Read at most this many bytes."),
 });
 
@@ -96,7 +110,8 @@ export const shellWaitInput = z.object({
   until: z.enum(["any", "exit", "output"]).default("any").describe("What to wait for."),
   pattern: z.string().min(1).optional().describe("Regex; return as soon as new output matches it."),
   timeout_ms: z.number().int().min(0).max(300000).default(30000).describe("Give up waiting after this long."),
-  cursor: z.number().int().min(0).optional().describe("Byte offset of output already seen."),
+  stream: streamField,
+  cursor: z.number().int().min(0).optional().describe("Byte offset of output already seen, in that stream."),
 });
 
 /** Input of `shell_close`: terminate the session's processes and release it. */
@@ -113,8 +128,43 @@ export const shellCloseInput = z.object({
 
 /** Input of `list`: sessions known to the engine. */
 export const shellListInput = z.object({
-  status: z.enum(["live", "all"]).default("all").describe("`live` for starting/running sessions only."),
+  status: z
+    .enum(["live", "running", "exited", "all"])
+    .default("all")
+    .describe(
+      "`live` or `running` for starting/running sessions, `exited` for ended ones (any final status).",
+    ),
   context_id: z.string().optional().describe("Only sessions started from this context."),
+});
+
+/** Input of the model's `shell_list` tool: this chat's sessions or the whole project's. */
+export const shellListToolInput = z.object({
+  scope: z
+    .enum(["chat", "workspace"])
+    .default("chat")
+    .describe("`chat`: sessions started from this conversation; `workspace`: every session of the project."),
+  status: z
+    .enum(["running", "exited", "all"])
+    .default("all")
+    .describe("`running` (still running), `exited` (ended in any way), or `all`."),
+  limit: z.number().int().min(1).max(500).default(50).describe("At most this many, newest first."),
+});
+
+/** Input of `shell_sleep`: wait without a process, ending early on a new message or cancellation. */
+export const shellSleepInput = z.object({
+  duration_ms: z
+    .number()
+    .int()
+    .min(100)
+    .max(3600000)
+    .describe("How long to wait (100 ms to 1 hour); a new message in this chat ends it early."),
+  tick_interval_ms: z
+    .number()
+    .int()
+    .min(5000)
+    .optional()
+    .describe("Report progress this often (at least 5000 ms); leave out for no progress reports."),
+  description: z.string().min(1).max(200).describe("What you are waiting for, shown with the progress."),
 });
 
 export type ShellExecInput = z.input<typeof shellExecInput>;
@@ -125,3 +175,5 @@ export type ShellWriteInput = z.input<typeof shellWriteInput>;
 export type ShellWaitInput = z.input<typeof shellWaitInput>;
 export type ShellCloseInput = z.input<typeof shellCloseInput>;
 export type ShellListInput = z.input<typeof shellListInput>;
+export type ShellListToolInput = z.input<typeof shellListToolInput>;
+export type ShellSleepInput = z.input<typeof shellSleepInput>;

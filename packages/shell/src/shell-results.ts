@@ -1,3 +1,4 @@
+import type { ShellStream } from "./output/session-output.js";
 import type { ShellId } from "./shell-id.js";
 
 /** Lifecycle of a session; everything but `starting` and `running` is final. */
@@ -13,6 +14,10 @@ export interface ShellExecResult {
   output: string;
   truncated: boolean;
   bytes_total: number;
+  /** Bytes the command wrote to stderr (null in a PTY, where stderr is not kept apart). */
+  stderr_bytes: number | null;
+  /** The end of stderr, present when the command did not exit 0 and wrote to stderr. */
+  stderr_tail?: string;
   log_path: string;
   error?: string;
 }
@@ -44,7 +49,13 @@ export interface ShellStatusResult {
   signal: string | null;
   started_at: string;
   ended_at: string | null;
+  /** Bytes of combined output. */
   bytes_total: number;
+  /** Bytes of stdout and stderr alone (null when not kept apart: a PTY). */
+  stdout_bytes: number | null;
+  stderr_bytes: number | null;
+  /** Service readiness as last seen (null when not a service or no readiness check). */
+  ready: boolean | null;
   next_cursor: number;
   idle_ms: number;
   log_path: string;
@@ -52,8 +63,9 @@ export interface ShellStatusResult {
   error?: string;
 }
 
-/** Result of `shell_read`. */
+/** Result of `shell_read`; cursors are byte offsets in `stream`. */
 export interface ShellReadResult {
+  stream: ShellStream;
   output: string;
   cursor: number;
   next_cursor: number;
@@ -70,11 +82,36 @@ export interface ShellWriteResult {
   exit_code: number | null;
 }
 
-/** Result of `shell_wait`; a timeout is a normal result. */
+/** Result of `shell_wait`; a timeout is a normal result, and cursors are byte offsets in `stream`. */
 export interface ShellWaitResult {
   reason: "exited" | "output" | "pattern" | "timeout";
+  stream: ShellStream;
   status: ShellStatus;
   output: string;
   next_cursor: number;
   exit_code: number | null;
+}
+
+/** One entry of the model's `shell_list`. */
+export interface ShellListEntry {
+  shell_id: ShellId;
+  command: string;
+  mode: "exec" | "background" | "service";
+  status: ShellStatus;
+  exit_code: number | null;
+  /** Time since the session started. */
+  age_ms: number;
+  bytes_total: number;
+  stdout_bytes: number | null;
+  stderr_bytes: number | null;
+  service_name: string | null;
+  ready: boolean | null;
+}
+
+/** Result of `shell_sleep`. */
+export interface ShellSleepResult {
+  slept_ms: number;
+  interrupted: boolean;
+  /** `elapsed`: the full duration; `message`: a new message arrived in this chat; `cancelled`: the run was aborted. */
+  reason: "elapsed" | "message" | "cancelled";
 }

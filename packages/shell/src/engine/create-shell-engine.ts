@@ -87,8 +87,7 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
 
     async read(input) {
       const args = parseInput(shellReadInput, input, "shell_read");
-      const session = registry.lookup(args.shell_id);
-      return session.read(args.cursor ?? session.deliveredCursor, args.max_bytes);
+      return registry.lookup(args.shell_id).read(args.cursor, args.max_bytes, args.stream);
     },
 
     async write(input) {
@@ -118,7 +117,13 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
       }
       for (const session of registry.sessions.values()) found.set(session.id, session.describe());
       return [...found.values()]
-        .filter((entry) => args.status === "all" || !isFinalStatus(entry.status))
+        .filter((entry) =>
+          args.status === "all"
+            ? true
+            : args.status === "exited"
+              ? isFinalStatus(entry.status)
+              : !isFinalStatus(entry.status),
+        )
         .filter((entry) => args.context_id === undefined || entry.context_id === args.context_id)
         .sort((a, b) => a.started_at.localeCompare(b.started_at));
     },

@@ -89,7 +89,10 @@ describe("shell-exit event and snapshots", () => {
     const final = readSnapshotFile(dir);
     expect(final?.status).toBe("killed");
     expect(final?.bytes_total).toBe(readFileSync(join(dir, "output.log")).length);
-    expect(readdirSync(dir).sort()).toEqual(["output.log", "snapshot.json"]);
+    expect(final?.streams?.stdout.bytes_total).toBe(readFileSync(join(dir, "stdout.log")).length);
+    expect(final?.streams?.stderr.bytes_total).toBe(0);
+    // stderr.log is created with the first byte on stderr: this command printed none.
+    expect(readdirSync(dir).sort()).toEqual(["output.log", "snapshot.json", "stdout.log"]);
   });
 
   test("status reports pid, times, cursor and idle time", async () => {

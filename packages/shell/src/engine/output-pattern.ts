@@ -1,4 +1,4 @@
-import type { ShellSession } from "../session/shell-session.js";
+import type { OutputBuffer } from "../output/output-buffer.js";
 import { ShellError } from "../shell-error.js";
 
 // How far back from the newest byte a pattern is searched.
@@ -16,11 +16,11 @@ export function compilePattern(pattern: string, field: string): RegExp {
   }
 }
 
-/** Tells whether output after `cursor` (its last 256 KiB, colours stripped) matches `pattern`. */
-export function patternSeen(session: ShellSession, pattern: RegExp, cursor: number): boolean {
-  const total = session.output.bytesTotal;
+/** Tells whether a stream's output after `cursor` (its last 256 KiB, colours stripped) matches `pattern`. */
+export function patternSeen(output: OutputBuffer, pattern: RegExp, cursor: number): boolean {
+  const total = output.bytesTotal;
   if (total <= cursor) return false;
   const from = Math.max(cursor, total - PATTERN_WINDOW);
-  const slice = session.output.read(from, total - from);
+  const slice = output.read(from, total - from);
   return pattern.test(slice.bytes.toString("utf8").replace(/\x1b\[[0-?]*[ -/]*[@-~]/g, ""));
 }

@@ -43,11 +43,13 @@ export async function recoverSessions(
           ? { pid: snapshot.pid, startTime: snapshot.pid_start_time }
           : undefined;
       signalProcesses(findSessionProcesses(root, `DC_CTX_SHELL_ID=${snapshot.shell_id}`), "SIGKILL");
-      let logSize = snapshot.log_bytes;
-      try {
-        logSize = statSync(join(dir, "output.log")).size;
-      } catch {
-        // No log yet: nothing was printed.
+      // The logs hold what was printed after the last snapshot was written.
+      const logSize = fileSize(join(dir, "output.log"), snapshot.log_bytes);
+      for (const name of ["stdout", "stderr"] as const) {
+        const counters = snapshot.streams?.[name];
+        if (!counters) continue;
+        counters.log_bytes = fileSize(join(dir, `${name}.log`), counters.log_bytes);
+        counters.bytes_total = Math.max(counters.bytes_total, counters.log_bytes);
       }
       snapshot.status = "lost";
       snapshot.error =
@@ -75,4 +77,13 @@ export async function recoverSessions(
   }
   await Promise.all(writes);
   return { lost, replayed };
+}
+
+function fileSize(path: string, fallback: number): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    // No log yet: nothing was printed on it.
+    return fallback;
+  }
 }

@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { build } from "tsup";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import type { ShellExitEvent } from "../shell-event.js";
-import { isAlive, sleep } from "../testing/create-temp-engine.js";
+import { isAlive } from "../testing/create-temp-engine.js";
 import { createShellEngine } from "./create-shell-engine.js";
 
 const packageDir = resolve(import.meta.dirname, "../..");
@@ -18,30 +19,47 @@ const CHILD_SOURCE = `
 import { createShellEngine } from "./index.js";
 const engine = createShellEngine({ rootDir: process.argv[2] });
 const done = await engine.start({ command: "echo finished", yield_ms: 5000 }, { contextId: "chat-a" });
-const running = await engine.start({ command: "echo started; sleep 1000", yield_ms: 200 }, { contextId: "chat-b" });
+const running = await engine.start(
+  { command: "echo started; echo oops >&2; echo more; sleep 1000", yield_ms: 200 },
+  { contextId: "chat-b" },
+);
+await engine.wait({ shell_id: running.shell_id, pattern: "more", cursor: 0, timeout_ms: 10000 });
 process.stdout.write(JSON.stringify({ done: done.shell_id, running: running.shell_id, pid: running.pid }) + "\\n");
 setInterval(() => {}, 1000);
 `;
 
-beforeAll(() => {
-  // The child runs the built package (turbo builds it before tests), as a host would.
-  const built = join(packageDir, "dist/index.js");
-  if (!existsSync(built)) throw new Error(`${built} is missing: build @downcity/shell first (pnpm build)`);
+beforeAll(async () => {
+  // The child runs the package bundled from source now (never a stale dist), as a host would.
   mkdirSync(bundleDir, { recursive: true });
-  writeFileSync(childScript, CHILD_SOURCE.replace("./index.js", pathToFileURL(built).href));
+  await build({
+    config: false,
+    entry: { index: join(packageDir, "src/index.ts") },
+    outDir: bundleDir,
+    format: ["esm"],
+    platform: "node",
+    target: "node20",
+    dts: false,
+    silent: true,
+    clean: false,
+  });
+  writeFileSync(
+    childScript,
+    CHILD_SOURCE.replace("./index.js", pathToFileURL(join(bundleDir, "index.js")).href),
+  );
   rootDir = mkdtempSync(join(tmpdir(), "dc-shell-crash-"));
-});
+}, 60000);
 afterAll(() => rmSync(rootDir, { recursive: true, force: true }));
 
 describe("recover", () => {
   test("after a crash: running sessions become lost, survivors die, undelivered events replay", async () => {
     const child = spawn(process.execPath, [childScript, rootDir], { stdio: ["ignore", "pipe", "inherit"] });
-    const line = await new Promise<string>((resolveLine) => {
+    const line = await new Promise<string>((resolveLine, reject) => {
       let text = "";
       child.stdout.on("data", (chunk: Buffer) => {
         text += chunk.toString();
         if (text.includes("\n")) resolveLine(text.split("\n")[0] ?? "");
       });
+      child.once("exit", (code) => reject(new Error(`the crash child exited early (code ${code})`)));
     });
     const ids = JSON.parse(line) as { done: string; running: string; pid: number };
     expect(isAlive(ids.pid)).toBe(true);
@@ -55,14 +73,25 @@ describe("recover", () => {
     const result = await engine.recover();
     expect(result.lost).toEqual([ids.running]);
     expect(result.replayed).toEqual([ids.done]);
-    await sleep(100);
-    expect(isAlive(ids.pid)).toBe(false);
+    // recover() sends SIGKILL; its delivery is asynchronous, so poll with a deadline.
+    await vi.waitFor(() => expect(isAlive(ids.pid)).toBe(false), { timeout: 5000, interval: 20 });
 
     const lost = await engine.status({ shell_id: ids.running });
     expect(lost.status).toBe("lost");
     expect(lost.error).toMatch(/stopped/);
     const read = await engine.read({ shell_id: ids.running, cursor: 0 });
-    expect(read.output).toBe("started\n");
+    // Two pipes: the combined order of lines written back to back on both is the order they arrived in.
+    expect(read.output.split("\n").sort()).toEqual(["", "more", "oops", "started"]);
+    // The streams were flowing when the engine died: their logs, not the last snapshot, are the truth.
+    expect(lost).toMatchObject({ bytes_total: 18, stdout_bytes: 13, stderr_bytes: 5 });
+    expect(await engine.read({ shell_id: ids.running, stream: "stdout", cursor: 0 })).toMatchObject({
+      output: "started\nmore\n",
+      next_cursor: 13,
+    });
+    expect(await engine.read({ shell_id: ids.running, stream: "stderr", cursor: 0 })).toMatchObject({
+      output: "oops\n",
+      next_cursor: 5,
+    });
     expect(events.map((event) => [event.shell_id, event.status, event.context_id, event.replayed])).toEqual([
       [ids.done, "exited", "chat-a", true],
       [ids.running, "lost", "chat-b", false],

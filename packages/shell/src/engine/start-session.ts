@@ -59,7 +59,7 @@ export async function startSession(
     const deadline = performance.now() + args.ready_timeout_ms;
     ready = false;
     while (!session.isFinal && performance.now() < deadline) {
-      if (pattern && patternSeen(session, pattern, 0)) ready = true;
+      if (pattern && patternSeen(session.output, pattern, 0)) ready = true;
       else if (args.ready_port !== undefined && (await probePort(args.ready_port, 250))) ready = true;
       if (ready) break;
       await session.waitFor(() => session.isFinal, args.ready_port !== undefined ? 100 : 50);
@@ -70,6 +70,13 @@ export async function startSession(
   }
   const first = session.read(0, FIRST_READ_BYTES);
   const s = session.snapshot;
+  if (args.mode === "service") {
+    // Kept so listings can show readiness (and re-check it while the service is not ready yet).
+    s.ready = ready ?? null;
+    s.ready_port = args.ready_port ?? null;
+    s.ready_pattern = args.ready_pattern ?? null;
+    session.persist();
+  }
   return {
     shell_id: session.id,
     pid: s.pid,

@@ -40,7 +40,7 @@ export async function writeSession(
     if (session.output.bytesTotal === seen) break;
     seen = session.output.bytesTotal;
   }
-  const slice = session.read(session.deliveredCursor, READ_BYTES);
+  const slice = session.read(undefined, READ_BYTES);
   return {
     bytes_written: written,
     status: session.status,

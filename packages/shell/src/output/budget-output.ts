@@ -8,7 +8,7 @@ export interface BudgetedOutput {
 }
 
 /**
- * Renders a whole output stream within `maxChars`: when longer, keeps the first 20% and the last
+ * Renders a whole output stream (combined, stdout or stderr) within `maxChars`: when longer, keeps the first 20% and the last
  * 80% of the budget, with a marker naming the omitted byte range and the log holding it all.
  */
 export function budgetOutput(output: OutputBuffer, maxChars: number): BudgetedOutput {
@@ -31,4 +31,23 @@ export function budgetOutput(output: OutputBuffer, maxChars: number): BudgetedOu
     `\n[... output truncated: bytes ${from}-${to} of ${total} omitted (${to - from} bytes); ` +
     `the full output is in ${output.logPath}${output.logTruncated ? " (log capped)" : ""} ...]\n`;
   return { text: headText + marker + tailText, truncated: true };
+}
+
+/**
+ * Renders the end of a stream within `maxChars` (for an error's stderr), with a marker naming
+ * the omitted leading byte range and the log holding it all.
+ */
+export function tailOutput(output: OutputBuffer, maxChars: number): BudgetedOutput {
+  const total = output.bytesTotal;
+  let from = Math.max(0, total - maxChars);
+  if (from > 0) {
+    // Start on a character boundary (skip at most three UTF-8 continuation bytes).
+    const probe = output.read(from, 8).bytes;
+    for (let index = 0; index < 3 && ((probe[index] ?? 0) & 0xc0) === 0x80; index++) from++;
+  }
+  const slice = output.read(from, total - from);
+  const text = renderText(slice.bytes, output.logPath);
+  if (slice.start === 0) return { text, truncated: false };
+  const marker = `[... bytes 0-${slice.start} of ${total} omitted; all of it is in ${output.logPath} ...]\n`;
+  return { text: marker + text, truncated: true };
 }

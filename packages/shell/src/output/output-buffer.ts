@@ -1,5 +1,7 @@
 import { close, closeSync, fsync, openSync, readSync, writeSync } from "node:fs";
 
+const EMPTY = Buffer.alloc(0);
+
 /** Options of an output buffer: where the raw log lives and how much is kept in memory. */
 export interface OutputBufferOptions {
   logPath: string;
@@ -9,6 +11,8 @@ export interface OutputBufferOptions {
   tailBytes: number;
   /** Restores a buffer of an earlier run: only the log on disk is readable. */
   restored?: { bytesTotal: number; logBytes: number; logTruncated: boolean };
+  /** Create the log file with the first byte instead of at once (streams that may stay silent). */
+  lazyLog?: boolean;
 }
 
 /** A contiguous range of raw bytes read from a buffer. */
@@ -20,8 +24,8 @@ export interface OutputSlice {
 }
 
 /**
- * The combined output stream of one session: raw bytes to output.log (capped) plus a bounded
- * head and tail ring in memory; cursors are absolute byte offsets into the stream.
+ * One output stream of a session (combined, stdout or stderr): raw bytes to a log file (capped)
+ * plus a bounded head and tail ring in memory; cursors are absolute byte offsets into the stream.
  */
 export class OutputBuffer {
   readonly logPath: string;
@@ -30,23 +34,29 @@ export class OutputBuffer {
   logTruncated = false;
   private readonly logLimit: number;
   private logFd: number | undefined;
-  private readonly head: Buffer;
+  /** Still to be created with the first byte (lazy logs of live buffers). */
+  private logPending = false;
+  private readonly headBytes: number;
+  private readonly tailBytes: number;
+  // Rings are allocated with the first byte: most sessions never write to one of their streams.
+  private head: Buffer = EMPTY;
   private headFilled = 0;
-  private readonly tail: Buffer;
+  private tail: Buffer = EMPTY;
   /** Absolute offset of the oldest byte held in the tail ring. */
   private tailFrom = 0;
 
   constructor(options: OutputBufferOptions) {
     this.logPath = options.logPath;
     this.logLimit = options.logLimitBytes;
-    // Never read beyond what was written, so the memory need not be zeroed.
-    this.head = Buffer.allocUnsafeSlow(options.restored ? 0 : options.headBytes);
-    this.tail = Buffer.allocUnsafeSlow(options.restored ? 0 : options.tailBytes);
+    this.headBytes = options.restored ? 0 : options.headBytes;
+    this.tailBytes = options.restored ? 0 : options.tailBytes;
     if (options.restored) {
       this.bytesTotal = options.restored.bytesTotal;
       this.logBytes = options.restored.logBytes;
       this.logTruncated = options.restored.logTruncated;
       this.tailFrom = this.bytesTotal;
+    } else if (options.lazyLog) {
+      this.logPending = true;
     } else {
       this.logFd = openSync(this.logPath, "a");
     }
@@ -56,6 +66,7 @@ export class OutputBuffer {
   append(chunk: Buffer): void {
     const length = chunk.length;
     if (length === 0) return;
+    if (this.bytesTotal === 0) this.allocate();
     if (this.logFd !== undefined && !this.logTruncated) {
       const room = this.logLimit - this.logBytes;
       const count = Math.min(room, length);
@@ -135,13 +146,28 @@ export class OutputBuffer {
     return { bytes, start, end: start + bytes.length, skipped };
   }
 
-  /** Flushes output.log to disk (off the event loop) and releases its descriptor; reads still work. */
+  /** Flushes the log to disk (off the event loop) and releases its descriptor; reads still work. */
   closeLog(): void {
+    this.logPending = false;
     const fd = this.logFd;
     if (fd === undefined) return;
     this.logFd = undefined;
     // An fsync failure (exotic filesystems) loses nothing already written; close either way.
     fsync(fd, () => close(fd, () => {}));
+  }
+
+  private allocate(): void {
+    // Never read beyond what was written, so the memory need not be zeroed.
+    if (this.head.length === 0 && this.headBytes > 0) this.head = Buffer.allocUnsafeSlow(this.headBytes);
+    if (this.tail.length === 0 && this.tailBytes > 0) this.tail = Buffer.allocUnsafeSlow(this.tailBytes);
+    if (this.logPending) {
+      this.logPending = false;
+      try {
+        this.logFd = openSync(this.logPath, "a");
+      } catch {
+        this.logTruncated = true;
+      }
+    }
   }
 
   private fetch(start: number, end: number): Buffer {

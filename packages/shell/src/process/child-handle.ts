@@ -11,7 +11,8 @@ export interface ChildHandle {
 
 /** Callbacks a spawner reports to; `onExit` fires once, only after the output has drained. */
 export interface ChildCallbacks {
-  onData(chunk: Buffer): void;
+  /** `source` names the pipe a chunk came from; a PTY has one stream and leaves it out. */
+  onData(chunk: Buffer, source?: "stdout" | "stderr"): void;
   onExit(code: number | null, signal: string | null): void;
   onError(error: Error): void;
 }

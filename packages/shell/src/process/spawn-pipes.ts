@@ -7,8 +7,8 @@ const QUIET_MS = 150;
 const DRAIN_CAP_MS = 2000;
 
 /**
- * Spawns a command on pipes in its own process group; stdout and stderr are merged into one
- * stream and exit is reported only once both have drained (or the drain cap passes).
+ * Spawns a command on pipes in its own process group; each chunk is reported with the pipe it
+ * came from, and exit is reported only once both have drained (or the drain cap passes).
  */
 export function spawnPipes(
   options: ChildSpawnOptions & { stdin: "ignore" | "pipe" },
@@ -33,10 +33,10 @@ export function spawnPipes(
     if (capTimer) clearTimeout(capTimer);
     callbacks.onExit(exited.code, exited.signal);
   };
-  const onData = (chunk: Buffer): void => {
+  const onData = (chunk: Buffer, source: "stdout" | "stderr"): void => {
     if (reported) return;
     lastDataAt = performance.now();
-    callbacks.onData(chunk);
+    callbacks.onData(chunk, source);
   };
   const checkQuiet = (): void => {
     if (reported) return;
@@ -54,8 +54,8 @@ export function spawnPipes(
     });
   };
 
-  child.stdout?.on("data", onData);
-  child.stderr?.on("data", onData);
+  child.stdout?.on("data", (chunk: Buffer) => onData(chunk, "stdout"));
+  child.stderr?.on("data", (chunk: Buffer) => onData(chunk, "stderr"));
   child.stdin?.on("error", () => {
     // EPIPE when the child exits or closes stdin; writes after that are refused by the session.
   });

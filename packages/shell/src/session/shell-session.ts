@@ -1,6 +1,6 @@
-import { join } from "node:path";
-import { OutputBuffer } from "../output/output-buffer.js";
+import type { OutputBuffer } from "../output/output-buffer.js";
 import { renderText } from "../output/render-text.js";
+import { SessionOutput, type ShellStream } from "../output/session-output.js";
 import type { ChildHandle } from "../process/child-handle.js";
 import {
   findSessionProcesses,
@@ -10,6 +10,7 @@ import {
 } from "../process/process-tree.js";
 import { spawnPipes } from "../process/spawn-pipes.js";
 import { spawnPty } from "../process/spawn-pty.js";
+import { ShellError } from "../shell-error.js";
 import type { ShellId } from "../shell-id.js";
 import type { ShellReadResult, ShellStatus, ShellStatusResult } from "../shell-results.js";
 import { type ShellSnapshot, writeSnapshotFileAsync } from "./snapshot-file.js";
@@ -51,10 +52,13 @@ export function isFinalStatus(status: ShellStatus): boolean {
 export class ShellSession {
   readonly id: ShellId;
   readonly dir: string;
+  /** Every stream of the session's output. */
+  readonly outputs: SessionOutput;
+  /** The combined stream (what a terminal would show). */
   readonly output: OutputBuffer;
   snapshot: ShellSnapshot;
-  /** Byte offset up to which output was handed to a caller, the default cursor of read/wait. */
-  deliveredCursor = 0;
+  /** Per stream, the byte offset up to which output was handed to a caller: the default cursor of read/wait. */
+  readonly delivered: Record<ShellStream, number> = { combined: 0, stdout: 0, stderr: 0 };
   lastUsedAt: number;
   private lastOutputAt: number;
   private readonly now: () => number;
@@ -82,22 +86,30 @@ export class ShellSession {
     this.lastUsedAt = this.now();
     this.lastOutputAt = Date.parse(options.snapshot.started_at) || this.now();
     const live = options.restored !== true;
-    this.output = new OutputBuffer({
-      logPath: join(options.dir, "output.log"),
-      logLimitBytes: options.limits.logBytes,
-      headBytes: options.limits.headBytes,
-      tailBytes: options.limits.tailBytes,
+    const s = options.snapshot;
+    this.outputs = new SessionOutput({
+      dir: options.dir,
+      limits: options.limits,
+      separate: !s.tty,
       ...(live
         ? {}
         : {
             restored: {
-              bytesTotal: options.snapshot.bytes_total,
-              logBytes: options.snapshot.log_bytes,
-              logTruncated: options.snapshot.log_truncated,
+              combined: {
+                bytes_total: s.bytes_total,
+                log_bytes: s.log_bytes,
+                log_truncated: s.log_truncated,
+              },
+              streams: s.streams ?? null,
             },
           }),
     });
-    if (!live) this.deliveredCursor = options.snapshot.bytes_total;
+    this.output = this.outputs.combined;
+    if (!live) {
+      this.delivered.combined = s.bytes_total;
+      this.delivered.stdout = s.streams?.stdout.bytes_total ?? 0;
+      this.delivered.stderr = s.streams?.stderr.bytes_total ?? 0;
+    }
   }
 
   get status(): ShellStatus {
@@ -115,7 +127,7 @@ export class ShellSession {
   /** Spawns the child; spawn failures end the session as `failed` rather than throwing. */
   start(spawn: ShellSessionSpawn): void {
     const callbacks = {
-      onData: (chunk: Buffer) => this.handleData(chunk),
+      onData: (chunk: Buffer, source?: "stdout" | "stderr") => this.handleData(chunk, source),
       onExit: (code: number | null, signal: string | null) => this.handleExit(code, signal),
       onError: (error: Error) => this.fail(`spawn failed: ${error.message}`),
     };
@@ -159,15 +171,33 @@ export class ShellSession {
     return Buffer.byteLength(input);
   }
 
-  /** Reads rendered text from a byte cursor. */
-  read(cursor: number, maxBytes: number): ShellReadResult {
-    const slice = this.output.read(cursor, maxBytes);
-    this.deliveredCursor = Math.max(this.deliveredCursor, slice.end);
+  /**
+   * The buffer of one stream; INVALID_INPUT when the session does not keep it apart (a PTY has
+   * only `combined`).
+   */
+  stream(stream: ShellStream): OutputBuffer {
+    const buffer = this.outputs.stream(stream);
+    if (buffer) return buffer;
+    const why = this.snapshot.tty
+      ? "a PTY merges stdout and stderr in the terminal"
+      : "it was recorded before streams were kept apart";
+    throw new ShellError(
+      "INVALID_INPUT",
+      `stream: shell_id ${this.id} has only the combined stream (${why}); use stream "combined"`,
+    );
+  }
+
+  /** Reads rendered text of a stream from a byte cursor (default: where the last read of that stream ended). */
+  read(cursor: number | undefined, maxBytes: number, stream: ShellStream = "combined"): ShellReadResult {
+    const buffer = this.stream(stream);
+    const slice = buffer.read(cursor ?? this.delivered[stream], maxBytes);
+    this.delivered[stream] = Math.max(this.delivered[stream], slice.end);
     return {
-      output: renderText(slice.bytes, this.logPath),
+      stream,
+      output: renderText(slice.bytes, buffer.logPath),
       cursor: slice.start,
       next_cursor: slice.end,
-      has_more: slice.end < this.output.bytesTotal,
+      has_more: slice.end < buffer.bytesTotal,
       skipped_bytes: slice.skipped,
     };
   }
@@ -241,6 +271,9 @@ export class ShellSession {
       started_at: s.started_at,
       ended_at: s.ended_at,
       bytes_total: this.output.bytesTotal,
+      stdout_bytes: this.outputs.stream("stdout")?.bytesTotal ?? null,
+      stderr_bytes: this.outputs.stream("stderr")?.bytesTotal ?? null,
+      ready: s.ready ?? null,
       next_cursor: this.output.bytesTotal,
       idle_ms: Math.max(0, this.now() - this.lastOutputAt),
       log_path: this.logPath,
@@ -267,6 +300,7 @@ export class ShellSession {
     this.snapshot.bytes_total = this.output.bytesTotal;
     this.snapshot.log_bytes = this.output.logBytes;
     this.snapshot.log_truncated = this.output.logTruncated;
+    this.snapshot.streams = this.outputs.streamCounters();
     this.snapshotDirty = true;
     this.snapshotWrite ??= this.flushSnapshots();
   }
@@ -288,8 +322,8 @@ export class ShellSession {
     this.snapshotWrite = undefined;
   }
 
-  private handleData(chunk: Buffer): void {
-    this.output.append(chunk);
+  private handleData(chunk: Buffer, source: "stdout" | "stderr" | undefined): void {
+    this.outputs.append(chunk, source);
     this.lastOutputAt = this.now();
     if (!this.snapshotTimer && !this.isFinal) {
       this.snapshotTimer = setTimeout(() => {
@@ -331,7 +365,7 @@ export class ShellSession {
     } else {
       s.status = "exited";
     }
-    this.output.closeLog();
+    this.outputs.closeLogs();
     this.child?.dispose();
     this.persist();
     this.wakeNow();

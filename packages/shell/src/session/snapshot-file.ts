@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { SeparateStreamCounters } from "../output/session-output.js";
 import type { ShellId } from "../shell-id.js";
 import type { ShellStatus } from "../shell-results.js";
 
@@ -30,6 +31,12 @@ export interface ShellSnapshot {
   bytes_total: number;
   log_bytes: number;
   log_truncated: boolean;
+  /** Counters of stdout and stderr kept apart (pipes); null for a PTY, absent in older snapshots. */
+  streams?: SeparateStreamCounters;
+  /** Service readiness as last seen (null when not a service or no readiness check was asked for). */
+  ready?: boolean | null;
+  ready_port?: number | null;
+  ready_pattern?: string | null;
   exit_event: { emitted: boolean; delivered: boolean; pruned: boolean };
 }
 
