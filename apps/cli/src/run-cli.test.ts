@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -117,6 +117,30 @@ describe("service commands without a daemon", () => {
     const top = await cli(["--help"], project);
     expect(top.code).toBe(0);
     expect(top.stdout).toContain("Service commands (cached 2026-01-02T03:04:05.000Z");
+  });
+
+  test("use the schema a real daemon answered with last, once it has stopped", async () => {
+    const project = await mkdtemp(join(work, "daemon-"));
+    expect((await cli(["init", "."], project)).code).toBe(0);
+    const started = await cli(["start"], project);
+    try {
+      expect(started.code, started.stderr).toBe(0);
+      const live = await cli(["shell", "--help"], project);
+      expect(live.code, live.stderr).toBe(0);
+      expect(live.stdout).not.toContain("(cached)");
+      const cache = JSON.parse(
+        await readFile(join(project, ".downcity", "cache", "cli-schema.json"), "utf8"),
+      ) as { services: Array<{ name: string; actions: Array<{ name: string }> }> };
+      const shell = cache.services.find((service) => service.name === "shell");
+      expect(shell?.actions.map((action) => action.name)).toContain("list");
+    } finally {
+      await cli(["stop"], project);
+    }
+    const offline = await cli(["shell", "--help"], project);
+    expect(offline.code).toBe(3);
+    expect(offline.stdout).toContain("(cached) shell: commands as of");
+    expect(offline.stdout).toMatch(/\n {2}list /);
+    expect(offline.stderr).toContain('"downcity start"');
   });
 
   test("an action reports NOT_RUNNING as JSON with --json, exit 3", async () => {
