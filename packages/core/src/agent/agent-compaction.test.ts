@@ -72,7 +72,7 @@ describe("runtime compaction and context-window recovery", () => {
     await runtime.history("c").append(seed(16));
     await expect(runtime.send({ contextId: "c", text: "q" })).rejects.toMatchObject({
       code: "CONTEXT_WINDOW_EXCEEDED",
-      message: expect.stringContaining("context.history.keepLast"),
+      message: expect.stringContaining("history.keepLast"),
     });
     await runtime.close();
   });

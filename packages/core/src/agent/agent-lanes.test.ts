@@ -80,6 +80,19 @@ describe("runtime lanes", () => {
     await runtime.close();
   });
 
+  it("runs a message again when it is re-sent with the same messageId after its run failed", async () => {
+    const scripted = createScriptedModel([new Error("provider down"), "second try worked"]);
+    const runtime = createAgentRuntime({ rootDir: root, model: scripted.model });
+    await expect(runtime.send({ contextId: "c", text: "hi", messageId: "retry-me" })).rejects.toMatchObject({
+      code: "MODEL_ERROR",
+    });
+    await expect(runtime.send({ contextId: "c", text: "hi", messageId: "retry-me" })).resolves.toMatchObject({
+      text: "second try worked",
+    });
+    expect(scripted.calls).toHaveLength(2);
+    await runtime.close();
+  });
+
   it("runs different contexts concurrently up to maxConcurrency", async () => {
     let active = 0;
     let peak = 0;

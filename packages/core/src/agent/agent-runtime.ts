@@ -1,35 +1,26 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import {
-  generateText,
-  type LanguageModel,
-  type ModelMessage,
-  type StepResult,
-  stepCountIs,
-  streamText,
-  type ToolSet,
-} from "ai";
-import type { z } from "zod";
+import type { LanguageModel, ModelMessage, ToolSet } from "ai";
 import type { ChannelSender } from "../chat/channel-sender.js";
 import { createChatTools } from "../chat/chat-tools.js";
-import { encodeContextId, toContextId } from "../context/context-id.js";
+import { toContextId } from "../context/context-id.js";
 import { type RequestContext, runWithRequestContext } from "../context/request-context.js";
 import { DowncityError } from "../errors/downcity-error.js";
-import { errorFromZod } from "../errors/zod-issue-message.js";
-import { type HistoryMessage, messageText } from "../history/history-message.js";
+import type { HistoryMessage } from "../history/history-message.js";
 import { createHistoryStore, type HistoryStore } from "../history/history-store.js";
 import { createLaneScheduler } from "../lanes/lane-scheduler.js";
 import { errorFields, type Logger, silentLogger, withRequestContext } from "../logger/logger.js";
 import { contextDir } from "../paths/downcity-paths.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
-import { runPromptProviders } from "../prompt/run-prompt-providers.js";
-import { isContextWindowError } from "./context-window-error.js";
+import { buildSystemMessages } from "./build-system-messages.js";
 import { createHistoryWindow } from "./history-window.js";
-import { type IncomingMessage, incomingMessageSchema } from "./incoming-message.js";
-import { estimateTokens, historyToModelMessages } from "./model-messages.js";
+import type { IncomingMessage } from "./incoming-message.js";
+import { createMessageIntake, type PendingMessage } from "./message-intake.js";
+import { historyToModelMessages } from "./model-messages.js";
+import { createReplyDelivery, lastRoute } from "./reply-routing.js";
+import { runAgentLoop } from "./run-agent-loop.js";
 import type { RuntimeEvent, RuntimeEventListener } from "./runtime-event.js";
 import { stepsToParts } from "./steps-to-parts.js";
-import { defaultSystemPrompt, readProfile, runtimeContextPrompt } from "./system-prompt.js";
 import { createToolSchemaCache } from "./tool-schema-cache.js";
 
 /** What tool factories learn about the run they build tools for. */
@@ -69,8 +60,6 @@ export interface AgentRuntimeOptions {
   logger?: Logger;
   /** Where a context keeps its history; default `.downcity/context/<encoded>/messages`. */
   historyDir?: (contextId: string) => string | undefined;
-  /** Called after each successful run (memory maintenance hooks in here); errors are logged. */
-  onRunComplete?: (result: RunResult) => void | Promise<void>;
   /** How long `close()` lets running lanes finish before aborting them. */
   closeGraceMs?: number;
   generateId?: () => string;
@@ -90,19 +79,9 @@ export interface AgentRuntime {
   close(): Promise<void>;
 }
 
-interface Pending {
-  message: ParsedIncomingMessage;
-  historyMessage: HistoryMessage;
-  resolve: (result: RunResult) => void;
-  reject: (error: unknown) => void;
-}
+type Pending = PendingMessage<RunResult>;
 
-type ParsedIncomingMessage = z.output<typeof incomingMessageSchema>;
-
-const maxContextRetries = 3;
-const dedupeWindow = 10000;
-
-/** Creates the agent runtime of a project. */
+/** Creates the agent runtime of a project: intake, lanes, history and the tool loop. */
 export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const rootDir = options.rootDir;
   const logger = withRequestContext(options.logger ?? silentLogger);
@@ -120,7 +99,6 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const senders = new Map<string, ChannelSender>();
   const listeners = new Set<RuntimeEventListener>();
   const stores = new Map<string, HistoryStore>();
-  const seen = new Map<string, Promise<RunResult>>();
   const controllers = new Set<AbortController>();
   let closed = false;
 
@@ -160,83 +138,35 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       }),
   });
 
-  const toHistoryMessage = (message: ParsedIncomingMessage, requestId?: string): HistoryMessage => ({
-    id: generateId(),
-    role: "user",
-    parts: [{ type: "text", text: message.text }],
-    metadata: {
-      createdAt: now().toISOString(),
-      origin: message.origin,
-      contextId: message.contextId,
-      ...(requestId ? { requestId } : {}),
-      ...(message.messageId ? { messageId: message.messageId } : {}),
-      ...(message.channel ? { channel: message.channel } : {}),
-      ...(message.chatId ? { chatId: message.chatId } : {}),
-      ...(message.userId ? { userId: message.userId } : {}),
-      ...(message.username ? { username: message.username } : {}),
-    },
-  });
-
-  // Messages the runtime enqueues itself (a finished job, a task result) carry no route; reply
-  // where the conversation last came from so the answer reaches the right chat.
-  const lastRouting = async (
-    contextId: string,
-    fallback: ParsedIncomingMessage,
-  ): Promise<ParsedIncomingMessage> => {
-    try {
-      const recent = await history(contextId).read({ last: 50 });
-      const routed = recent.reverse().find((message) => message.role === "user" && message.metadata?.channel);
-      const metadata = routed?.metadata;
-      if (!metadata?.channel) return fallback;
-      return {
-        ...fallback,
-        channel: metadata.channel,
-        ...(metadata.chatId ? { chatId: metadata.chatId } : {}),
-        ...(metadata.userId ? { userId: metadata.userId } : {}),
-        ...(metadata.username ? { username: metadata.username } : {}),
-      };
-    } catch (error) {
-      logger.warn(errorFields(error), "could not read the last route of this context");
-      return fallback;
-    }
-  };
-
   const runLane = async (contextId: string, drain: () => Pending[]) => {
     const batch = drain();
-    if (batch.length === 0) return;
-    const first = batch[0] as Pending;
+    const first = batch[0];
+    if (!first) return;
     const requestId = generateId();
     const controller = new AbortController();
     controllers.add(controller);
-    const routing = first.message.channel ? first.message : await lastRouting(contextId, first.message);
+    const route = first.message.channel ? first.message : await lastRoute(history(contextId), logger);
     const requestContext: RequestContext = {
       contextId,
       requestId,
-      ...(routing.channel ? { channel: routing.channel } : {}),
-      ...(routing.chatId ? { chatId: routing.chatId } : {}),
-      ...(routing.userId ? { userId: routing.userId } : {}),
-      ...(routing.username ? { username: routing.username } : {}),
+      ...(route?.channel ? { channel: route.channel } : {}),
+      ...(route?.chatId ? { chatId: route.chatId } : {}),
+      ...(route?.userId ? { userId: route.userId } : {}),
+      ...(route?.username ? { username: route.username } : {}),
     };
     const participants: Pending[] = [...batch];
     try {
       const result = await runWithRequestContext(requestContext, () =>
-        runAgent(contextId, requestId, requestContext, batch, participants, drain, controller.signal),
+        runAgent(requestContext, batch, participants, drain, controller.signal),
       );
       for (const participant of participants) participant.resolve(result);
-      if (options.onRunComplete) {
-        Promise.resolve()
-          .then(() => options.onRunComplete?.(result))
-          .catch((error) => logger.error({ contextId, ...errorFields(error) }, "onRunComplete failed"));
-      }
     } catch (error) {
       const failure = DowncityError.isInstance(error)
         ? error
         : new DowncityError(
             "MODEL_ERROR",
             `The agent run failed: ${error instanceof Error ? error.message : String(error)}`,
-            {
-              cause: error,
-            },
+            { cause: error },
           );
       logger.error({ contextId, requestId, ...errorFields(failure) }, "agent run failed");
       emit({ type: "run-error", contextId, requestId, code: failure.code, message: failure.message });
@@ -247,17 +177,18 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   };
 
   const runAgent = async (
-    contextId: string,
-    requestId: string,
     requestContext: RequestContext,
     batch: Pending[],
     participants: Pending[],
     drain: () => Pending[],
     abortSignal: AbortSignal,
   ): Promise<RunResult> => {
+    const { contextId, requestId } = requestContext;
     const store = history(contextId);
-    for (const pending of batch)
+    const stamp = (pending: Pending) => {
       pending.historyMessage.metadata = { ...pending.historyMessage.metadata!, requestId };
+    };
+    batch.forEach(stamp);
     await store.append(batch.map((pending) => pending.historyMessage));
     emit({
       type: "run-start",
@@ -276,33 +207,10 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     }
     const origin = batch.every((pending) => pending.message.origin === "internal") ? "internal" : "user";
     const runContext: RunContext = { ...requestContext, rootDir, history: store, abortSignal, origin };
+    const threadId = batch[0]?.message.threadId;
+    const deliver = createReplyDelivery({ requestContext, senders, emit, ...(threadId ? { threadId } : {}) });
     const sent: string[] = [];
     let visibleIds = new Set<string>();
-    const deliver = async (text: string, via: "chat_send" | "final-text") => {
-      const channel = requestContext.channel;
-      const sender = channel ? senders.get(channel) : undefined;
-      if (sender && channel) {
-        await sender({
-          contextId,
-          requestId,
-          channel,
-          text,
-          ...(requestContext.chatId ? { chatId: requestContext.chatId } : {}),
-          ...(requestContext.userId ? { userId: requestContext.userId } : {}),
-          ...(requestContext.username ? { username: requestContext.username } : {}),
-          ...(first(batch).message.threadId ? { threadId: first(batch).message.threadId } : {}),
-        });
-      }
-      emit({
-        type: "chat-message",
-        contextId,
-        requestId,
-        text,
-        via,
-        ...(channel ? { channel } : {}),
-        ...(requestContext.chatId ? { chatId: requestContext.chatId } : {}),
-      });
-    };
     const tools: ToolSet = {};
     for (const source of toolSources)
       Object.assign(tools, typeof source === "function" ? await source(runContext) : source);
@@ -318,128 +226,62 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       }),
     );
     const runTools = withCachedSchemas(tools);
-    const toolNames = Object.keys(runTools);
-    const provided = await runPromptProviders(
-      [...promptProviders],
-      { ...requestContext, rootDir, toolNames },
+    const system = await buildSystemMessages({
+      rootDir,
+      requestContext,
+      promptProviders,
+      toolNames: Object.keys(runTools),
       logger,
-    );
-    const activeTools = provided.activeTools
-      ? toolNames.filter((name) => provided.activeTools?.includes(name))
-      : undefined;
-    const profile = await readProfile(rootDir);
-    const system: ModelMessage[] = [
-      { role: "system", content: runtimeContextPrompt({ ...requestContext, rootDir, now: now() }) },
-      ...(profile ? [{ role: "system" as const, content: profile }] : []),
-      { role: "system", content: defaultSystemPrompt },
-      ...provided.messages,
-    ];
-    const systemTokens = estimateTokens(system);
-
-    let window = keepLast;
-    for (let attempt = 0; ; attempt++) {
-      const built = await historyWindow.build(contextId, systemTokens, window, abortSignal);
-      visibleIds = built.ids;
-      const initial = [...system, ...built.messages];
-      // Messages merged mid-run, with the index (in the step's message list) where each batch belongs.
-      const injected: Array<{ at: number; messages: ModelMessage[] }> = [];
-      const steps: Array<StepResult<ToolSet>> = [];
-      let finalText = "";
-      try {
-        const result = streamText({
-          model: options.model,
-          messages: initial,
-          allowSystemInMessages: true,
-          tools: runTools,
-          ...(activeTools ? { activeTools } : {}),
-          stopWhen: stepCountIs(maxSteps),
-          abortSignal,
-          prepareStep: async ({ messages, stepNumber }) => {
-            const arrived = stepNumber > 0 ? drain() : [];
-            if (arrived.length > 0) {
-              for (const pending of arrived) {
-                pending.historyMessage.metadata = { ...pending.historyMessage.metadata!, requestId };
-                participants.push(pending);
-              }
-              await store.append(arrived.map((pending) => pending.historyMessage));
-              for (const pending of arrived) visibleIds.add(pending.historyMessage.id);
-              injected.push({
-                at: messages.length,
-                messages: await historyToModelMessages(arrived.map((pending) => pending.historyMessage)),
-              });
-              emit({
-                type: "message-merged",
-                contextId,
-                requestId,
-                step: stepNumber,
-                messageIds: arrived.map((pending) => pending.historyMessage.id),
-              });
-              logger.info({ step: stepNumber, merged: arrived.length }, "merged new messages into the run");
-            }
-            if (injected.length === 0) return undefined;
-            const withInjected = [...messages];
-            for (const entry of [...injected].reverse()) withInjected.splice(entry.at, 0, ...entry.messages);
-            return { messages: withInjected };
-          },
-          onStepFinish: (step) => {
-            steps.push(step as StepResult<ToolSet>);
-          },
-        });
-        for await (const part of result.fullStream) {
-          if (part.type === "text-delta")
-            emit({ type: "text-delta", contextId, requestId, delta: part.text });
-          else if (part.type === "error") throw part.error;
-          else if (part.type === "abort")
-            throw new DowncityError("RUN_ABORTED", "The run was aborted (runtime closing)");
-        }
-        finalText = await result.text;
-      } catch (error) {
-        if (isContextWindowError(error) && attempt < maxContextRetries) {
-          logger.warn({ attempt: attempt + 1 }, "context window exceeded; compacting and retrying");
-          window = Math.max(2, Math.floor(Math.min(window, built.ids.size) / 2));
-          try {
-            await historyWindow.compact(
-              contextId,
-              Math.max(1, window - 1),
-              "context-window-exceeded",
-              abortSignal,
-            );
-          } catch (compactError) {
-            logger.warn(errorFields(compactError), "compaction failed; retrying with a smaller window");
-          }
-          continue;
-        }
-        if (isContextWindowError(error)) {
-          throw new DowncityError(
-            "CONTEXT_WINDOW_EXCEEDED",
-            `The model's context window was exceeded ${maxContextRetries + 1} times even after compaction. Lower context.history.keepLast in downcity.json or use a model with a larger window.`,
-            { cause: error, field: "context.history.keepLast" },
-          );
-        }
-        if (DowncityError.isInstance(error)) throw error;
-        if (abortSignal.aborted)
-          throw new DowncityError("RUN_ABORTED", "The run was aborted (runtime closing)", { cause: error });
-        throw new DowncityError(
-          "MODEL_ERROR",
-          `The model call failed: ${(error as Error)?.message ?? String(error)}`,
-          {
-            cause: error,
-          },
-        );
-      }
-      if (sent.length === 0 && finalText.trim()) await deliver(finalText, "final-text");
-      const message: HistoryMessage = {
-        id: generateId(),
-        role: "assistant",
-        parts: stepsToParts(steps),
-        metadata: { createdAt: now().toISOString(), contextId, requestId },
-      };
-      await store.append(message);
-      const text = sent.length > 0 ? sent.join("\n\n") : finalText;
-      emit({ type: "run-end", contextId, requestId, text, steps: steps.length });
-      logger.info({ steps: steps.length }, "run finished");
-      return { contextId, requestId, text, message, steps: steps.length };
-    }
+      now: now(),
+    });
+    const takeArrivals = async (step: number): Promise<ModelMessage[]> => {
+      const arrived = drain();
+      if (arrived.length === 0) return [];
+      arrived.forEach(stamp);
+      participants.push(...arrived);
+      const messages = arrived.map((pending) => pending.historyMessage);
+      await store.append(messages);
+      for (const message of messages) visibleIds.add(message.id);
+      emit({
+        type: "message-merged",
+        contextId,
+        requestId,
+        step,
+        messageIds: messages.map((message) => message.id),
+      });
+      logger.info({ step, merged: arrived.length }, "merged new messages into the run");
+      return historyToModelMessages(messages);
+    };
+    const { finalText, steps } = await runAgentLoop({
+      model: options.model,
+      contextId,
+      system: system.messages,
+      systemTokens: system.tokens,
+      tools: runTools,
+      ...(system.activeTools ? { activeTools: system.activeTools } : {}),
+      maxSteps,
+      keepLast,
+      historyWindow,
+      abortSignal,
+      logger,
+      onWindow: (ids) => {
+        visibleIds = ids;
+      },
+      takeArrivals,
+      onTextDelta: (delta) => emit({ type: "text-delta", contextId, requestId, delta }),
+    });
+    if (sent.length === 0 && finalText.trim()) await deliver(finalText, "final-text");
+    const message: HistoryMessage = {
+      id: generateId(),
+      role: "assistant",
+      parts: stepsToParts(steps),
+      metadata: { createdAt: now().toISOString(), contextId, requestId },
+    };
+    await store.append(message);
+    const text = sent.length > 0 ? sent.join("\n\n") : finalText;
+    emit({ type: "run-end", contextId, requestId, text, steps: steps.length });
+    logger.info({ steps: steps.length }, "run finished");
+    return { contextId, requestId, text, message, steps: steps.length };
   };
 
   const lanes = createLaneScheduler<Pending>({
@@ -449,54 +291,18 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       logger.error({ contextId: laneId, ...errorFields(error) }, "lane runner crashed"),
   });
 
+  const accept = createMessageIntake<RunResult>({
+    generateId,
+    now,
+    logger,
+    emit,
+    enqueue: (contextId, pending) => lanes.enqueue(contextId, pending),
+    closed: () => closed,
+  });
+
   return {
     rootDir,
-    send(input) {
-      if (closed) {
-        return Promise.reject(
-          new DowncityError("RUNTIME_CLOSED", "The runtime is shutting down; the message was not accepted"),
-        );
-      }
-      const parsed = incomingMessageSchema.safeParse(input);
-      if (!parsed.success) return Promise.reject(errorFromZod(parsed.error, { what: "message" }));
-      const message = parsed.data;
-      try {
-        // Validates the id and that its history folder name fits the filesystem.
-        encodeContextId(message.contextId);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      const dedupeKey = message.messageId ? `${message.contextId}\u0000${message.messageId}` : undefined;
-      if (dedupeKey) {
-        const existing = seen.get(dedupeKey);
-        if (existing) {
-          logger.info(
-            { contextId: message.contextId, messageId: message.messageId },
-            "duplicate message dropped",
-          );
-          return existing;
-        }
-      }
-      const promise = new Promise<RunResult>((resolve, reject) => {
-        lanes.enqueue(message.contextId, {
-          message,
-          historyMessage: toHistoryMessage(message),
-          resolve,
-          reject,
-        });
-      });
-      emit({
-        type: "message-queued",
-        contextId: message.contextId,
-        origin: message.origin,
-        ...(message.messageId ? { messageId: message.messageId } : {}),
-      });
-      if (dedupeKey) {
-        seen.set(dedupeKey, promise);
-        if (seen.size > dedupeWindow) seen.delete(seen.keys().next().value as string);
-      }
-      return promise;
-    },
+    send: (input: IncomingMessage) => accept(input),
     history,
     registerSender(channel, sender) {
       senders.set(channel, sender);
@@ -547,8 +353,4 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       await lanes.idle();
     },
   };
-}
-
-function first(batch: Pending[]): Pending {
-  return batch[0] as Pending;
 }

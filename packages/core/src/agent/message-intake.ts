@@ -1,0 +1,106 @@
+import type { z } from "zod";
+import { encodeContextId } from "../context/context-id.js";
+import { DowncityError } from "../errors/downcity-error.js";
+import { errorFromZod } from "../errors/zod-issue-message.js";
+import type { HistoryMessage } from "../history/history-message.js";
+import type { Logger } from "../logger/logger.js";
+import { type IncomingMessage, incomingMessageSchema } from "./incoming-message.js";
+import type { RuntimeEvent } from "./runtime-event.js";
+
+/** A validated incoming message. */
+export type ParsedIncomingMessage = z.output<typeof incomingMessageSchema>;
+
+/** A message waiting in its lane, with the promise of its run. */
+export interface PendingMessage<Result> {
+  message: ParsedIncomingMessage;
+  historyMessage: HistoryMessage;
+  resolve: (result: Result) => void;
+  reject: (error: unknown) => void;
+}
+
+const dedupeWindow = 10000;
+
+/** The user (or internal) message as it is stored in history. */
+export function toHistoryMessage(
+  message: ParsedIncomingMessage,
+  id: string,
+  createdAt: Date,
+): HistoryMessage {
+  return {
+    id,
+    role: "user",
+    parts: [{ type: "text", text: message.text }],
+    metadata: {
+      createdAt: createdAt.toISOString(),
+      origin: message.origin,
+      contextId: message.contextId,
+      ...(message.messageId ? { messageId: message.messageId } : {}),
+      ...(message.channel ? { channel: message.channel } : {}),
+      ...(message.chatId ? { chatId: message.chatId } : {}),
+      ...(message.userId ? { userId: message.userId } : {}),
+      ...(message.username ? { username: message.username } : {}),
+    },
+  };
+}
+
+/**
+ * Validates messages, drops duplicates of a `messageId` still queued, running or answered, and
+ * enqueues the rest. A message whose run failed is forgotten, so sending it again runs again.
+ */
+export function createMessageIntake<Result>(options: {
+  generateId: () => string;
+  now: () => Date;
+  logger: Logger;
+  emit: (event: RuntimeEvent) => void;
+  enqueue: (contextId: string, pending: PendingMessage<Result>) => void;
+  closed: () => boolean;
+}): (input: IncomingMessage) => Promise<Result> {
+  const seen = new Map<string, Promise<Result>>();
+  return (input) => {
+    if (options.closed()) {
+      return Promise.reject(
+        new DowncityError("RUNTIME_CLOSED", "The runtime is shutting down; the message was not accepted"),
+      );
+    }
+    const parsed = incomingMessageSchema.safeParse(input);
+    if (!parsed.success) return Promise.reject(errorFromZod(parsed.error, { what: "message" }));
+    const message = parsed.data;
+    try {
+      // Validates the id and that its history folder name fits the filesystem.
+      encodeContextId(message.contextId);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const dedupeKey = message.messageId ? `${message.contextId}\u0000${message.messageId}` : undefined;
+    const existing = dedupeKey ? seen.get(dedupeKey) : undefined;
+    if (existing) {
+      options.logger.info(
+        { contextId: message.contextId, messageId: message.messageId },
+        "duplicate message dropped",
+      );
+      return existing;
+    }
+    const promise = new Promise<Result>((resolve, reject) => {
+      options.enqueue(message.contextId, {
+        message,
+        historyMessage: toHistoryMessage(message, options.generateId(), options.now()),
+        resolve,
+        reject,
+      });
+    });
+    options.emit({
+      type: "message-queued",
+      contextId: message.contextId,
+      origin: message.origin,
+      ...(message.messageId ? { messageId: message.messageId } : {}),
+    });
+    if (dedupeKey) {
+      seen.set(dedupeKey, promise);
+      if (seen.size > dedupeWindow) seen.delete(seen.keys().next().value as string);
+      promise.catch(() => {
+        if (seen.get(dedupeKey) === promise) seen.delete(dedupeKey);
+      });
+    }
+    return promise;
+  };
+}
