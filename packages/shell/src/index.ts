@@ -9,6 +9,7 @@ export type {
   ShellEngineLimits,
   ShellEngineOptions,
 } from "./engine/shell-engine.js";
+export type { ShellStream } from "./output/session-output.js";
 export type { ShellSnapshot } from "./session/snapshot-file.js";
 export { ShellError, type ShellErrorCode } from "./shell-error.js";
 export type { ShellEvent, ShellEventType, ShellExitEvent } from "./shell-event.js";
@@ -17,7 +18,9 @@ export {
   type ShellCloseInput,
   type ShellExecInput,
   type ShellListInput,
+  type ShellListToolInput,
   type ShellReadInput,
+  type ShellSleepInput,
   type ShellStartInput,
   type ShellStatusInput,
   type ShellWaitInput,
@@ -25,7 +28,9 @@ export {
   shellCloseInput,
   shellExecInput,
   shellListInput,
+  shellListToolInput,
   shellReadInput,
+  shellSleepInput,
   shellStartInput,
   shellStatusInput,
   shellWaitInput,
@@ -33,7 +38,9 @@ export {
 } from "./shell-inputs.js";
 export type {
   ShellExecResult,
+  ShellListEntry,
   ShellReadResult,
+  ShellSleepResult,
   ShellStartResult,
   ShellStatus,
   ShellStatusResult,

@@ -60,13 +60,15 @@ function scriptedModel(turns: Array<(previous: Record<string, unknown>) => ToolC
 }
 
 describe("createShellTools", () => {
-  test("exposes the seven tools with zod input schemas", () => {
+  test("exposes the nine tools with zod input schemas", () => {
     temp = createTempEngine();
     const tools = createShellTools(temp.engine, { contextId: "c" });
     expect(Object.keys(tools).sort()).toEqual([
       "shell_close",
       "shell_exec",
+      "shell_list",
       "shell_read",
+      "shell_sleep",
       "shell_start",
       "shell_status",
       "shell_wait",

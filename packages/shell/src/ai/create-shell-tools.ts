@@ -4,17 +4,27 @@ import { ShellError } from "../shell-error.js";
 import {
   shellCloseInput,
   shellExecInput,
+  shellListToolInput,
   shellReadInput,
+  shellSleepInput,
   shellStartInput,
   shellStatusInput,
   shellWaitInput,
   shellWriteInput,
 } from "../shell-inputs.js";
+import { listSessions } from "./list-sessions.js";
+import { type ShellSleepInterrupts, shellSleep } from "./shell-sleep.js";
 
-/** Who the tools act for: the conversation (context) and the current request. */
+/** Who the tools act for (the conversation and the current request), and what ends a `shell_sleep` early. */
 export interface ShellToolsOptions {
   contextId?: string;
   requestId?: string;
+  /** The run's cancellation: a sleeping `shell_sleep` returns `cancelled` when it aborts. */
+  abortSignal?: AbortSignal;
+  /** New messages for this conversation (they end a sleep) and where sleep progress goes. */
+  sleep?: ShellSleepInterrupts;
+  /** Clock for `shell_list` ages [Date.now]. */
+  now?: () => number;
 }
 
 /** A typed error as the model sees it, so it can correct the call instead of the run failing. */
@@ -34,8 +44,8 @@ async function guarded<Result>(run: () => Promise<Result>): Promise<Result | She
 
 /**
  * Builds the AI SDK tools `shell_exec`, `shell_start`, `shell_status`, `shell_read`,
- * `shell_write`, `shell_wait` and `shell_close` over an engine; build them per run so the
- * context and request ids are this run's.
+ * `shell_write`, `shell_wait`, `shell_close`, `shell_list` and `shell_sleep` over an engine;
+ * build them per run so the context, request and cancellation are this run's.
  */
 export function createShellTools(engine: ShellEngine, options: ShellToolsOptions = {}) {
   const call: ShellCallOptions = {
@@ -64,7 +74,8 @@ export function createShellTools(engine: ShellEngine, options: ShellToolsOptions
     }),
     shell_read: tool({
       description:
-        "Read a session's output incrementally from a byte cursor (defaults to where you last read).",
+        "Read a session's output incrementally from a byte cursor (defaults to where you last read). " +
+        'Pipe sessions keep stdout and stderr apart too: stream "stderr" reads only the errors.',
       inputSchema: shellReadInput,
       execute: (input) => guarded(() => engine.read(input)),
     }),
@@ -86,6 +97,22 @@ export function createShellTools(engine: ShellEngine, options: ShellToolsOptions
       description: "Terminate a session and every process it started, and release it.",
       inputSchema: shellCloseInput,
       execute: (input) => guarded(() => engine.close(input)),
+    }),
+    shell_list: tool({
+      description:
+        "List shell sessions, newest first: this conversation's (scope chat) or the whole project's " +
+        "(scope workspace), with id, command, mode, status, exit code, age, bytes, and service name and readiness.",
+      inputSchema: shellListToolInput,
+      execute: (input) =>
+        guarded(() => listSessions(engine, input, options.contextId, (options.now ?? Date.now)())),
+    }),
+    shell_sleep: tool({
+      description:
+        "Wait without running any process (instead of `sleep N`). Ends early when a new message arrives in " +
+        "this conversation or the run is cancelled; returns how long it slept and why it stopped.",
+      inputSchema: shellSleepInput,
+      execute: (input, { abortSignal }) =>
+        shellSleep(input, options.sleep, [options.abortSignal, abortSignal]),
     }),
   };
 }

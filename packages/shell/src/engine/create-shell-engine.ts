@@ -20,6 +20,7 @@ import { createSessionRegistry } from "./create-session-registry.js";
 import { execCommand } from "./exec-command.js";
 import { parseInput } from "./parse-input.js";
 import { recoverSessions } from "./recover-sessions.js";
+import { refreshReadiness } from "./refresh-readiness.js";
 import type { ShellEngine, ShellEngineOptions } from "./shell-engine.js";
 import { startSession } from "./start-session.js";
 import { waitSession } from "./wait-session.js";
@@ -108,14 +109,18 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
     async list(input) {
       const args = parseInput(shellListInput, input, "list");
       const found = new Map<ShellId, ShellStatusResult>();
-      if (args.status === "all") {
+      // Sessions only on disk (closed, evicted, or of an earlier run) have ended.
+      if (args.status === "all" || args.status === "exited") {
         for (const id of registry.idsOnDisk()) {
           if (registry.sessions.has(id)) continue;
           const restored = registry.restore(id);
           if (restored) found.set(id, restored.describe());
         }
       }
-      for (const session of registry.sessions.values()) found.set(session.id, session.describe());
+      for (const session of registry.sessions.values()) {
+        await refreshReadiness(session);
+        found.set(session.id, session.describe());
+      }
       return [...found.values()]
         .filter((entry) =>
           args.status === "all"
