@@ -7,6 +7,8 @@ export default defineConfig({
   test: {
     name: "@downcity/core",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // Crash tests run real child processes: they are bundled from the sources of this run.
+    globalSetup: ["src/history/compaction-crash-setup.ts"],
     testTimeout: 30000,
     hookTimeout: 30000,
   },

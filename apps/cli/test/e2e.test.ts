@@ -9,7 +9,7 @@ import {
   startOpenAICompatibleServer,
 } from "@downcity/core/test";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { cliMain, daemonBuilt, runBuiltCli } from "./run-built-cli.js";
+import { cliMain, runBuiltCli } from "./run-built-cli.js";
 
 /** Scripted model: "exec <cmd>" -> shell_exec, "bg <cmd>" -> shell_start, tool results and shell-exit notices -> text. */
 function reply(call: ScriptedCall) {
@@ -31,7 +31,7 @@ function reply(call: ScriptedCall) {
   return { text: `echo: ${last.text}`, chunkSize: 3 };
 }
 
-describe.skipIf(!daemonBuilt)("end to end through the built CLI", () => {
+describe("end to end through the built CLI", () => {
   let home: string;
   let project: string;
   let model: OpenAICompatibleServer;
@@ -206,7 +206,7 @@ describe.skipIf(!daemonBuilt)("end to end through the built CLI", () => {
   });
 });
 
-describe.skipIf(!daemonBuilt)("demo", () => {
+describe("demo", () => {
   test("announces the scripted stand-in, runs the whole loop and removes its project on exit", async () => {
     const home = await mkdtemp(join(tmpdir(), "downcity-demo-home-"));
     const env: Record<string, string | undefined> = { ...process.env, DOWNCITY_HOME: home };
@@ -247,7 +247,7 @@ describe.skipIf(!daemonBuilt)("demo", () => {
   });
 });
 
-describe.skipIf(!daemonBuilt)("console and agent on/off", () => {
+describe("console and agent on/off", () => {
   test("agent on needs the console, registers the daemon, agent off deregisters it", async () => {
     const home = await mkdtemp(join(tmpdir(), "downcity-console-home-"));
     const project = await mkdtemp(join(tmpdir(), "downcity-console-project-"));

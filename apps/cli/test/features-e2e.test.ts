@@ -10,7 +10,7 @@ import {
   startOpenAICompatibleServer,
 } from "@downcity/core/test";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type CliRun, daemonBuilt, runBuiltCli } from "./run-built-cli.js";
+import { type CliRun, runBuiltCli } from "./run-built-cli.js";
 
 // server-everything is a devDependency of @downcity/mcp, so resolve it from there.
 const mcpPackageJson = join(
@@ -61,7 +61,7 @@ const json = <T>(run: CliRun): T => {
   return JSON.parse(run.stdout) as T;
 };
 
-describe.skipIf(!daemonBuilt)("feature packages through the derived CLI against a detached daemon", () => {
+describe("feature packages through the derived CLI against a detached daemon", () => {
   let home: string;
   let project: string;
   let model: OpenAICompatibleServer;

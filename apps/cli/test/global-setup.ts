@@ -1,23 +1,107 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const cliDir = dirname(dirname(fileURLToPath(import.meta.url)));
+const repoDir = join(cliDir, "..", "..");
 
-function newestSource(dir: string): number {
+interface WorkspacePackage {
+  name: string;
+  dir: string;
+  dependencies: string[];
+}
+
+/** Every workspace package by name (packages/* and apps/*). */
+function workspacePackages(): Map<string, WorkspacePackage> {
+  const found = new Map<string, WorkspacePackage>();
+  for (const group of ["packages", "apps"]) {
+    for (const entry of readdirSync(join(repoDir, group), { withFileTypes: true })) {
+      const dir = join(repoDir, group, entry.name);
+      if (!entry.isDirectory() || !existsSync(join(dir, "package.json"))) continue;
+      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+        name: string;
+        dependencies?: Record<string, string>;
+      };
+      const dependencies = Object.entries(manifest.dependencies ?? {})
+        .filter(([, range]) => range.startsWith("workspace:"))
+        .map(([name]) => name);
+      found.set(manifest.name, { name: manifest.name, dir, dependencies });
+    }
+  }
+  return found;
+}
+
+/** The CLI and every workspace package it runs, dependencies before their dependants. */
+function buildOrder(all: Map<string, WorkspacePackage>): WorkspacePackage[] {
+  const order: WorkspacePackage[] = [];
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    const found = all.get(name);
+    if (!found || seen.has(name)) return;
+    seen.add(name);
+    for (const dependency of found.dependencies) visit(dependency);
+    order.push(found);
+  };
+  visit("@downcity/cli");
+  return order;
+}
+
+function newestInput(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs);
+    if (entry.isDirectory()) newest = Math.max(newest, newestInput(path));
+    else if (!entry.name.endsWith(".test.ts")) newest = Math.max(newest, statSync(path).mtimeMs);
   }
   return newest;
 }
 
-/** The tests spawn the built CLI, so (re)build it when dist is missing or older than src. */
+function oldestOutput(dir: string): number {
+  let oldest = Number.POSITIVE_INFINITY;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    oldest = Math.min(oldest, entry.isDirectory() ? oldestOutput(path) : statSync(path).mtimeMs);
+  }
+  return oldest;
+}
+
+/** Why a package's dist cannot be trusted, or undefined when it was built after its last source change. */
+function staleReason(workspace: WorkspacePackage): string | undefined {
+  const dist = join(workspace.dir, "dist");
+  if (!existsSync(join(dist, "index.js"))) return "dist/index.js is missing";
+  const inputs = Math.max(
+    newestInput(join(workspace.dir, "src")),
+    ...["package.json", "tsup.config.ts"]
+      .map((name) => join(workspace.dir, name))
+      .filter((path) => existsSync(path))
+      .map((path) => statSync(path).mtimeMs),
+  );
+  return oldestOutput(dist) < inputs ? "dist is older than its sources" : undefined;
+}
+
+/**
+ * The tests spawn the built CLI, which runs the built daemon and feature packages, exactly as an
+ * installed `downcity` does. A stale dist would test yesterday's code, so every package in that
+ * chain is rebuilt here when its sources are newer; in CI (where the build runs first) a missing or
+ * stale build fails the run instead of being rebuilt or skipped.
+ */
 export default function setup(): void {
-  const main = join(cliDir, "dist", "main.js");
-  if (!existsSync(main) || statSync(main).mtimeMs < newestSource(join(cliDir, "src"))) {
-    execFileSync(join(cliDir, "..", "..", "node_modules", ".bin", "tsup"), { cwd: cliDir, stdio: "ignore" });
+  const tsup = join(repoDir, "node_modules", ".bin", "tsup");
+  for (const workspace of buildOrder(workspacePackages())) {
+    const reason = staleReason(workspace);
+    if (!reason) continue;
+    if (process.env.CI) {
+      throw new Error(
+        `${workspace.name}: ${reason}. The CLI tests run built packages: run \`pnpm build\` first (pnpm check does).`,
+      );
+    }
+    try {
+      execFileSync(tsup, [], { cwd: workspace.dir, stdio: "pipe" });
+    } catch (error) {
+      const failed = error as { stderr?: Buffer; stdout?: Buffer };
+      const output = `${failed.stdout?.toString() ?? ""}${failed.stderr?.toString() ?? ""}`;
+      throw new Error(`${workspace.name}: ${reason}, and rebuilding it failed:\n${output}`);
+    }
   }
 }

@@ -1,15 +1,9 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The built entry the tests run, exactly as the `downcity` bin does. */
 export const cliMain = join(dirname(dirname(fileURLToPath(import.meta.url))), "dist", "main.js");
-
-/** True when the daemon library is built, which every daemon-backed command needs at run time. */
-export const daemonBuilt = existsSync(
-  join(dirname(dirname(fileURLToPath(import.meta.url))), "..", "daemon", "dist", "index.js"),
-);
 
 /** What one `downcity` run printed and how it ended. */
 export interface CliRun {

@@ -1,3 +1,4 @@
+import { rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "tsup";
 import type { TestProject } from "vitest/node";
@@ -11,8 +12,11 @@ declare module "vitest" {
 
 // Real daemon processes need a runnable script: bundle daemon-main from the TypeScript sources of
 // this package and its workspace dependencies (downcity-source), keeping npm packages external.
-export default async function setup(project: TestProject): Promise<void> {
-  const outDir = fileURLToPath(new URL("../node_modules/.cache/downcity-daemon-test", import.meta.url));
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // One folder per run: concurrent runs on one checkout must not clean each other's bundles.
+  const outDir = fileURLToPath(
+    new URL(`../node_modules/.cache/downcity-daemon-test/${process.pid}`, import.meta.url),
+  );
   await build({
     config: false,
     entry: {
@@ -39,4 +43,5 @@ export default async function setup(project: TestProject): Promise<void> {
   });
   project.provide("daemonEntry", `${outDir}/daemon-main.js`);
   project.provide("consoleEntry", `${outDir}/console-main.js`);
+  return () => rm(outDir, { recursive: true, force: true });
 }
