@@ -32,6 +32,7 @@ import { removeDaemonMeta, writeDaemonMeta } from "./process/daemon-meta.js";
 import { daemonPaths } from "./process/daemon-paths.js";
 import { createModel } from "./runtime/create-model.js";
 import { wireShellExitFollowUp } from "./runtime/shell-exit-follow-up.js";
+import { createSleepInterrupts, logSleepTick, type SleepInterrupts } from "./runtime/sleep-interrupts.js";
 import { createChatService } from "./services/chat-service.js";
 import { createShellService } from "./services/shell-service.js";
 import { ensureToken } from "./token/ensure-token.js";
@@ -137,8 +138,15 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       ...(shellConfig.maxSessions ? { limits: { maxSessions: shellConfig.maxSessions } } : {}),
     });
     coreCloses.push(() => engine.closeAll({ grace_ms: 1000 }));
+    // shell_sleep ends early on a new message for the run's chat: the source is wired to the runtime below.
+    let sleepInterrupts: SleepInterrupts | undefined;
     const shellTools: ToolSource = (run) =>
-      createShellTools(engine, { contextId: run.contextId, requestId: run.requestId });
+      createShellTools(engine, {
+        contextId: run.contextId,
+        requestId: run.requestId,
+        abortSignal: run.abortSignal,
+        ...(sleepInterrupts ? { sleep: sleepInterrupts.forRun(run) } : {}),
+      });
     let pluginHost: PluginHost | undefined;
     const runtime = createAgentRuntime({
       rootDir,
@@ -152,6 +160,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       closeGraceMs: options.closeGraceMs ?? 5000,
     });
     coreCloses.unshift(() => runtime.close());
+    sleepInterrupts = createSleepInterrupts({ runtime, onTick: logSleepTick(logger) });
     const registry = createServiceRegistry({ logger });
     registry.register(createChatService(runtime));
     registry.register(createShellService(engine));
