@@ -6,6 +6,7 @@ import { registerConsoleCommand } from "./commands/console-command.js";
 import { registerDemoCommand } from "./commands/demo-command.js";
 import { registerInitCommand } from "./commands/init-command.js";
 import { registerLifecycleCommands } from "./commands/lifecycle-commands.js";
+import { registerPluginsCommand } from "./commands/plugins-command.js";
 import { registerRunCommand } from "./commands/run-command.js";
 import { registerServiceCommand } from "./commands/service-command.js";
 
@@ -24,6 +25,7 @@ export const builtinCommandNames = [
   "service",
   "console",
   "agent",
+  "plugins",
   "demo",
   "help",
 ] as const;
@@ -31,7 +33,7 @@ export const builtinCommandNames = [
 /**
  * Builds the `downcity` program with every built-in command. Parsing never exits the process:
  * commander errors are thrown (exitOverride) so `runCli` maps them to exit codes. With `json`,
- * commander prints no error text of its own, so `runCli` can report errors as JSON.
+ * commander writes nothing to stderr, so `runCli` can report errors as JSON.
  */
 export function createProgram(io: CliIo, options: { json?: boolean } = {}): Command {
   const program = new Command("downcity")
@@ -41,8 +43,8 @@ export function createProgram(io: CliIo, options: { json?: boolean } = {}): Comm
     .showSuggestionAfterError()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
-      ...(options.json ? { outputError: () => {} } : {}),
+      // With --json, stderr carries only runCli's JSON error line.
+      writeErr: (text) => (options.json ? true : io.stderr.write(text)),
     })
     .addHelpText(
       "before",
@@ -70,6 +72,7 @@ export function createProgram(io: CliIo, options: { json?: boolean } = {}): Comm
   registerServiceCommand(program, io);
   registerConsoleCommand(program, io);
   registerAgentCommand(program, io);
+  registerPluginsCommand(program, io);
   registerDemoCommand(program, io);
   return program;
 }
