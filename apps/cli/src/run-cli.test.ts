@@ -143,6 +143,13 @@ describe("service commands without a daemon", () => {
     expect(offline.stderr).toContain('"downcity start"');
   });
 
+  test("find the cached schema of the project named by --dir", async () => {
+    const project = await projectWithCachedSchema();
+    const run = await cli(["--dir", project, "task", "--help"]);
+    expect(run.code).toBe(3);
+    expect(run.stdout).toContain("(cached) task: commands as of");
+  });
+
   test("an action reports NOT_RUNNING as JSON with --json, exit 3", async () => {
     const project = await projectWithCachedSchema();
     const run = await cli(["task", "list", "--json"], project);

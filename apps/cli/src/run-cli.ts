@@ -39,7 +39,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
   const argv = options.argv;
   const json = argv.includes("--json");
   const program = createProgram(io, { json });
-  const words = argv.filter((arg) => !arg.startsWith("-"));
+  // The value of --dir is no command word.
+  const words = argv.filter((arg, index) => !arg.startsWith("-") && argv[index - 1] !== "--dir");
   // `downcity help shell` asks about the word after `help`.
   const asksHelp = words[0] === "help" && words[1] !== undefined;
   const serviceWords = asksHelp ? words.slice(1) : words;
