@@ -2,9 +2,9 @@ import { defineConfig } from "tsup";
 
 export default defineConfig([
   {
-    entry: ["src/index.ts", "src/console-main.ts"],
+    entry: ["src/index.ts", "src/console-main.ts", "src/client.ts"],
     format: ["esm"],
-    dts: { entry: "src/index.ts" },
+    dts: { entry: ["src/index.ts", "src/client.ts"] },
     clean: true,
     target: "node20",
     sourcemap: true,

@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/test.ts"],
+  entry: ["src/index.ts", "src/test.ts", "src/primitives.ts"],
   format: ["esm"],
   dts: true,
   clean: true,

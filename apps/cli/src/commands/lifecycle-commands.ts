@@ -1,8 +1,8 @@
+import { type DaemonStatus, daemonStatus } from "@downcity/daemon/client";
 import type { Command } from "commander";
 import { CliExit, exitCodes } from "../cli-exit.js";
 import type { CliIo } from "../cli-io.js";
-import { fastDaemonStatus } from "../daemon/fast-daemon-status.js";
-import { type DaemonStatus, loadDaemonApi } from "../daemon/load-daemon-api.js";
+import { loadDaemonApi } from "../daemon/load-daemon-api.js";
 import { printData } from "../output/print-data.js";
 import { findProjectRoot } from "../project/find-project-root.js";
 import { parseIntegerValue } from "./parse-option-value.js";
@@ -89,8 +89,7 @@ export function registerLifecycleCommands(program: Command, io: CliIo): void {
     .option("--json", "print the status as JSON")
     .action(async (dir: string | undefined, options: JsonOption) => {
       const rootDir = findProjectRoot(io.cwd, dir);
-      const status =
-        (await fastDaemonStatus(rootDir)) ?? (await (await loadDaemonApi()).daemonStatus({ rootDir }));
+      const status = await daemonStatus({ rootDir });
       printData(
         io,
         { rootDir, ...status },

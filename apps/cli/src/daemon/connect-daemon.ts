@@ -1,10 +1,14 @@
+import {
+  createDaemonClient,
+  type DaemonClient,
+  type DaemonTarget,
+  resolveDaemonTarget,
+} from "@downcity/daemon/client";
 import type { CliIo } from "../cli-io.js";
 import { findProjectRoot } from "../project/find-project-root.js";
-import { type DaemonApi, type DaemonClient, type DaemonTarget, loadDaemonApi } from "./load-daemon-api.js";
 
 /** A client bound to the daemon a command targets, plus the context an agent shell runs in. */
 export interface DaemonConnection {
-  api: DaemonApi;
   client: DaemonClient;
   target: DaemonTarget;
   /** The context to use when `--context` is not given: the agent shell's own, if any. */
@@ -16,13 +20,12 @@ export interface DaemonConnection {
  * agent shell, the `DC_CTX_*` variables win unless `--dir` names another project.
  */
 export async function connectDaemon(io: CliIo, options: { dir?: string } = {}): Promise<DaemonConnection> {
-  const api = await loadDaemonApi();
   const rootDir = findProjectRoot(io.cwd, options.dir);
   const env = options.dir === undefined ? io.env : withoutAgentShellEnv(io.env);
-  const target = await api.resolveDaemonTarget({ rootDir, env });
-  const client = api.createDaemonClient({ host: target.host, port: target.port, token: target.token });
+  const target = await resolveDaemonTarget({ rootDir, env });
+  const client = createDaemonClient({ host: target.host, port: target.port, token: target.token });
   const defaultContextId = target.contextId ?? env.DC_CTX_CONTEXT_ID;
-  return defaultContextId === undefined ? { api, client, target } : { api, client, target, defaultContextId };
+  return defaultContextId === undefined ? { client, target } : { client, target, defaultContextId };
 }
 
 function withoutAgentShellEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

@@ -1,10 +1,5 @@
-import {
-  DowncityError,
-  type DowncityErrorCode,
-  type HistoryMessage,
-  type RuntimeEvent,
-  type ServiceSummary,
-} from "@downcity/core";
+import type { HistoryMessage, PluginStatus, RuntimeEvent, ServiceSummary } from "@downcity/core";
+import { DowncityError, type DowncityErrorCode } from "@downcity/core/primitives";
 import { parseSse } from "./parse-sse.js";
 
 /** Where a daemon listens and the token it requires. */
@@ -38,6 +33,8 @@ export interface DaemonClient {
   /** Streams events; stops when `signal` aborts or the daemon closes the stream. */
   chatEvents(contextId?: string, options?: { signal?: AbortSignal }): AsyncIterable<DaemonEvent>;
   servicesList(): Promise<{ services: ServiceSummary[] }>;
+  /** Every plug-in with its source, version and state. */
+  plugins(): Promise<{ plugins: PluginStatus[] }>;
   servicesControl(input: {
     service: string;
     action: "start" | "stop" | "restart" | "status";
@@ -73,6 +70,7 @@ const knownCodes = new Set<string>([
   "CONFLICT",
   "UNAUTHORIZED",
   "FORBIDDEN",
+  "PLUGIN_FAILED",
   "INTERNAL",
 ]);
 
@@ -166,6 +164,7 @@ export function createDaemonClient(target: DaemonTarget): DaemonClient {
       };
     },
     servicesList: () => call("GET", "/api/services/list"),
+    plugins: () => call("GET", "/api/plugins"),
     servicesControl: (input) => call("POST", "/api/services/control", input),
     servicesCommand: (input) =>
       call("POST", "/api/services/command", {

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { DowncityError } from "@downcity/core";
+import { DowncityError } from "@downcity/core/primitives";
 import { daemonStatus } from "../process/daemon-status.js";
 import { readToken } from "../token/ensure-token.js";
 import type { DaemonTarget } from "./create-daemon-client.js";

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm } from "node:fs/promises";
-import { writeFileAtomic } from "@downcity/core";
+import { writeFileAtomic } from "@downcity/core/primitives";
 import { z } from "zod";
 import { daemonPaths } from "./daemon-paths.js";
 

@@ -1,4 +1,5 @@
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { downcityPaths } from "@downcity/core/primitives";
 
 /** Where a project's daemon keeps its runtime files under `.downcity/`. */
 export interface DaemonPaths {
@@ -13,8 +14,7 @@ export interface DaemonPaths {
 
 /** Resolves the `.downcity/debug/*` and `.downcity/logs` paths of a project. */
 export function daemonPaths(rootDir: string): DaemonPaths {
-  const root = resolve(rootDir);
-  const debugDir = join(root, ".downcity", "debug");
+  const { rootDir: root, debugDir, logsDir } = downcityPaths(rootDir);
   return {
     rootDir: root,
     debugDir,
@@ -22,6 +22,6 @@ export function daemonPaths(rootDir: string): DaemonPaths {
     metaFile: join(debugDir, "daemon.json"),
     logFile: join(debugDir, "daemon.log"),
     lockFile: join(debugDir, "daemon.lock"),
-    logsDir: join(root, ".downcity", "logs"),
+    logsDir,
   };
 }

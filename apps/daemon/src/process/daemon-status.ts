@@ -1,4 +1,4 @@
-import { isProcessAlive } from "@downcity/core";
+import { isProcessAlive } from "@downcity/core/primitives";
 import { type DaemonMeta, readDaemonMeta, removeDaemonMeta } from "./daemon-meta.js";
 
 /** What `daemonStatus` reports about a project's daemon. */

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { chmod, link, mkdir, open, readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { DowncityError } from "@downcity/core";
+import { DowncityError } from "@downcity/core/primitives";
 import { downcityHome } from "./downcity-home.js";
 
 const tokenPattern = /^[0-9a-f]{64}$/;
