@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { createProcessTable } from "../process/process-table.js";
 import { readProcessStartTime } from "../process/process-tree.js";
 import { isFinalStatus, ShellSession } from "../session/shell-session.js";
 import type { ShellSnapshot } from "../session/snapshot-file.js";
@@ -42,16 +43,25 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
     maxOutputBytes: options.limits?.maxOutputBytes ?? 1024 * 1024 * 1024,
   };
   const engineId = randomBytes(8).toString("hex");
+  const processes = createProcessTable(options.processTable);
   const owner = {
     pid: process.pid,
-    start_time: readProcessStartTime(process.pid) ?? null,
+    start_time: readProcessStartTime(processes, process.pid) ?? null,
     engine_id: engineId,
   };
 
   // The notifier and the registry refer to each other only through these two late-bound calls.
   const notifier = createExitNotifier({ stateDir, isPruning: (session) => registry.isPruning(session.id) });
   const newSession = (dir: string, snapshot: ShellSnapshot, restored: boolean): ShellSession =>
-    new ShellSession({ dir, snapshot, limits: sessionLimits, now, onFinal: notifier.onFinal, restored });
+    new ShellSession({
+      dir,
+      snapshot,
+      limits: sessionLimits,
+      now,
+      processes,
+      onFinal: notifier.onFinal,
+      restored,
+    });
   const registry = createSessionRegistry({
     stateDir,
     now,
@@ -79,7 +89,8 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
   return {
     stateDir,
     exec: (input, call) => execCommand(spawnSession, input, call),
-    start: (input, call) => startSession({ spawnSession, registry, stateDir, engineId }, input, call),
+    start: (input, call) =>
+      startSession({ spawnSession, registry, stateDir, engineId, processes }, input, call),
 
     async status(input) {
       const args = parseInput(shellStatusInput, input, "shell_status");
@@ -144,6 +155,7 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
         isLive: (id) => registry.sessions.has(id),
         load: (dir, snapshot) => newSession(dir, snapshot, true),
         now,
+        processes,
         emit: notifier.emitExit,
       }),
 

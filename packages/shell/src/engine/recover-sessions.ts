@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import type { ProcessTable } from "../process/process-table.js";
 import { findSessionProcesses, isSameProcessAlive, signalProcesses } from "../process/process-tree.js";
 import { isFinalStatus, type ShellSession } from "../session/shell-session.js";
 import { readSnapshotFile, type ShellSnapshot } from "../session/snapshot-file.js";
@@ -12,6 +13,7 @@ export interface RecoverSessionsOptions {
   isLive: (id: ShellId) => boolean;
   load: (dir: string, snapshot: ShellSnapshot) => ShellSession;
   now: () => number;
+  processes: ProcessTable;
   emit: (snapshot: ShellSnapshot, tail: string, replayed: boolean) => void;
 }
 
@@ -36,13 +38,17 @@ export async function recoverSessions(
       const ownerAlive =
         snapshot.owner.pid !== process.pid &&
         snapshot.owner.start_time !== null &&
-        isSameProcessAlive({ pid: snapshot.owner.pid, startTime: snapshot.owner.start_time });
+        isSameProcessAlive(options.processes, {
+          pid: snapshot.owner.pid,
+          startTime: snapshot.owner.start_time,
+        });
       if (ownerAlive) continue;
       const root =
         snapshot.pid !== null && snapshot.pid_start_time !== null
           ? { pid: snapshot.pid, startTime: snapshot.pid_start_time }
           : undefined;
-      signalProcesses(findSessionProcesses(root, `DC_CTX_SHELL_ID=${snapshot.shell_id}`), "SIGKILL");
+      const marker = `DC_CTX_SHELL_ID=${snapshot.shell_id}`;
+      signalProcesses(options.processes, findSessionProcesses(options.processes, root, marker), "SIGKILL");
       // The logs hold what was printed after the last snapshot was written.
       const logSize = fileSize(join(dir, "output.log"), snapshot.log_bytes);
       for (const name of ["stdout", "stderr"] as const) {

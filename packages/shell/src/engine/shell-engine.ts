@@ -50,6 +50,11 @@ export interface ShellEngineOptions {
   /** Where `downcity …` inside the shell reaches the host: DC_CTX_SERVER_HOST/PORT and DC_CTX_TOKEN. */
   server?: { host?: string; port?: number | string; token?: string };
   limits?: ShellEngineLimits;
+  /**
+   * How processes are found for close, timeouts and recovery [auto: /proc when present, else
+   * `ps`]; `ps` cannot read environments, see the README for what it misses.
+   */
+  processTable?: "auto" | "procfs" | "ps";
   /** Clock, injectable for tests [Date.now]. */
   now?: () => number;
 }

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { ProcessTable } from "../process/process-table.js";
 import { isSameProcessAlive } from "../process/process-tree.js";
 import { isFinalStatus } from "../session/shell-session.js";
 import { readSnapshotFile, type ShellSnapshot } from "../session/snapshot-file.js";
@@ -20,6 +21,7 @@ export interface StartSessionDeps {
   registry: SessionRegistry;
   stateDir: string;
   engineId: string;
+  processes: ProcessTable;
 }
 
 /**
@@ -103,16 +105,16 @@ function assertServiceFree(deps: StartSessionDeps, name: string): void {
   for (const id of deps.registry.idsOnDisk()) {
     if (deps.registry.sessions.has(id)) continue;
     const snapshot = readSnapshotFile(join(deps.stateDir, id));
-    if (snapshot && runsElsewhere(snapshot, name, deps.engineId)) clash(id);
+    if (snapshot && runsElsewhere(deps, snapshot, name)) clash(id);
   }
 }
 
-function runsElsewhere(snapshot: ShellSnapshot, name: string, engineId: string): boolean {
+function runsElsewhere(deps: StartSessionDeps, snapshot: ShellSnapshot, name: string): boolean {
   if (snapshot.mode !== "service" || snapshot.service_name !== name || isFinalStatus(snapshot.status)) {
     return false;
   }
   const { owner } = snapshot;
   // A snapshot of this engine that is not in memory was evicted or closed: not running.
-  if (owner.engine_id === engineId || owner.start_time === null) return false;
-  return isSameProcessAlive({ pid: owner.pid, startTime: owner.start_time });
+  if (owner.engine_id === deps.engineId || owner.start_time === null) return false;
+  return isSameProcessAlive(deps.processes, { pid: owner.pid, startTime: owner.start_time });
 }

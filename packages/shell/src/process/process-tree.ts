@@ -1,95 +1,59 @@
-import { readdirSync, readFileSync } from "node:fs";
+import type { ProcessTable } from "./process-table.js";
 
-/** A process identified by pid and kernel start time, so a reused pid is never mistaken for it. */
+/** A process identified by pid and start time, so a reused pid is never mistaken for it. */
 export interface ProcessIdentity {
   pid: number;
   startTime: string;
 }
 
-/** Reads the kernel start time of a pid (field 22 of /proc/<pid>/stat), or undefined when gone. */
-export function readProcessStartTime(pid: number): string | undefined {
-  const stat = readStat(pid);
-  return stat?.startTime;
+/** Reads the start time of a pid, or undefined when it is gone. */
+export function readProcessStartTime(table: ProcessTable, pid: number): string | undefined {
+  return table.read([pid]).get(pid)?.startTime;
 }
 
 /** Tells whether the process with this identity is still the same live process. */
-export function isSameProcessAlive(identity: ProcessIdentity): boolean {
-  const stat = readStat(identity.pid);
-  return stat !== undefined && stat.state !== "Z" && stat.startTime === identity.startTime;
-}
-
-interface ProcessStat {
-  state: string;
-  ppid: number;
-  pgid: number;
-  startTime: string;
-}
-
-function readStat(pid: number): ProcessStat | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return undefined;
-  }
-  // The command name may contain spaces and parentheses; fields resume after the last ")".
-  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  return {
-    state: fields[0] ?? "",
-    ppid: Number(fields[1]),
-    pgid: Number(fields[2]),
-    startTime: fields[19] ?? "",
-  };
-}
-
-function listPids(): number[] {
-  try {
-    return readdirSync("/proc")
-      .filter((name) => /^\d+$/.test(name))
-      .map(Number)
-      .filter((pid) => pid !== process.pid);
-  } catch {
-    return [];
-  }
-}
-
-function environHasMarker(pid: number, marker: Buffer): boolean {
-  try {
-    const environ = readFileSync(`/proc/${pid}/environ`);
-    return environ.indexOf(marker) !== -1;
-  } catch {
-    return false;
-  }
+export function isSameProcessAlive(table: ProcessTable, identity: ProcessIdentity): boolean {
+  const info = table.read([identity.pid]).get(identity.pid);
+  return info !== undefined && info.state !== "Z" && info.startTime === identity.startTime;
 }
 
 /**
  * Finds every live process belonging to a session: the root (if pid and start time match), its
- * process group and descendants, and any process carrying the session's environment marker
- * (`DC_CTX_SHELL_ID=<id>`), which catches children that left the group via setsid or nohup.
+ * process group and descendants, and (where /proc can tell) any process carrying the session's
+ * environment marker (`DC_CTX_SHELL_ID=<id>`), which catches children that left the group via
+ * setsid or nohup and were re-parented. `known` are processes found by an earlier scan: they
+ * (and their descendants) still count once the root is gone and can no longer vouch for its group.
  */
-export function findSessionProcesses(root: ProcessIdentity | undefined, marker: string): ProcessIdentity[] {
+export function findSessionProcesses(
+  table: ProcessTable,
+  root: ProcessIdentity | undefined,
+  marker: string,
+  known: readonly ProcessIdentity[] = [],
+): ProcessIdentity[] {
   const markerBytes = Buffer.from(`${marker}\0`);
-  const rootAlive = root !== undefined && isSameProcessAlive(root);
-  const stats = new Map<number, ProcessStat>();
-  for (const pid of listPids()) {
-    const stat = readStat(pid);
-    if (stat && stat.state !== "Z") stats.set(pid, stat);
-  }
+  const live = table.list().filter((info) => info.state !== "Z");
+  const rootInfo = root ? live.find((info) => info.pid === root.pid) : undefined;
+  const rootAlive = root !== undefined && rootInfo?.startTime === root.startTime;
+  const knownStart = new Map(known.map((identity) => [identity.pid, identity.startTime]));
   const found = new Map<number, string>();
   if (rootAlive && root) found.set(root.pid, root.startTime);
-  for (const [pid, stat] of stats) {
-    if (found.has(pid)) continue;
-    if ((rootAlive && root && stat.pgid === root.pid) || environHasMarker(pid, markerBytes)) {
-      found.set(pid, stat.startTime);
+  for (const info of live) {
+    if (found.has(info.pid)) continue;
+    if (
+      knownStart.get(info.pid) === info.startTime ||
+      (rootAlive && root && info.pgid === root.pid) ||
+      table.hasEnvironment(info.pid, markerBytes)
+    ) {
+      found.set(info.pid, info.startTime);
     }
   }
   // Descendants of anything found so far (a child may have cleared its environment).
   let grew = true;
   while (grew) {
     grew = false;
-    for (const [pid, stat] of stats) {
-      if (!found.has(pid) && found.has(stat.ppid)) {
-        found.set(pid, stat.startTime);
+    for (const info of live) {
+      if (!found.has(info.pid) && found.has(info.ppid)) {
+        found.set(info.pid, info.startTime);
         grew = true;
       }
     }
@@ -98,10 +62,17 @@ export function findSessionProcesses(root: ProcessIdentity | undefined, marker: 
 }
 
 /** Sends a signal to each process that is still the same process; returns how many were signalled. */
-export function signalProcesses(processes: ProcessIdentity[], signal: NodeJS.Signals): number {
+export function signalProcesses(
+  table: ProcessTable,
+  processes: ProcessIdentity[],
+  signal: NodeJS.Signals,
+): number {
+  if (processes.length === 0) return 0;
+  const current = table.read(processes.map((identity) => identity.pid));
   let count = 0;
   for (const identity of processes) {
-    if (!isSameProcessAlive(identity)) continue;
+    const info = current.get(identity.pid);
+    if (!info || info.state === "Z" || info.startTime !== identity.startTime) continue;
     try {
       process.kill(identity.pid, signal);
       count++;

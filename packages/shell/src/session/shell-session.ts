@@ -2,6 +2,7 @@ import type { OutputBuffer } from "../output/output-buffer.js";
 import { renderText } from "../output/render-text.js";
 import { SessionOutput, type ShellStream } from "../output/session-output.js";
 import type { ChildHandle } from "../process/child-handle.js";
+import type { ProcessTable } from "../process/process-table.js";
 import {
   findSessionProcesses,
   type ProcessIdentity,
@@ -35,6 +36,8 @@ export interface ShellSessionOptions {
   snapshot: ShellSnapshot;
   limits: { logBytes: number; headBytes: number; tailBytes: number; maxOutputBytes: number };
   now: () => number;
+  /** Where processes are looked up for identity checks and signalling. */
+  processes: ProcessTable;
   onFinal: (session: ShellSession) => void;
   /** True for a session loaded from disk: no process, reads come from output.log. */
   restored?: boolean;
@@ -63,6 +66,7 @@ export class ShellSession {
   private lastOutputAt: number;
   private readonly now: () => number;
   private readonly limits: ShellSessionOptions["limits"];
+  private readonly processes: ProcessTable;
   private readonly onFinal: (session: ShellSession) => void;
   private child: ChildHandle | undefined;
   private root: ProcessIdentity | undefined;
@@ -82,6 +86,7 @@ export class ShellSession {
     this.dir = options.dir;
     this.now = options.now;
     this.limits = options.limits;
+    this.processes = options.processes;
     this.onFinal = options.onFinal;
     this.lastUsedAt = this.now();
     this.lastOutputAt = Date.parse(options.snapshot.started_at) || this.now();
@@ -138,7 +143,7 @@ export class ShellSession {
     if (this.isFinal) return;
     const pid = this.child.pid;
     if (pid !== undefined) {
-      const startTime = readProcessStartTime(pid);
+      const startTime = readProcessStartTime(this.processes, pid);
       this.root = startTime ? { pid, startTime } : undefined;
       this.snapshot.pid = pid;
       this.snapshot.pid_start_time = startTime ?? null;
@@ -234,15 +239,21 @@ export class ShellSession {
   async terminate(graceMs: number, status: ShellStatus, error: string | null = null): Promise<void> {
     if (!this.isFinal && !this.forced) this.forced = { status, error };
     const marker = `DC_CTX_SHELL_ID=${this.id}`;
-    const first = findSessionProcesses(this.root, marker);
+    // Each scan remembers what it found: once the root has died, its group is only known this way.
+    let known: ProcessIdentity[] = [];
+    const find = (): ProcessIdentity[] => {
+      known = findSessionProcesses(this.processes, this.root, marker, known);
+      return known;
+    };
+    const first = find();
     if (first.length > 0 || !this.isFinal) {
-      signalProcesses(first, graceMs > 0 ? "SIGTERM" : "SIGKILL");
+      signalProcesses(this.processes, first, graceMs > 0 ? "SIGTERM" : "SIGKILL");
       const deadline = performance.now() + graceMs;
       while (performance.now() < deadline) {
         await Promise.race([this.whenFinal(), sleep(25)]);
-        if (this.isFinal && findSessionProcesses(this.root, marker).length === 0) break;
+        if (this.isFinal && find().length === 0) break;
       }
-      signalProcesses(findSessionProcesses(this.root, marker), "SIGKILL");
+      signalProcesses(this.processes, find(), "SIGKILL");
     }
     if (!this.isFinal) {
       await Promise.race([this.whenFinal(), sleep(3000)]);
@@ -250,7 +261,7 @@ export class ShellSession {
       if (!this.isFinal) this.finalize(null, "SIGKILL");
     }
     // Children forked between the scans above are caught here.
-    signalProcesses(findSessionProcesses(this.root, marker), "SIGKILL");
+    signalProcesses(this.processes, find(), "SIGKILL");
   }
 
   /** Status and bookkeeping for callers. */
