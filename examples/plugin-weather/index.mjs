@@ -1,8 +1,11 @@
 import { definePlugin, defineService } from "@downcity/core";
 import { z } from "zod";
 
-// A stand-in forecast; a real plug-in would call a weather API here.
-const temperatureIn = (city) => 10 + (city.length % 15);
+// A stand-in; a real plug-in would call a weather API here.
+function forecast(city, unit) {
+  const celsius = 10 + (city.length % 15);
+  return { city, temperature: unit === "F" ? Math.round(celsius * 1.8 + 32) : celsius, unit };
+}
 
 export default definePlugin({
   name: "weather",
@@ -10,31 +13,25 @@ export default definePlugin({
   // Its downcity.json section: "weather": { "unit": "F" }
   config: z.strictObject({ unit: z.enum(["C", "F"]).default("C") }),
   setup({ config, logger }) {
-    const forecast = (city) => {
-      const celsius = temperatureIn(city);
-      const temperature = config.unit === "F" ? Math.round(celsius * 1.8 + 32) : celsius;
-      return { city, temperature, unit: config.unit };
-    };
+    const cityInput = z.object({ city: z.string().min(1) });
     return {
       tools: [
         {
           weather_now: {
             description: "Current temperature in a city",
-            inputSchema: z.object({ city: z.string().min(1) }),
+            inputSchema: cityInput,
             execute: async ({ city }) => {
               logger.info({ city }, "weather asked");
-              return forecast(city);
+              return forecast(city, config.unit);
             },
           },
         },
       ],
-      // `downcity weather forecast --city Oslo` and POST /api/services/command
+      // A service: `downcity weather forecast Oslo` and POST /api/services/command.
       services: [
         defineService({
           name: "weather",
-          actions: {
-            forecast: { input: z.object({ city: z.string().min(1) }), handler: ({ city }) => forecast(city) },
-          },
+          actions: { forecast: { input: cityInput, handler: ({ city }) => forecast(city, config.unit) } },
         }),
       ],
     };

@@ -80,7 +80,6 @@ describe("help", () => {
 
 describe("usage errors exit 2", () => {
   test.each([
-    [["nonsense-command"], "unknown command"],
     [["chat", "send"], "missing required argument 'text'"],
     [["chat", "history", "--last", "many"], "not a number"],
     [["chat", "history", "--last", "0"], "not a positive integer"],
@@ -97,10 +96,13 @@ describe("usage errors exit 2", () => {
     expect(run.stderr + run.stdout).toContain(message);
   });
 
-  test("an unknown command names why service commands are missing", async () => {
+  test("a word that is not a built-in command is taken for a service command of a daemon that is not running", async () => {
     const run = await cli(["shell", "list"]);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain("service commands come from a running daemon");
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain(
+      "is not a built-in command, so it can only be a service command of the project's daemon, which is not running",
+    );
+    expect(run.stderr).toContain("downcity start");
   });
 });
 

@@ -130,6 +130,13 @@ describe("a third-party plug-in packed as a tarball and installed with npm", () 
     expect(schema.properties.weather.properties.unit.enum).toEqual(["C", "F"]);
   });
 
+  test("docs/writing-a-plugin.md shows this exact plug-in", async () => {
+    const example = await readFile(join(repoDir, "examples", "plugin-weather", "index.mjs"), "utf8");
+    const docs = await readFile(join(repoDir, "docs", "writing-a-plugin.md"), "utf8");
+    expect(docs).toContain(`\`\`\`js\n${example}\`\`\``);
+    expect(example.trimEnd().split("\n").length).toBeLessThan(40);
+  });
+
   test("the scripted model calls its tool, and its service is a derived command", async () => {
     const answer = json<{ text: string }>(await cli(["chat", "send", "weather in Oslo", "--json"]));
     expect(answer.text).toBe('tool said: {"city":"Oslo","temperature":57,"unit":"F"}');
