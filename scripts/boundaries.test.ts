@@ -13,6 +13,10 @@ const allowedOurs: Record<string, string[]> = {
   "@downcity/memory": ["@downcity/core"],
   "@downcity/tasks": ["@downcity/core"],
 };
+// Private apps compiled into a published package's bundle: declared as devDependencies there.
+const bundledApps: Record<string, string[]> = {
+  downcity: ["@downcity/cli", "@downcity/daemon"],
+};
 const forbiddenThirdParty: Record<string, string[]> = {
   "@downcity/core": ["fastify", "node-pty", "@modelcontextprotocol/sdk", "pino"],
   "@downcity/shell": ["fastify"],
@@ -92,7 +96,8 @@ describe("dependency direction (SPEC.md section 1)", () => {
           const name = packageOf(specifier);
           if (allowed && ours(name) && !allowed.includes(name)) problems.push(`${where} imports ${name}`);
           if (forbiddenThirdParty[workspace.name]?.includes(name)) problems.push(`${where} imports ${name}`);
-          if (ours(name) && name !== workspace.name && !workspace.deps.includes(name))
+          const bundled = bundledApps[workspace.name]?.includes(name) ?? false;
+          if (ours(name) && name !== workspace.name && !workspace.deps.includes(name) && !bundled)
             problems.push(`${where} imports ${name} without declaring it`);
           if (!workspace.isApp && featurePackages.includes(name) && name !== workspace.name)
             problems.push(`${where} imports feature package ${name}`);
@@ -101,4 +106,40 @@ describe("dependency direction (SPEC.md section 1)", () => {
       expect(problems).toEqual([]);
     });
   }
+});
+
+describe("one home for each concern", () => {
+  const all = workspaces();
+  const files = all.flatMap((workspace) => sourceFiles(join(workspace.dir, "src")));
+
+  it('spells out the ".downcity" folder only in core\'s paths module', () => {
+    // The shell imports nothing of ours, and the user-level home (~/.downcity) is another folder.
+    const allowed = ["packages/core/src/paths/downcity-paths.ts", "apps/daemon/src/token/downcity-home.ts"];
+    const offenders = files
+      .map((file) => relative(root, file))
+      .filter((file) => !allowed.includes(file) && !file.startsWith("packages/shell/"))
+      .filter((file) => /["']\.downcity["']/.test(readFileSync(join(root, file), "utf8")));
+    expect(offenders).toEqual([]);
+  });
+
+  it("keeps core's history internals private to history/", () => {
+    const historyApi = ["history-store.js", "history-message.js"];
+    const offenders: string[] = [];
+    for (const file of sourceFiles(join(root, "packages", "core", "src"))) {
+      if (file.includes("/history/")) continue;
+      for (const specifier of importsOf(file)) {
+        const match = /\/history\/([^/]+)$/.exec(specifier);
+        if (match && !historyApi.includes(match[1] as string))
+          offenders.push(`${relative(root, file)} -> ${specifier}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it("has no source file over 400 lines", () => {
+    const long = files
+      .map((file) => ({ file: relative(root, file), lines: readFileSync(file, "utf8").split("\n").length }))
+      .filter((entry) => entry.lines > 400);
+    expect(long).toEqual([]);
+  });
 });

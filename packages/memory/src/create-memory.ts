@@ -1,6 +1,13 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { decodeContextId, type HistoryStore, type Logger, silentLogger, toContextId } from "@downcity/core";
+import {
+  decodeContextId,
+  downcityPaths,
+  type HistoryStore,
+  type Logger,
+  silentLogger,
+  toContextId,
+} from "@downcity/core";
 import type { LanguageModel } from "ai";
 import { type ForgetInput, forgetEntries } from "./entries/forget-entries.js";
 import { type RememberInput, rememberEntry } from "./entries/remember-entry.js";
@@ -151,7 +158,7 @@ export function createMemory(options: MemoryOptions): Memory {
       };
     },
     async contexts() {
-      const base = join(rootDir, ".downcity", "context");
+      const base = downcityPaths(rootDir).contextsDir;
       const names = await readdir(base).catch(() => [] as string[]);
       const found: string[] = [];
       for (const name of names) {

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { contextDir } from "@downcity/core";
+import { contextDir, downcityPaths } from "@downcity/core";
 
 /** Where one context's memory lives: `.downcity/context/<encoded>/memory/`. */
 export interface ContextMemoryFiles {
@@ -32,7 +32,7 @@ export function contextMemoryFiles(rootDir: string, contextId: string): ContextM
 
 /** Paths of the profile files injected into every context. */
 export function profileFiles(rootDir: string): ProfileFiles {
-  const dir = join(rootDir, ".downcity", "profile");
+  const dir = downcityPaths(rootDir).profileDir;
   return {
     dir,
     primary: join(dir, "Primary.md"),

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { downcityPaths } from "@downcity/core";
 import type { TaskId } from "./task-id.js";
 import { taskIdPattern } from "./task-id.js";
 
@@ -7,7 +8,7 @@ export const runIdPattern = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/;
 
 /** `.downcity/task`, the folder holding every task. */
 export function taskRootDir(rootDir: string): string {
-  return join(rootDir, ".downcity", "task");
+  return downcityPaths(rootDir).tasksDir;
 }
 
 /** `.downcity/task/<taskId>`. */

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AgentRuntime, createAgentRuntime, type Logger } from "@downcity/core";
 import { createScriptedModel, type ScriptedCall, type ScriptedReply } from "@downcity/core/test";
-import { taskRunHistoryDir } from "../definition/task-paths.js";
+import { taskRootDir, taskRunHistoryDir } from "../definition/task-paths.js";
 import { createTaskScheduler, type TaskScheduler } from "../scheduler/task-scheduler.js";
 import type { TaskSchedulerEvent } from "../scheduler/task-scheduler-event.js";
 import type { TaskSchedulerOptions } from "../scheduler/task-scheduler-options.js";
@@ -88,14 +88,14 @@ export async function createTaskFixture(start = "2025-06-01T08:59:00Z"): Promise
       return scheduler;
     },
     async writeTask(id, text) {
-      const dir = join(rootDir, ".downcity", "task", id);
+      const dir = join(taskRootDir(rootDir), id);
       await mkdir(dir, { recursive: true });
       const path = join(dir, "task.md");
       await writeFile(path, text);
       return path;
     },
     async runDirs(id) {
-      const names = await readdir(join(rootDir, ".downcity", "task", id)).catch(() => [] as string[]);
+      const names = await readdir(join(taskRootDir(rootDir), id)).catch(() => [] as string[]);
       return names.filter((name) => /^\d{4}-/.test(name)).sort();
     },
     gate() {
