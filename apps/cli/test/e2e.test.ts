@@ -70,7 +70,7 @@ describe("end to end through the built CLI", () => {
     const sent = await cli(["chat", "send", "--json", "exec", "echo", "hello-from-e2e"]);
     expect(sent.code, sent.stderr).toBe(0);
     const answer = JSON.parse(sent.stdout) as { contextId: string; text: string; steps: number };
-    expect(answer).toMatchObject({ contextId: "console:main", text: "ran: hello-from-e2e", steps: 2 });
+    expect(answer).toMatchObject({ contextId: "cli:main", text: "ran: hello-from-e2e", steps: 2 });
     const plain = await cli(["chat", "send", "hi", "--context", "console:side"]);
     expect(plain.stdout).toBe("echo: hi\n");
 
@@ -80,7 +80,7 @@ describe("end to end through the built CLI", () => {
     const text = await cli(["chat", "history", "--context", "console:side"]);
     expect(text.stdout).toBe("user: hi\nassistant: echo: hi\n");
     const file = await readFile(
-      join(project, ".downcity", "context", "console%3Amain", "messages", "messages.jsonl"),
+      join(project, ".downcity", "context", "cli%3Amain", "messages", "messages.jsonl"),
       "utf8",
     );
     expect(file).toContain("hello-from-e2e");

@@ -32,7 +32,7 @@ export async function startBareFastify(options: { dir: string }): Promise<BareFa
   app.get("/api/health", async () => ({ ok: true }));
   app.post("/api/chat/send", async (request) => {
     const body = request.body as { text: string; contextId?: string; messageId?: string };
-    const contextId = body.contextId ?? "console:main";
+    const contextId = body.contextId ?? "cli:main";
     const path = join(options.dir, `${encodeURIComponent(contextId)}.jsonl`);
     const requestId = randomUUID();
     await appendDurably(path, {

@@ -255,19 +255,19 @@ describe("HTTP hardening (app.inject)", () => {
 
   it("runs a chat turn and serves its history", async () => {
     scripted.push("Hello from the scripted model");
-    const response = await send({ url: "/api/chat/send", body: { text: "hi", contextId: "console:http" } });
+    const response = await send({ url: "/api/chat/send", body: { text: "hi", contextId: "cli:http" } });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({
-      contextId: "console:http",
+      contextId: "cli:http",
       text: "Hello from the scripted model",
     });
-    const history = await send({ url: "/api/chat/history?contextId=console:http&last=5" });
+    const history = await send({ url: "/api/chat/history?contextId=cli:http&last=5" });
     expect(history.statusCode).toBe(200);
     expect(history.json().messages.map((message: { role: string }) => message.role)).toEqual([
       "user",
       "assistant",
     ]);
-    expect(history.json().messages[0].metadata).toMatchObject({ channel: "console", chatId: "http" });
+    expect(history.json().messages[0].metadata).toMatchObject({ channel: "cli", chatId: "http" });
   });
 
   it("answers 503 MODEL_NOT_CONFIGURED naming llm when no model is configured", async () => {

@@ -3,6 +3,7 @@
  * target resolution, paths, meta, status and the token) without loading the server, fastify or the
  * AI SDK. The CLI imports it directly.
  */
+export { defaultContextId } from "./chat/default-context-id.js";
 export {
   type ChatReply,
   createDaemonClient,

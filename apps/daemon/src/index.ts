@@ -3,6 +3,7 @@
  * runner, detached process management, client) and the user-level console. Nothing else is public.
  */
 export { buildDaemonApp, type DaemonAppOptions } from "./app.js";
+export { defaultContextId } from "./chat/default-context-id.js";
 export {
   type ChatReply,
   createDaemonClient,
@@ -21,7 +22,6 @@ export { type AgentOnOptions, agentOff, agentOn } from "./console/agent-switch.j
 export { type ConsolePaths, consolePaths } from "./console/console-paths.js";
 export { type ConsoleStatus, consoleStatus, startConsole, stopConsole } from "./console/console-process.js";
 export { type DemoModel, startDemoModel } from "./demo/start-demo-model.js";
-
 export { httpStatusFor } from "./plugins/http-status.js";
 export { type DaemonMeta, readDaemonMeta } from "./process/daemon-meta.js";
 export { type DaemonPaths, daemonPaths } from "./process/daemon-paths.js";
@@ -29,7 +29,6 @@ export { type DaemonStatus, daemonStatus } from "./process/daemon-status.js";
 export { type StartDaemonOptions, startDaemonDetached } from "./process/start-daemon-detached.js";
 export { stopDaemon, terminateProcess } from "./process/stop-daemon.js";
 export { type InitProjectResult, initProject } from "./project/init-project.js";
-export { defaultContextId } from "./routes/chat-routes.js";
 export { runDaemon } from "./run-daemon.js";
 export type { RunDaemonOptions, RunningDaemon } from "./server.js";
 export { downcityHome } from "./token/downcity-home.js";

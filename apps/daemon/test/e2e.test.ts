@@ -56,7 +56,7 @@ describe("end to end: init, start, chat with shell, background follow-up, stop",
       ready = resolve;
     });
     const listening = (async () => {
-      for await (const event of client.chatEvents("console:main", { signal: abort.signal })) {
+      for await (const event of client.chatEvents("cli:main", { signal: abort.signal })) {
         if (event.type === "ready") ready();
         events.push(event);
       }
@@ -64,12 +64,12 @@ describe("end to end: init, start, chat with shell, background follow-up, stop",
     await subscribed;
 
     const reply = await client.chatSend({ text: "please count these five words" });
-    expect(reply.contextId).toBe("console:main");
+    expect(reply.contextId).toBe("cli:main");
     expect(reply.text).toContain("exit code 0");
     expect(reply.text).toMatch(/\b5\b/);
     expect(events.some((event) => event.type === "text-delta")).toBe(true);
 
-    const historyPath = join(rootDir, ".downcity/context/console%3Amain/messages/messages.jsonl");
+    const historyPath = join(rootDir, ".downcity/context/cli%3Amain/messages/messages.jsonl");
     const lines = (await readFile(historyPath, "utf8"))
       .trim()
       .split("\n")

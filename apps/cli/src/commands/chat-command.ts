@@ -1,3 +1,4 @@
+import { defaultContextId as defaultChatContextId } from "@downcity/daemon/client";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.js";
 import { connectDaemon } from "../daemon/connect-daemon.js";
@@ -6,12 +7,9 @@ import { printData } from "../output/print-data.js";
 import { runChatSession } from "./chat-session.js";
 import { parsePositiveIntegerValue } from "./parse-option-value.js";
 
-/** The context the daemon's console channel uses when neither `--context` nor an agent shell names one. */
-export const defaultChatContextId = "console:main";
-
 type ChatOptions = { context?: string; dir?: string; json?: boolean };
 
-/** `downcity chat [send|history]`: talk to the project's agent through the console channel. */
+/** `downcity chat [send|history]`: talk to the project's agent through the cli channel. */
 export function registerChatCommand(program: Command, io: CliIo): void {
   const chat = program
     .command("chat")

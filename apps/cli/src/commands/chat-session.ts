@@ -17,7 +17,7 @@ export interface ChatSessionOptions {
 type RunView = { streamed: string; open: boolean };
 
 /**
- * The interactive `downcity chat`: reads lines, sends each through the console channel, streams
+ * The interactive `downcity chat`: reads lines, sends each through the cli channel, streams
  * the reply's text deltas as they arrive and prints messages the agent sends later on its own
  * (a background shell job's follow-up, for example). `/exit` or end of input leaves.
  */

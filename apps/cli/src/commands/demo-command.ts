@@ -1,11 +1,11 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { defaultContextId as defaultChatContextId } from "@downcity/daemon/client";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.js";
 import { connectDaemon } from "../daemon/connect-daemon.js";
 import { type DaemonApi, loadDaemonApi } from "../daemon/load-daemon-api.js";
-import { defaultChatContextId } from "./chat-command.js";
 import { runChatSession } from "./chat-session.js";
 
 type LlmChoice = { llm: Record<string, unknown>; banner: string[]; close?: () => Promise<void> };

@@ -2,20 +2,9 @@ import type { AgentRuntime, RuntimeEvent } from "@downcity/core";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { contextIdField } from "./context-id-field.js";
-
-/** The context `chat send` uses when none is given. */
-export const defaultContextId = "console:main";
-
-/** Body of `POST /api/chat/send`. */
-export const chatSendBody = z.strictObject({
-  contextId: contextIdField.optional(),
-  text: z
-    .string()
-    .min(1, "text must not be empty")
-    .max(512 * 1024),
-  messageId: z.string().min(1).max(256).optional(),
-});
+import { chatSendInput, incomingChatMessage } from "../chat/chat-input.js";
+import { contextIdField } from "../chat/context-id-field.js";
+import { defaultContextId } from "../chat/default-context-id.js";
 
 const historyQuery = z.strictObject({
   contextId: contextIdField.optional(),
@@ -45,13 +34,6 @@ export function createEventStreams(): EventStreams {
   };
 }
 
-/** Splits `console:<chatId>` style ids into the channel routing the runtime records. */
-function routingFor(contextId: string): { channel: string; chatId?: string } {
-  const [channel, ...rest] = contextId.split(":");
-  if (channel === "console" && rest.length > 0) return { channel: "console", chatId: rest.join(":") };
-  return { channel: "console" };
-}
-
 /** `POST /api/chat/send`, `GET /api/chat/events` (SSE) and `GET /api/chat/history`. */
 export async function chatRoutes(
   app: FastifyInstance,
@@ -60,15 +42,8 @@ export async function chatRoutes(
   const { runtime, streams } = options;
   const typed = app.withTypeProvider<ZodTypeProvider>();
 
-  typed.post("/api/chat/send", { schema: { body: chatSendBody } }, async (request) => {
-    const contextId = request.body.contextId ?? defaultContextId;
-    const result = await runtime.send({
-      contextId,
-      text: request.body.text,
-      ...(request.body.messageId ? { messageId: request.body.messageId } : {}),
-      ...routingFor(contextId),
-      origin: "user",
-    });
+  typed.post("/api/chat/send", { schema: { body: chatSendInput } }, async (request) => {
+    const result = await runtime.send(incomingChatMessage(request.body));
     return {
       contextId: result.contextId,
       requestId: result.requestId,

@@ -2,7 +2,7 @@ import type { ServiceRegistry } from "@downcity/core";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { contextIdField } from "./context-id-field.js";
+import { contextIdField } from "../chat/context-id-field.js";
 
 const serviceField = z.string().min(1).max(100).describe("Service name, see /api/services/list");
 

@@ -1,7 +1,8 @@
 import { type AgentRuntime, defineService } from "@downcity/core";
 import { z } from "zod";
-import { defaultContextId } from "../routes/chat-routes.js";
-import { contextIdField } from "../routes/context-id-field.js";
+import { chatSendInput, incomingChatMessage } from "../chat/chat-input.js";
+import { contextIdField } from "../chat/context-id-field.js";
+import { defaultContextId } from "../chat/default-context-id.js";
 
 /** The `chat` service: send a message and read history, for the CLI and other hosts. */
 export function createChatService(runtime: AgentRuntime) {
@@ -10,21 +11,11 @@ export function createChatService(runtime: AgentRuntime) {
     description: "Conversations of this agent",
     actions: {
       send: {
-        description: "Send a message through the console channel and return the reply",
-        input: z.strictObject({
-          text: z.string().min(1),
-          contextId: contextIdField.optional(),
-          messageId: z.string().min(1).optional(),
-        }),
+        description: "Send a message through the cli channel and return the reply",
+        input: chatSendInput,
         handler: async (input, context) => {
-          const contextId = input.contextId ?? context.contextId ?? defaultContextId;
-          const result = await runtime.send({
-            contextId,
-            text: input.text,
-            channel: "console",
-            ...(input.messageId ? { messageId: input.messageId } : {}),
-          });
-          return { contextId, requestId: result.requestId, text: result.text };
+          const result = await runtime.send(incomingChatMessage(input, context.contextId));
+          return { contextId: result.contextId, requestId: result.requestId, text: result.text };
         },
       },
       history: {

@@ -25,4 +25,4 @@ export const contextIdField = z
   .refine(fitsOnDisk, {
     message: `is too long: its folder name (every character outside A-Z a-z 0-9 _ - takes 3 bytes) must fit in ${maxEncodedBytes} bytes; use a shorter id`,
   })
-  .describe("Conversation id, e.g. console:main");
+  .describe("Conversation id, e.g. cli:main");
