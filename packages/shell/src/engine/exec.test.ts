@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test, vi } from "vitest";
 import { ShellError } from "../shell-error.js";
-import { createTempEngine, isAlive, sleep, type TempEngine } from "../testing/create-temp-engine.js";
+import { createTempEngine, isAlive, type TempEngine } from "../testing/create-temp-engine.js";
 
 let temp: TempEngine;
 afterEach(async () => temp?.dispose());
@@ -70,8 +70,8 @@ describe("shell_exec", () => {
     expect(result.status).toBe("timed_out");
     expect(Date.now() - started).toBeLessThan(5000);
     const childPid = Number(readFileSync(join(temp.rootDir, "child.pid"), "utf8"));
-    await sleep(50);
-    expect(isAlive(childPid)).toBe(false);
+    // SIGKILL is delivered asynchronously: poll with a deadline.
+    await vi.waitFor(() => expect(isAlive(childPid)).toBe(false), { timeout: 5000, interval: 20 });
   });
 
   test("truncates to the budget keeping 20% head and 80% tail with a marker", async () => {

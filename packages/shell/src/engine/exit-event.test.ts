@@ -51,7 +51,7 @@ describe("shell-exit event and snapshots", () => {
     // Waiting, closing and reading afterwards never emit it again.
     await temp.engine.wait({ shell_id: started.shell_id, until: "exit" });
     await temp.engine.close({ shell_id: started.shell_id });
-    await sleep(50);
+    // Events are emitted synchronously with the final state, so a second one would already be here.
     expect(temp.events.length).toBe(1);
   });
 
@@ -66,9 +66,10 @@ describe("shell-exit event and snapshots", () => {
     await until(() => temp.events.length === 2);
     expect(seen).toEqual([first.shell_id]);
     expect(temp.events.map((event) => event.shell_id)).toEqual([first.shell_id, second.shell_id]);
-    await temp.engine.start({ command: "true", yield_ms: 5000, notify: false });
+    const quiet = await temp.engine.start({ command: "true", yield_ms: 5000, notify: false });
     await temp.engine.exec({ command: "true" });
-    await sleep(100);
+    // Both ended before their calls returned, and events are emitted synchronously with the final state.
+    expect(quiet.status).toBe("exited");
     expect(temp.events.length).toBe(2);
   });
 
@@ -99,6 +100,7 @@ describe("shell-exit event and snapshots", () => {
     temp = createTempEngine();
     const started = await temp.engine.start({ command: "echo hi; sleep 30", yield_ms: 0 });
     await temp.engine.wait({ shell_id: started.shell_id, until: "output" });
+    // Not a synchronisation: idle time has to pass to be measured.
     await sleep(300);
     const status = await temp.engine.status({ shell_id: started.shell_id });
     expect(status).toMatchObject({

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, test } from "vitest";
-import { createTempEngine, sleep, type TempEngine } from "../testing/create-temp-engine.js";
+import { afterEach, describe, expect, test, vi } from "vitest";
+import { createTempEngine, type TempEngine } from "../testing/create-temp-engine.js";
 
 let temp: TempEngine;
 afterEach(async () => temp?.dispose());
@@ -35,7 +35,11 @@ describe("shell_wait and shell_start", () => {
   test("no lost wake-up when the process exits between calls", async () => {
     temp = createTempEngine();
     const started = await temp.engine.start({ command: "echo bye", yield_ms: 0 });
-    await sleep(300);
+    // Let it exit with nobody waiting (polled through status, which does not consume output).
+    await vi.waitFor(
+      async () => expect((await temp.engine.status({ shell_id: started.shell_id })).status).toBe("exited"),
+      { timeout: 5000, interval: 20 },
+    );
     const exit = await temp.engine.wait({ shell_id: started.shell_id, until: "exit", timeout_ms: 100 });
     expect(exit.reason).toBe("exited");
     expect(exit.output).toBe("bye\n");
@@ -49,7 +53,7 @@ describe("shell_wait and shell_start", () => {
     );
     const exit = await temp.engine.wait({ shell_id: started.shell_id, until: "exit", timeout_ms: 5000 });
     expect(exit.status).toBe("timed_out");
-    await sleep(10);
+    // The event is emitted synchronously with the final state, before the wait resolves.
     expect(temp.events).toMatchObject([{ shell_id: started.shell_id, status: "timed_out", context_id: "c" }]);
   });
 

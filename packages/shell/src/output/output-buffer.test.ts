@@ -15,6 +15,21 @@ function buffer(limits: { log?: number; head?: number; tail?: number } = {}): Ou
 }
 
 describe("OutputBuffer", () => {
+  test("rings grow with the output and keep every byte where reads expect it", () => {
+    const out = buffer({ head: 20000, tail: 256 * 1024 });
+    // Printable ASCII: reads never trim a partial UTF-8 character.
+    const data = Buffer.from(Array.from({ length: 1_000_000 }, (_, i) => 32 + ((i * 7 + (i >> 9)) % 95)));
+    let written = 0;
+    for (let size = 1; written < data.length; size = (size * 3 + 5) % 70001) {
+      out.append(data.subarray(written, written + size));
+      written = Math.min(data.length, written + size);
+      // Whatever is retained reads back exactly, before and after the tail first wraps.
+      const from = Math.max(0, written - 256 * 1024);
+      expect(out.read(from, written - from).bytes.equals(data.subarray(from, written))).toBe(true);
+      expect(out.read(0, 20000).bytes.equals(data.subarray(0, Math.min(20000, written)))).toBe(true);
+    }
+  });
+
   test("reads every byte back through head, log and tail with absolute cursors", () => {
     const out = buffer();
     const data = Buffer.from(

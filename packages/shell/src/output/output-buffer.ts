@@ -38,7 +38,7 @@ export class OutputBuffer {
   private logPending = false;
   private readonly headBytes: number;
   private readonly tailBytes: number;
-  // Rings are allocated with the first byte: most sessions never write to one of their streams.
+  // Rings grow with the output (see reserve): most sessions print little or nothing on a stream.
   private head: Buffer = EMPTY;
   private headFilled = 0;
   private tail: Buffer = EMPTY;
@@ -66,7 +66,7 @@ export class OutputBuffer {
   append(chunk: Buffer): void {
     const length = chunk.length;
     if (length === 0) return;
-    if (this.bytesTotal === 0) this.allocate();
+    if (this.logPending) this.openLog();
     if (this.logFd !== undefined && !this.logTruncated) {
       const room = this.logLimit - this.logBytes;
       const count = Math.min(room, length);
@@ -80,6 +80,7 @@ export class OutputBuffer {
       }
       if (count < length) this.logTruncated = true;
     }
+    this.reserve(length);
     if (this.headFilled < this.head.length) {
       this.headFilled += chunk.copy(
         this.head,
@@ -156,18 +157,25 @@ export class OutputBuffer {
     fsync(fd, () => close(fd, () => {}));
   }
 
-  private allocate(): void {
-    // Never read beyond what was written, so the memory need not be zeroed.
-    if (this.head.length === 0 && this.headBytes > 0) this.head = Buffer.allocUnsafeSlow(this.headBytes);
-    if (this.tail.length === 0 && this.tailBytes > 0) this.tail = Buffer.allocUnsafeSlow(this.tailBytes);
-    if (this.logPending) {
-      this.logPending = false;
-      try {
-        this.logFd = openSync(this.logPath, "a");
-      } catch {
-        this.logTruncated = true;
-      }
+  private openLog(): void {
+    this.logPending = false;
+    try {
+      this.logFd = openSync(this.logPath, "a");
+    } catch {
+      this.logTruncated = true;
     }
+  }
+
+  /**
+   * Grows head and tail (doubling, up to their limits) before `length` more bytes land: a session
+   * that prints a line costs kilobytes, not the full 1 MiB ring. The tail only grows before it
+   * first wraps, so its bytes still sit at their absolute offsets and nothing moves.
+   */
+  private reserve(length: number): void {
+    const headNeed = Math.min(this.headBytes, this.headFilled + length);
+    if (headNeed > this.head.length) this.head = grown(this.head, this.headFilled, headNeed, this.headBytes);
+    const tailNeed = Math.min(this.tailBytes, this.bytesTotal + length);
+    if (tailNeed > this.tail.length) this.tail = grown(this.tail, this.bytesTotal, tailNeed, this.tailBytes);
   }
 
   private fetch(start: number, end: number): Buffer {
@@ -207,6 +215,17 @@ export class OutputBuffer {
       closeSync(fd);
     }
   }
+}
+
+const MIN_RING = 16 * 1024;
+
+/** A larger copy of `buffer` (its first `used` bytes kept): at least `need`, doubling, at most `limit`. */
+function grown(buffer: Buffer, used: number, need: number, limit: number): Buffer {
+  const size = Math.min(limit, Math.max(need, buffer.length * 2, MIN_RING));
+  // Never read beyond what was written, so the memory need not be zeroed.
+  const next = Buffer.allocUnsafeSlow(size);
+  buffer.copy(next, 0, 0, used);
+  return next;
 }
 
 /** Length of the longest prefix of `bytes` that does not end inside a UTF-8 sequence. */
