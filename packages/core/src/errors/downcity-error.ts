@@ -21,6 +21,8 @@ export type DowncityErrorCode =
   | "UNAUTHORIZED"
   | "FORBIDDEN"
   | "PLUGIN_FAILED"
+  | "CHANNEL_SEND_FAILED"
+  | "ACCESS_DENIED"
   | "INTERNAL";
 
 /** Base error of every Downcity package: a code, a message naming the bad field and the fix, and a cause. */

@@ -1,0 +1,104 @@
+import type { z } from "zod";
+import type { Logger } from "../logger/logger.js";
+import type { ChannelEvent } from "./channel-event.js";
+
+/** What the inbox made of an event; acknowledge the platform only once this resolves. */
+export type AcceptResult = "accepted" | "duplicate" | "denied";
+
+/** Where adapters hand incoming events: `accept` resolves after the event is fsynced (or dropped). */
+export interface ChannelInbox {
+  accept(event: ChannelEvent): Promise<AcceptResult>;
+}
+
+/** Connection state an adapter reports for `downcity channels list`. */
+export type ChannelState = "connected" | "retrying" | "failed";
+
+/** What `start` receives. */
+export interface ChannelContext {
+  /** The instance name (the channel part of context ids). */
+  channel: string;
+  inbox: ChannelInbox;
+  logger: Logger;
+  /** Aborted when the channel stops. */
+  signal: AbortSignal;
+  /** A private folder for this instance's state (offsets, cursors), created before start. */
+  stateDir: string;
+  /** Reports the connection state (and the error behind `retrying` / `failed`). */
+  setState(state: ChannelState, error?: string): void;
+}
+
+/** Where a reply goes. */
+export interface ChannelTarget {
+  chatId: string;
+  chatType?: "direct" | "group";
+  threadId?: string;
+  /** The platform message the reply answers, when the platform threads replies. */
+  replyToMessageId?: string;
+}
+
+/** One outgoing text, already split to the adapter's maximum length. */
+export interface ChannelMessage {
+  text: string;
+}
+
+/** Options of `send`: a key stable across retries and replays of the same message. */
+export interface ChannelSendOptions {
+  idempotencyKey: string;
+}
+
+/** What a platform returned for a sent message. */
+export interface ChannelSendResult {
+  messageId?: string;
+}
+
+/** What a platform can render and hold. */
+export interface ChannelCapabilities {
+  /** Longest text of one message; longer replies are split on paragraph or line boundaries. */
+  maxTextLength: number;
+  threads: boolean;
+  markdown: "none" | "commonmark" | "telegram-html" | "lark-md";
+  /** True when the platform dedupes sends by `idempotencyKey` (no duplicate even after a crash). */
+  idempotentSends: boolean;
+}
+
+/** A connected chat platform: receives into the inbox, sends what the outbox hands it. */
+export interface ChannelAdapter {
+  readonly capabilities: ChannelCapabilities;
+  /** Connects and starts delivering events into `context.inbox`; a second call is a no-op. */
+  start(context: ChannelContext): Promise<void>;
+  /** Stops receiving, lets in-flight accepts finish, closes every handle; idempotent. */
+  stop(): Promise<void>;
+  /** Sends one message; throw `ChannelSendError` for 429s (with `retryAfterMs`) and permanent failures. */
+  send(
+    target: ChannelTarget,
+    message: ChannelMessage,
+    options: ChannelSendOptions,
+  ): Promise<ChannelSendResult>;
+}
+
+/** A kind of channel: its options schema (the instance's `downcity.json` fields) and a factory. */
+export interface ChannelAdapterDefinition<Schema extends z.ZodObject = z.ZodObject> {
+  readonly name: string;
+  readonly options: Schema;
+  create(options: z.output<Schema>, context: { rootDir: string; logger: Logger }): ChannelAdapter;
+}
+
+/** Declares a channel adapter kind (what an adapter package exports by default). */
+export function defineChannelAdapter<Schema extends z.ZodObject>(
+  definition: ChannelAdapterDefinition<Schema>,
+): ChannelAdapterDefinition<Schema> {
+  if (typeof definition.create !== "function")
+    throw new TypeError(`channel adapter "${definition.name}" has no create function`);
+  return Object.freeze({ ...definition });
+}
+
+/** True when `value` has the shape `defineChannelAdapter` returns. */
+export function isChannelAdapterDefinition(value: unknown): value is ChannelAdapterDefinition {
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as Partial<ChannelAdapterDefinition>;
+  return (
+    typeof candidate.name === "string" &&
+    typeof candidate.create === "function" &&
+    candidate.options !== undefined
+  );
+}

@@ -1,0 +1,96 @@
+import { mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import { DowncityError } from "../errors/downcity-error.js";
+import { writeFileAtomic } from "../fs/atomic-write.js";
+import { readTextFileIfExists } from "../fs/raw-file.js";
+
+/** Someone the agent has heard from, and where to reach them. */
+export interface Contact {
+  /** `<channel>:<userId>`. */
+  id: string;
+  channel: string;
+  chatId: string;
+  chatType: "direct" | "group";
+  contextId: string;
+  userId: string;
+  username?: string;
+  displayName?: string;
+  lastSeen: string;
+}
+
+/** `.downcity/contacts.json`: updated from accepted events, written atomically. */
+export interface ContactBook {
+  list(): Contact[];
+  /** Records the sender of an accepted event (a direct chat wins over a group as their address). */
+  seen(contact: Omit<Contact, "id">): Promise<void>;
+  /** A contact by id, or by `@username` (any channel); NOT_FOUND names the known ones otherwise. */
+  resolve(to: string): Contact;
+}
+
+/** Opens the contact book at `path`. */
+export async function openContactBook(path: string): Promise<ContactBook> {
+  const contacts = new Map<string, Contact>();
+  const text = await readTextFileIfExists(path);
+  if (text !== undefined) {
+    try {
+      for (const contact of JSON.parse(text) as Contact[]) contacts.set(contact.id, contact);
+    } catch (error) {
+      throw new DowncityError(
+        "CONFIG_INVALID",
+        `Cannot read ${path}: ${(error as Error).message}. Fix or delete the file.`,
+        {
+          field: path,
+          cause: error,
+        },
+      );
+    }
+  }
+  let writing = Promise.resolve();
+  const save = () => {
+    const snapshot = `${JSON.stringify([...contacts.values()], null, 2)}\n`;
+    writing = writing.then(async () => {
+      await mkdir(dirname(path), { recursive: true });
+      await writeFileAtomic(path, snapshot);
+    });
+    return writing;
+  };
+  return {
+    list: () => [...contacts.values()].map((contact) => ({ ...contact })),
+    async seen(input) {
+      const id = `${input.channel}:${input.userId}`;
+      const known = contacts.get(id);
+      // Keep a direct chat as the address once known: replies to "@name" belong there, not in a group.
+      const address = known && known.chatType === "direct" && input.chatType === "group" ? known : input;
+      contacts.set(id, {
+        ...input,
+        id,
+        chatId: address.chatId,
+        chatType: address.chatType,
+        contextId: address.contextId,
+        ...((input.username ?? known?.username) ? { username: input.username ?? known?.username } : {}),
+        ...((input.displayName ?? known?.displayName)
+          ? { displayName: input.displayName ?? known?.displayName }
+          : {}),
+      });
+      await save();
+    },
+    resolve(to) {
+      const byId = contacts.get(to);
+      if (byId) return { ...byId };
+      if (to.startsWith("@")) {
+        const name = to.slice(1).toLowerCase();
+        const matches = [...contacts.values()].filter((contact) => contact.username?.toLowerCase() === name);
+        const direct = matches.find((contact) => contact.chatType === "direct") ?? matches[0];
+        if (direct) return { ...direct };
+      }
+      const known = [...contacts.values()].map((contact) =>
+        contact.username ? `@${contact.username}` : contact.id,
+      );
+      throw new DowncityError(
+        "NOT_FOUND",
+        `No contact "${to}". Known contacts: ${known.slice(0, 20).join(", ") || "none yet (they appear once someone writes to the agent)"}.`,
+        { field: "to" },
+      );
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import { randomInt } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import { DowncityError } from "../errors/downcity-error.js";
+import { writeFileAtomic } from "../fs/atomic-write.js";
+import { readTextFileIfExists } from "../fs/raw-file.js";
+
+/** A user allowed in direct messages of one channel (by pairing or `downcity access allow`). */
+export interface ApprovedUser {
+  userId: string;
+  username?: string;
+  approvedAt: string;
+  via: "pairing" | "cli";
+}
+
+/** A pairing code waiting for `downcity access approve <code>`. */
+export interface PendingPairing {
+  code: string;
+  userId: string;
+  chatId: string;
+  username?: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+interface AccessFile {
+  approved: ApprovedUser[];
+  pending: PendingPairing[];
+}
+
+/** Per-channel access state (`.downcity/channels/<name>/access.json`), written atomically. */
+export interface PairingStore {
+  approved(): Set<string>;
+  listApproved(): ApprovedUser[];
+  listPending(): PendingPairing[];
+  /** A new code for `userId`, or undefined when one is still pending for them or 3 are pending already. */
+  offer(user: { userId: string; chatId: string; username?: string }): Promise<PendingPairing | undefined>;
+  /** Approves the user behind `code`; undefined when no such unexpired code exists here. */
+  approve(code: string): Promise<ApprovedUser | undefined>;
+  allow(user: { userId: string; username?: string }): Promise<ApprovedUser>;
+  /** Removes an approval (pairing or cli); false when the user was not approved here. */
+  revoke(userId: string): Promise<boolean>;
+}
+
+const alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+const codeLifetimeMs = 3600_000;
+const maxPending = 3;
+
+/** Opens (lazily creating) a channel's access state. */
+export async function openPairingStore(
+  path: string,
+  now: () => Date = () => new Date(),
+): Promise<PairingStore> {
+  let state: AccessFile = { approved: [], pending: [] };
+  const text = await readTextFileIfExists(path);
+  if (text !== undefined) {
+    try {
+      const parsed = JSON.parse(text) as Partial<AccessFile>;
+      state = { approved: parsed.approved ?? [], pending: parsed.pending ?? [] };
+    } catch (error) {
+      throw new DowncityError(
+        "CONFIG_INVALID",
+        `Cannot read ${path}: ${(error as Error).message}. Fix or delete the file.`,
+        {
+          field: path,
+          cause: error,
+        },
+      );
+    }
+  }
+  const save = async () => {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFileAtomic(path, `${JSON.stringify(state, null, 2)}\n`);
+  };
+  const live = () => {
+    const at = now().getTime();
+    state.pending = state.pending.filter((entry) => Date.parse(entry.expiresAt) > at);
+    return state.pending;
+  };
+  return {
+    approved: () => new Set(state.approved.map((user) => user.userId)),
+    listApproved: () => state.approved.map((user) => ({ ...user })),
+    listPending: () => live().map((entry) => ({ ...entry })),
+    async offer(user) {
+      const pending = live();
+      // One code per sender while it lives (repeats are rate-limited), and at most 3 waiting at once.
+      if (pending.some((entry) => entry.userId === user.userId) || pending.length >= maxPending)
+        return undefined;
+      const code = Array.from({ length: 8 }, () => alphabet[randomInt(alphabet.length)]).join("");
+      const created = now();
+      const entry: PendingPairing = {
+        code,
+        userId: user.userId,
+        chatId: user.chatId,
+        ...(user.username ? { username: user.username } : {}),
+        createdAt: created.toISOString(),
+        expiresAt: new Date(created.getTime() + codeLifetimeMs).toISOString(),
+      };
+      state.pending.push(entry);
+      await save();
+      return { ...entry };
+    },
+    async approve(code) {
+      const normalized = code.trim().toUpperCase();
+      const entry = live().find((candidate) => candidate.code === normalized);
+      if (!entry) return undefined;
+      state.pending = state.pending.filter((candidate) => candidate !== entry);
+      const user: ApprovedUser = {
+        userId: entry.userId,
+        ...(entry.username ? { username: entry.username } : {}),
+        approvedAt: now().toISOString(),
+        via: "pairing",
+      };
+      state.approved = [...state.approved.filter((known) => known.userId !== user.userId), user];
+      await save();
+      return { ...user };
+    },
+    async allow(input) {
+      const user: ApprovedUser = {
+        userId: input.userId,
+        ...(input.username ? { username: input.username } : {}),
+        approvedAt: now().toISOString(),
+        via: "cli",
+      };
+      state.approved = [...state.approved.filter((known) => known.userId !== user.userId), user];
+      await save();
+      return { ...user };
+    },
+    async revoke(userId) {
+      const before = state.approved.length;
+      state.approved = state.approved.filter((user) => user.userId !== userId);
+      if (state.approved.length === before) return false;
+      await save();
+      return true;
+    },
+  };
+}

@@ -1,0 +1,115 @@
+import { mkdir, rename } from "node:fs/promises";
+import { dirname } from "node:path";
+import { syncDirectory } from "./atomic-write.js";
+import { openRawFile, type RawFile, readTextFileIfExists } from "./raw-file.js";
+
+/** An append-only JSON-lines file whose appends resolve once they are on disk. */
+export interface AppendLog<T> {
+  /** Appends records; resolves after `fdatasync`. Concurrent appends share one write and one sync. */
+  append(records: T | T[]): Promise<void>;
+  /** Every complete, parseable record in file order (a torn last line from a crash is skipped). */
+  readAll(): Promise<T[]>;
+  /** Replaces the whole file with `records` atomically (temp file, fsync, rename). */
+  rewrite(records: T[]): Promise<void>;
+  /** Appends since the last `rewrite` (or open), to decide when to compact. */
+  appendedSince(): number;
+  close(): Promise<void>;
+}
+
+/** Opens (creating) the append log at `path`. */
+export async function openAppendLog<T>(path: string): Promise<AppendLog<T>> {
+  await mkdir(dirname(path), { recursive: true });
+  let file: RawFile = await openRawFile(path, "a+");
+  await repairTornTail(file);
+  let queue: Array<{ bytes: Buffer; done: () => void; fail: (error: unknown) => void }> = [];
+  let flushing: Promise<void> | undefined;
+  let appended = 0;
+  let closed = false;
+
+  // Group commit: while one write+sync runs, later appends queue up and go out together.
+  const flush = async () => {
+    while (queue.length > 0) {
+      const batch = queue;
+      queue = [];
+      try {
+        const bytes = Buffer.concat(batch.map((entry) => entry.bytes));
+        let offset = 0;
+        while (offset < bytes.length) {
+          const { bytesWritten } = await file.write(bytes, offset, bytes.length - offset);
+          offset += bytesWritten;
+        }
+        await file.datasync();
+        for (const entry of batch) entry.done();
+      } catch (error) {
+        for (const entry of batch) entry.fail(error);
+      }
+    }
+    flushing = undefined;
+  };
+
+  return {
+    append(records) {
+      if (closed) return Promise.reject(new Error(`${path} is closed`));
+      const list = Array.isArray(records) ? records : [records];
+      if (list.length === 0) return Promise.resolve();
+      appended += list.length;
+      const bytes = Buffer.from(list.map((record) => `${JSON.stringify(record)}\n`).join(""), "utf8");
+      const done = new Promise<void>((resolve, reject) => queue.push({ bytes, done: resolve, fail: reject }));
+      flushing ??= flush();
+      return done;
+    },
+    async readAll() {
+      await flushing;
+      // By path: the descriptor's offset sits at the end after appends.
+      const text = (await readTextFileIfExists(path)) ?? "";
+      const records: T[] = [];
+      for (const line of text.split("\n")) {
+        if (!line.trim()) continue;
+        try {
+          records.push(JSON.parse(line) as T);
+        } catch {
+          // A line torn by a crash mid-write; the record it held was never acknowledged.
+        }
+      }
+      return records;
+    },
+    async rewrite(records) {
+      await flushing;
+      const temp = `${path}.${process.pid}.tmp`;
+      const tempFile = await openRawFile(temp, "w");
+      try {
+        const bytes = Buffer.from(records.map((record) => `${JSON.stringify(record)}\n`).join(""), "utf8");
+        let offset = 0;
+        while (offset < bytes.length)
+          offset += (await tempFile.write(bytes, offset, bytes.length - offset)).bytesWritten;
+        await tempFile.sync();
+      } finally {
+        await tempFile.close();
+      }
+      await rename(temp, path);
+      await syncDirectory(dirname(path));
+      await file.close();
+      file = await openRawFile(path, "a+");
+      appended = 0;
+    },
+    appendedSince: () => appended,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await flushing;
+      await file.close();
+    },
+  };
+}
+
+/** Ends a file that a crash left without a final newline, so the next record starts on its own line. */
+async function repairTornTail(file: RawFile): Promise<void> {
+  const { size } = await file.stat();
+  if (size === 0) return;
+  const last = Buffer.alloc(1);
+  await file.read(last, 0, 1, size - 1);
+  if (last[0] !== 0x0a) {
+    await file.write(Buffer.from("\n"), 0, 1);
+    await file.datasync();
+  }
+}
