@@ -4,6 +4,7 @@ import { registerAgentCommand } from "./commands/agent-command.js";
 import { registerChatCommand } from "./commands/chat-command.js";
 import { registerConsoleCommand } from "./commands/console-command.js";
 import { registerDemoCommand } from "./commands/demo-command.js";
+import { registerDoctorCommand } from "./commands/doctor-command.js";
 import { registerInitCommand } from "./commands/init-command.js";
 import { registerLifecycleCommands } from "./commands/lifecycle-commands.js";
 import { registerPluginsCommand } from "./commands/plugins-command.js";
@@ -27,6 +28,7 @@ export const builtinCommandNames = [
   "agent",
   "plugins",
   "demo",
+  "doctor",
   "help",
 ] as const;
 
@@ -74,5 +76,6 @@ export function createProgram(io: CliIo, options: { json?: boolean } = {}): Comm
   registerAgentCommand(program, io);
   registerPluginsCommand(program, io);
   registerDemoCommand(program, io);
+  registerDoctorCommand(program, io);
   return program;
 }

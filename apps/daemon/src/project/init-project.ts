@@ -3,6 +3,7 @@ import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import {
   DowncityError,
+  downcityPaths,
   errorFromZod,
   type LlmConfig,
   llmConfigSchema,
@@ -10,6 +11,8 @@ import {
   writeConfigJsonSchema,
   writeFileAtomic,
 } from "@downcity/core";
+import { hostSections } from "../config/host-sections.js";
+import { builtinPlugins } from "../plugin-loader/builtin-plugins.js";
 
 /** What `initProject` wrote, changed and left alone. */
 export interface InitProjectResult {
@@ -84,14 +87,16 @@ function modelSection(model: InitModelOptions): { llm: LlmConfig; keyEnv: string
       { field: "llm.baseURL" },
     );
   }
-  const parsed = llmConfigSchema.safeParse({
+  const llm = {
     provider: model.provider,
     model: model.model,
     ...(model.baseURL ? { baseURL: model.baseURL } : {}),
-  });
+  } as LlmConfig;
+  const parsed = llmConfigSchema.safeParse(llm);
   if (!parsed.success)
     throw errorFromZod(parsed.error, { what: "model settings", code: "CONFIG_INVALID", prefix: "llm" });
-  return { llm: parsed.data, keyEnv };
+  // Written as given: defaults stay out of downcity.json so they can change with the schema.
+  return { llm, keyEnv };
 }
 
 /** Adds `name=value` to `.env` unless it defines `name` already; returns what happened to the file. */
@@ -119,7 +124,13 @@ async function storeKey(
  */
 export async function initProject(
   dir: string,
-  options: { name?: string; model?: InitModelOptions } = {},
+  options: {
+    name?: string;
+    /** A model choice, validated; its key goes to `.env`. */
+    model?: InitModelOptions;
+    /** An `llm` section written verbatim (tests and embedders that build it themselves). */
+    llm?: Partial<LlmConfig>;
+  } = {},
 ): Promise<InitProjectResult> {
   const rootDir = resolve(dir);
   const chosen = options.model ? modelSection(options.model) : undefined;
@@ -130,7 +141,7 @@ export async function initProject(
 
   record("PROFILE.md", await writeIfAbsent(join(rootDir, "PROFILE.md"), profileText(name)));
 
-  let llm: LlmConfig | undefined;
+  let llm = options.llm as LlmConfig | undefined;
   if (chosen && options.model) {
     llm = chosen.llm;
     const dotenv = await readEnvFileText(rootDir);
@@ -169,9 +180,9 @@ export async function initProject(
     }
   }
 
-  const schemaExisted = existsSync(join(rootDir, ".downcity", "schema", "downcity.schema.json"));
-  // The schema is generated from the zod schema, so refreshing it is not overwriting a user file.
-  await writeConfigJsonSchema(rootDir);
+  const schemaExisted = existsSync(downcityPaths(rootDir).schemaFile);
+  // The schema is generated from the zod schemas, so refreshing it is not overwriting a user file.
+  await writeConfigJsonSchema(rootDir, [...hostSections, ...builtinPlugins]);
   record(".downcity/schema/downcity.schema.json", !schemaExisted);
 
   const gitignorePath = join(rootDir, ".gitignore");

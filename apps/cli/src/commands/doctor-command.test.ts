@@ -1,0 +1,89 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/test";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runBuiltCli } from "../../test/run-built-cli.js";
+
+interface Report {
+  ok: boolean;
+  checks: Array<{ name: string; status: string; detail: string; fix?: string }>;
+}
+
+const statusOf = (report: Report) =>
+  Object.fromEntries(report.checks.map((check) => [check.name, check.status]));
+
+describe("downcity doctor", () => {
+  let dir: string;
+  let home: string;
+  let server: OpenAICompatibleServer;
+  const env = () => ({ DOWNCITY_HOME: home, OPENAI_API_KEY: undefined, LLM_API_KEY: undefined });
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "dc-doctor-"));
+    home = await mkdtemp(join(tmpdir(), "dc-doctor-home-"));
+    server = await startOpenAICompatibleServer({ respond: () => "pong" });
+  });
+  afterEach(async () => {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+    await rm(home, { recursive: true, force: true });
+  });
+
+  const init = async () => {
+    const run = await runBuiltCli(
+      ["init", dir, "--provider", "openai-compatible", "--model", "scripted", "--base-url", server.url],
+      { env: env() },
+    );
+    expect(run.code).toBe(0);
+  };
+
+  it("passes on an initialised project: one 1-token request, a PTY, a writable state folder", async () => {
+    await init();
+    const run = await runBuiltCli(["doctor", dir, "--json"], { env: env() });
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as Report;
+    expect(report.ok).toBe(true);
+    expect(statusOf(report)).toEqual({
+      node: "ok",
+      config: "ok",
+      model: "ok",
+      pty: "ok",
+      state: "ok",
+      console: "warn",
+    });
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]).toMatchObject({ model: "scripted", max_tokens: 1 });
+    expect(report.checks.find((check) => check.name === "console")?.fix).toBe("downcity console start");
+  });
+
+  it("skips the model with --offline and prints one line per check", async () => {
+    await init();
+    const run = await runBuiltCli(["doctor", dir, "--offline"], { env: env() });
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.requests).toHaveLength(0);
+    expect(run.stdout).toMatch(/^SKIP\s+model\s+skipped \(--offline\)$/m);
+    expect(run.stdout).toMatch(/^OK\s+pty\s+/m);
+    expect(run.stdout).toContain("All checks passed.");
+  });
+
+  it("fails with a fix when the model endpoint does not answer", async () => {
+    await init();
+    await server.close();
+    const run = await runBuiltCli(["doctor", dir, "--json"], { env: env() });
+    expect(run.code).toBe(1);
+    const model = (JSON.parse(run.stdout) as Report).checks.find((check) => check.name === "model");
+    expect(model?.status).toBe("fail");
+    expect(model?.fix).toContain(server.url);
+    server = await startOpenAICompatibleServer();
+  });
+
+  it("fails on a folder that is not a project, saying to run init", async () => {
+    const run = await runBuiltCli(["doctor", dir, "--json"], { env: env() });
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.stdout) as Report;
+    expect(report.ok).toBe(false);
+    expect(statusOf(report)).toMatchObject({ config: "fail", model: "skip", state: "fail" });
+    expect(report.checks.find((check) => check.name === "config")?.fix).toBe("downcity init");
+  });
+});

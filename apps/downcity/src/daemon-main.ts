@@ -1,0 +1,2 @@
+// The detached daemon the CLI spawns: found as `daemon-main.js` beside the bundled daemon code.
+import "@downcity/daemon/daemon-main";

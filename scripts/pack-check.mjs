@@ -1,0 +1,334 @@
+// Proves every published package from its packed tarball, outside the workspace:
+// - each library installed alone with npm into a fresh project; its dependency list printed and held
+//   to a budget; the example at the top of its README typechecked (moduleResolution node16 and
+//   bundler) and run there;
+// - the `downcity` CLI installed globally into an empty prefix with a fresh HOME and no compiler on
+//   PATH; its size printed and held to a budget; `init`, `start`, `chat send`, `doctor`, `stop` run
+//   against a scripted OpenAI-compatible model.
+// Usage (after `pnpm build`): node scripts/pack-check.mjs [--keep] [--only <name>,...]
+import { spawn } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startLocalRegistry, tarballManifest } from "./local-registry.mjs";
+import {
+  exampleDoneMarker,
+  exampleHarness,
+  extractReadmeExample,
+  wrapReadmeExample,
+} from "./readme-example.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const args = process.argv.slice(2);
+const keep = args.includes("--keep");
+const only = args.includes("--only") ? args[args.indexOf("--only") + 1]?.split(",") : undefined;
+
+/** Exactly the runtime dependencies each library may have; a new one is a decision, made here. */
+const dependencyBudgets = {
+  "@downcity/core": ["ai", "zod"],
+  "@downcity/shell": ["@lydell/node-pty", "zod"],
+  "@downcity/mcp": ["@downcity/core", "@modelcontextprotocol/sdk", "ai", "zod"],
+  "@downcity/skills": ["@downcity/core", "ai", "yaml", "zod"],
+  "@downcity/memory": ["@downcity/core", "ai", "zod"],
+  "@downcity/tasks": ["@downcity/core", "ai", "cron-parser", "yaml", "zod"],
+};
+const cliSizeBudgetMiB = 80;
+const scriptedReply = "Hello from the scripted model.";
+
+const failures = [];
+const started = Date.now();
+const log = (line) => process.stdout.write(`${line}\n`);
+
+// Asynchronous on purpose: the local registry and the scripted model answer from this process.
+function run(command, commandArgs, options = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, commandArgs, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+      output += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      output += chunk;
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 300_000);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(stdout);
+      else {
+        const tail = output.trim().split("\n").slice(-40).join("\n");
+        reject(new Error(`${command} ${commandArgs.join(" ")} failed (exit ${code ?? signal}):\n${tail}`));
+      }
+    });
+  });
+}
+
+function directorySize(dir) {
+  let bytes = 0;
+  let packages = 0;
+  const walk = (path) => {
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      const child = join(path, entry.name);
+      if (entry.isSymbolicLink()) continue;
+      if (entry.isDirectory()) walk(child);
+      else {
+        bytes += statSync(child).size;
+        if (entry.name === "package.json" && /node_modules\/(@[^/]+\/)?[^/@]+$/.test(path)) packages += 1;
+      }
+    }
+  };
+  walk(dir);
+  return { bytes, packages };
+}
+
+const mib = (bytes) => (bytes / 1024 / 1024).toFixed(1);
+
+async function step(name, body) {
+  const at = Date.now();
+  try {
+    await body();
+    log(`ok    ${name} (${((Date.now() - at) / 1000).toFixed(1)} s)`);
+    return true;
+  } catch (error) {
+    failures.push(name);
+    log(`FAIL  ${name}\n${String(error instanceof Error ? error.message : error).replace(/^/gm, "      ")}`);
+    return false;
+  }
+}
+
+function publishedPackages() {
+  const found = [];
+  for (const group of ["packages", "apps"]) {
+    for (const entry of readdirSync(join(root, group))) {
+      const dir = join(root, group, entry);
+      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+      if (manifest.private) continue;
+      found.push({ dir, name: manifest.name, manifest });
+    }
+  }
+  return found;
+}
+
+const work = mkdtempSync(join(tmpdir(), "downcity-pack-check-"));
+const tarballDir = join(work, "tarballs");
+mkdirSync(tarballDir);
+const packages = publishedPackages();
+const npmCache = (await run("npm", ["config", "get", "cache"])).trim();
+const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+const typeRoots = join(root, "node_modules", "@types");
+
+log(`pack-check in ${work}`);
+const tarballs = new Map();
+for (const { dir, name } of packages) {
+  await step(`pack ${name}`, async () => {
+    const before = new Set(readdirSync(tarballDir));
+    await run("npx", ["-y", "pnpm@10", "pack", "--pack-destination", tarballDir], { cwd: dir });
+    const file = readdirSync(tarballDir).find((entry) => !before.has(entry));
+    if (!file) throw new Error("pnpm pack wrote no tarball");
+    tarballs.set(name, join(tarballDir, file));
+    const manifest = tarballManifest(join(tarballDir, file));
+    const leftover = Object.entries(manifest.dependencies ?? {}).filter(([, range]) =>
+      String(range).startsWith("workspace:"),
+    );
+    if (leftover.length > 0)
+      throw new Error(`workspace: ranges left in the tarball: ${leftover.map(([dep]) => dep).join(", ")}`);
+    for (const field of ["license", "repository", "engines", "files", "exports"]) {
+      if (field === "exports" && manifest.bin) continue;
+      if (!manifest[field]) throw new Error(`package.json has no "${field}"`);
+    }
+  });
+}
+
+const registry = await startLocalRegistry([...tarballs.values()]);
+const { startOpenAICompatibleServer } = await import("@downcity/core/test");
+const model = await startOpenAICompatibleServer({ respond: () => scriptedReply });
+const npmEnv = {
+  ...process.env,
+  npm_config_cache: npmCache,
+  npm_config_audit: "false",
+  npm_config_fund: "false",
+  npm_config_update_notifier: "false",
+};
+const scopeFlag = `--@downcity:registry=${registry.url}`;
+
+function writeConsumerProject(dir) {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, "package.json"),
+    `${JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2)}\n`,
+  );
+}
+
+async function typecheck(dir, resolution) {
+  const compilerOptions =
+    resolution === "node16"
+      ? { module: "node16", moduleResolution: "node16" }
+      : { module: "esnext", moduleResolution: "bundler" };
+  const config = {
+    compilerOptions: {
+      ...compilerOptions,
+      target: "es2022",
+      strict: true,
+      noEmit: true,
+      // As `tsc --init` does: the AI SDK's own declarations need @types/json-schema, which it does not depend on.
+      skipLibCheck: true,
+      types: ["node"],
+      typeRoots: [typeRoots],
+    },
+    include: ["*.ts"],
+  };
+  writeFileSync(join(dir, `tsconfig.${resolution}.json`), `${JSON.stringify(config, null, 2)}\n`);
+  await run(process.execPath, [tsc, "-p", `tsconfig.${resolution}.json`], { cwd: dir, timeoutMs: 120_000 });
+}
+
+async function transpile(dir) {
+  const ts = (await import("typescript")).default;
+  for (const file of readdirSync(dir).filter((entry) => entry.endsWith(".ts"))) {
+    const source = readFileSync(join(dir, file), "utf8");
+    const output = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    });
+    writeFileSync(join(dir, file.replace(/\.ts$/, ".js")), output.outputText);
+  }
+}
+
+for (const { dir: packageDir, name, manifest } of packages) {
+  if (manifest.bin || (only && !only.includes(name))) continue;
+  const tarball = tarballs.get(name);
+  if (!tarball) continue;
+  const project = join(work, "consumers", name.replace(/^@/, "").replace("/", "-"));
+  const harness = exampleHarness[name] ?? {};
+  await step(`${name}: install its tarball alone`, async () => {
+    writeConsumerProject(project);
+    await run("npm", ["install", tarball, ...(harness.install ?? []), scopeFlag], {
+      cwd: project,
+      env: npmEnv,
+    });
+  });
+  await step(`${name}: dependencies within budget`, () => {
+    const installed = JSON.parse(readFileSync(join(project, "node_modules", name, "package.json"), "utf8"));
+    const deps = Object.keys(installed.dependencies ?? {}).sort();
+    const { bytes, packages: count } = directorySize(join(project, "node_modules"));
+    log(`      dependencies: ${deps.join(", ") || "(none)"}; installed ${mib(bytes)} MiB, ${count} packages`);
+    const budget = dependencyBudgets[name];
+    if (!budget) throw new Error(`no dependency budget for ${name}: add one to scripts/pack-check.mjs`);
+    const over = deps.filter((dep) => !budget.includes(dep));
+    if (over.length > 0) throw new Error(`outside the budget (${budget.join(", ")}): ${over.join(", ")}`);
+  });
+  let wrapped = "";
+  await step(`${name}: README example extracted`, () => {
+    wrapped = wrapReadmeExample(
+      name,
+      extractReadmeExample(readFileSync(join(packageDir, "README.md"), "utf8")),
+    );
+    writeFileSync(join(project, "example.ts"), wrapped);
+    for (const [file, text] of Object.entries(harness.files ?? {}))
+      writeFileSync(join(project, file), `${text}\n`);
+  });
+  if (!wrapped) continue;
+  for (const resolution of ["node16", "bundler"]) {
+    await step(`${name}: tsc over the example, moduleResolution ${resolution}`, () =>
+      typecheck(project, resolution),
+    );
+  }
+  await transpile(project);
+  await step(`${name}: README example runs`, async () => {
+    const output = await run(process.execPath, ["example.js"], {
+      cwd: project,
+      env: { ...process.env, ...(harness.env ?? {}) },
+      timeoutMs: 120_000,
+    });
+    if (!output.includes(exampleDoneMarker)) throw new Error(`the example did not reach its end:\n${output}`);
+  });
+}
+
+const cli = packages.find((entry) => entry.manifest.bin);
+if (cli && (!only || only.includes(cli.name))) {
+  const home = join(work, "home");
+  const prefix = join(work, "prefix");
+  const shims = join(work, "no-compiler");
+  for (const dir of [home, prefix, shims]) mkdirSync(dir, { recursive: true });
+  // Anything that would compile a native addon fails loudly: the install must not need it.
+  for (const tool of ["cc", "gcc", "c++", "g++", "clang", "make", "python", "python3", "node-gyp"]) {
+    writeFileSync(
+      join(shims, tool),
+      `#!/bin/sh\necho "${tool} is not available: downcity must install without a compiler" >&2\nexit 127\n`,
+    );
+    chmodSync(join(shims, tool), 0o755);
+  }
+  const bin = join(prefix, "bin");
+  const cliEnv = {
+    ...npmEnv,
+    HOME: home,
+    npm_config_prefix: prefix,
+    npm_config_userconfig: join(home, ".npmrc"),
+    npm_config_nodedir: join(work, "no-node-headers"),
+    PATH: [shims, bin, process.env.PATH].join(":"),
+  };
+  delete cliEnv.DOWNCITY_HOME;
+  const downcity = (commandArgs, cwd) =>
+    run(join(bin, "downcity"), commandArgs, { cwd, env: cliEnv, timeoutMs: 60_000 });
+  const projectDir = join(work, "cli-project");
+  await step(`${cli.name}: npm i -g <tarball> into an empty prefix, fresh HOME, no compiler`, async () => {
+    await run("npm", ["install", "--global", tarballs.get(cli.name), scopeFlag], { env: cliEnv });
+    if (!existsSync(join(bin, "downcity")) || !existsSync(join(bin, "city")))
+      throw new Error("bins downcity and city are not on PATH");
+  });
+  await step(`${cli.name}: installed size within ${cliSizeBudgetMiB} MiB`, () => {
+    const { bytes, packages: count } = directorySize(join(prefix, "lib", "node_modules"));
+    log(`      installed size: ${mib(bytes)} MiB in ${count} packages`);
+    if (bytes > cliSizeBudgetMiB * 1024 * 1024)
+      throw new Error(`${mib(bytes)} MiB is over the ${cliSizeBudgetMiB} MiB budget`);
+  });
+  let startedDaemon = false;
+  await step(`${cli.name}: init, start, chat send hi against the scripted model`, async () => {
+    mkdirSync(projectDir);
+    downcity(
+      ["init", "--provider", "openai-compatible", "--model", "scripted", "--base-url", model.url],
+      projectDir,
+    );
+    await downcity(["start"], projectDir);
+    startedDaemon = true;
+    const reply = await downcity(["chat", "send", "hi"], projectDir);
+    if (!reply.includes(scriptedReply)) throw new Error(`unexpected reply: ${reply}`);
+    log(`      reply: ${reply.trim()}`);
+  });
+  await step(`${cli.name}: doctor passes`, async () => {
+    const report = await downcity(["doctor"], projectDir);
+    log(report.trim().replace(/^/gm, "      "));
+  });
+  await step(`${cli.name}: stop`, async () => {
+    if (startedDaemon) await downcity(["stop"], projectDir);
+  });
+}
+
+await model.close();
+await registry.close();
+if (!keep) rmSync(work, { recursive: true, force: true });
+log(
+  `pack-check: ${failures.length === 0 ? "all passed" : `${failures.length} failed`} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+);
+if (failures.length > 0) {
+  log(failures.map((name) => `  - ${name}`).join("\n"));
+  process.exit(1);
+}
