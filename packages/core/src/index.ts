@@ -5,6 +5,7 @@
 export {
   type AgentRuntime,
   type AgentRuntimeOptions,
+  type CancelTarget,
   createAgentRuntime,
   type RunContext,
   type RunResult,
@@ -15,6 +16,36 @@ export { type IncomingMessage, incomingMessageSchema } from "./agent/incoming-me
 export { estimateTokens, historyToModelMessages, internalNotice } from "./agent/model-messages.js";
 export type { RuntimeEvent, RuntimeEventListener } from "./agent/runtime-event.js";
 export { defaultSystemPrompt } from "./agent/system-prompt.js";
+export { type AccessDecision, type ChannelAccess, channelAccessSchema, decideAccess } from "./channel/channel-access.js";
+export {
+  type AcceptResult,
+  type ChannelAdapter,
+  type ChannelAdapterDefinition,
+  type ChannelCapabilities,
+  type ChannelContext,
+  type ChannelInbox,
+  type ChannelMessage,
+  type ChannelSendOptions,
+  type ChannelSendResult,
+  type ChannelState,
+  type ChannelTarget,
+  defineChannelAdapter,
+  isChannelAdapterDefinition,
+} from "./channel/channel-adapter.js";
+export { type ChannelEvent, channelContextId, channelEventSchema, type ParsedChannelEvent } from "./channel/channel-event.js";
+export {
+  type ChannelHost,
+  type ChannelHostOptions,
+  type ChannelInstance,
+  type ChannelStatus,
+  createChannelHost,
+} from "./channel/channel-host.js";
+export { ChannelSendError } from "./channel/channel-send-error.js";
+export { createChannelServices } from "./channel/channel-services.js";
+export { type Contact, type ContactBook, openContactBook } from "./channel/contact-book.js";
+export { type InboxEntry, type InboxMessage, type InboxStore, openInboxStore } from "./channel/inbox-store.js";
+export { type OutboxEntry, type OutboxStore, openOutboxStore } from "./channel/outbox-store.js";
+export { splitText } from "./channel/split-text.js";
 export type { ChannelSender, OutgoingMessage } from "./chat/channel-sender.js";
 export { type ChatToolsOptions, createChatTools } from "./chat/chat-tools.js";
 export {
@@ -95,6 +126,18 @@ export {
   type PromptProvider,
 } from "./prompt/prompt-provider.js";
 export { type PromptProvidersResult, runPromptProviders } from "./prompt/run-prompt-providers.js";
+export { RunAbortedError, type RunAbortReason } from "./run/run-aborted-error.js";
+export { addUsage, emptyUsage, type RunUsage } from "./run/run-usage.js";
+export { createRunWatchdog, defaultRunLimits, type RunLimits, type RunWatchdog } from "./run/run-watchdog.js";
+export {
+  createUsageLog,
+  sumUsage,
+  type UsageFilter,
+  type UsageLog,
+  type UsageRecord,
+  type UsageTotals,
+  usageRecordSchema,
+} from "./run/usage-log.js";
 export {
   defineService,
   type ServiceAction,

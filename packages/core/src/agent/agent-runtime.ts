@@ -12,6 +12,9 @@ import { createLaneScheduler } from "../lanes/lane-scheduler.js";
 import { errorFields, type Logger, silentLogger, withRequestContext } from "../logger/logger.js";
 import { contextDir } from "../paths/downcity-paths.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
+import { RunAbortedError, type RunAbortReason } from "../run/run-aborted-error.js";
+import type { RunUsage } from "../run/run-usage.js";
+import type { RunLimits } from "../run/run-watchdog.js";
 import { buildSystemMessages } from "./build-system-messages.js";
 import { createHistoryWindow } from "./history-window.js";
 import type { IncomingMessage } from "./incoming-message.js";
@@ -43,7 +46,16 @@ export interface RunResult {
   /** The persisted assistant UIMessage of this run. */
   message: HistoryMessage;
   steps: number;
+  /** Tokens the run's model calls used. */
+  usage: RunUsage;
+  /** Set when a cancel, a watchdog limit or shutdown stopped the run; `text` is then the notice. */
+  aborted?: { reason: RunAbortReason; message: string };
 }
+
+/** Which runs `cancel()` stops: every running run of a context, or one run by its request id. */
+export type CancelTarget =
+  | { contextId: string; requestId?: undefined }
+  | { requestId: string; contextId?: undefined };
 
 /** Options of `createAgentRuntime`. */
 export interface AgentRuntimeOptions {
@@ -56,6 +68,8 @@ export interface AgentRuntimeOptions {
   promptProviders?: PromptProvider[];
   maxConcurrency?: number;
   maxSteps?: number;
+  /** Step, run and stream-idle time limits (`run` in downcity.json) [10 min, 60 min, 120 s]. */
+  limits?: Partial<RunLimits>;
   history?: { keepLast?: number; maxInputTokens?: number };
   logger?: Logger;
   /** Where a context keeps its history; default `.downcity/context/<encoded>/messages`. */
@@ -76,6 +90,8 @@ export interface AgentRuntime {
   addTools(source: ToolSource): () => void;
   on(listener: RuntimeEventListener): () => void;
   stats(): { running: number; queued: number };
+  /** Stops running runs; resolves with the runs it stopped once their lanes are free again. */
+  cancel(target: CancelTarget): Promise<Array<{ contextId: string; requestId: string }>>;
   close(): Promise<void>;
 }
 
@@ -99,7 +115,8 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const senders = new Map<string, ChannelSender>();
   const listeners = new Set<RuntimeEventListener>();
   const stores = new Map<string, HistoryStore>();
-  const controllers = new Set<AbortController>();
+  // Running runs by request id: their cancel switch and when their lane is free again.
+  const active = new Map<string, { contextId: string; controller: AbortController; ended: Promise<void> }>();
   let closed = false;
 
   const emit = (event: RuntimeEvent) => {
@@ -144,7 +161,11 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     if (!first) return;
     const requestId = generateId();
     const controller = new AbortController();
-    controllers.add(controller);
+    let markEnded: () => void = () => {};
+    const ended = new Promise<void>((resolve) => {
+      markEnded = resolve;
+    });
+    active.set(requestId, { contextId, controller, ended });
     const route = first.message.channel ? first.message : await lastRoute(history(contextId), logger);
     const requestContext: RequestContext = {
       contextId,
@@ -172,7 +193,8 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       emit({ type: "run-error", contextId, requestId, code: failure.code, message: failure.message });
       for (const participant of participants) participant.reject(failure);
     } finally {
-      controllers.delete(controller);
+      active.delete(requestId);
+      markEnded();
     }
   };
 
@@ -252,9 +274,12 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       logger.info({ step, merged: arrived.length }, "merged new messages into the run");
       return historyToModelMessages(messages);
     };
-    const { finalText, steps } = await runAgentLoop({
+    const { finalText, steps, usage, aborted } = await runAgentLoop({
       model: options.model,
       contextId,
+      requestId,
+      ...(options.limits ? { limits: options.limits } : {}),
+      emit,
       system: system.messages,
       systemTokens: system.tokens,
       tools: runTools,
@@ -270,6 +295,32 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       takeArrivals,
       onTextDelta: (delta) => emit({ type: "text-delta", contextId, requestId, delta }),
     });
+    if (aborted) {
+      // The partial run and a notice saying what stopped it stay in history, marked aborted.
+      const { reason, message: notice } = aborted.error;
+      const message: HistoryMessage = {
+        id: generateId(),
+        role: "assistant",
+        parts: [...stepsToParts(steps), ...aborted.parts, { type: "text", text: notice }],
+        metadata: { createdAt: now().toISOString(), contextId, requestId, aborted: reason },
+      };
+      await store.append(message);
+      await deliver(notice, "final-text").catch((error: unknown) =>
+        logger.warn(errorFields(error), "could not deliver the abort notice"),
+      );
+      const result = { reason, message: notice };
+      emit({
+        type: "run-end",
+        contextId,
+        requestId,
+        text: notice,
+        steps: steps.length,
+        usage,
+        aborted: result,
+      });
+      logger.warn({ reason, steps: steps.length, ...usage }, "run aborted");
+      return { contextId, requestId, text: notice, message, steps: steps.length, usage, aborted: result };
+    }
     if (sent.length === 0 && finalText.trim()) await deliver(finalText, "final-text");
     const message: HistoryMessage = {
       id: generateId(),
@@ -279,9 +330,9 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     };
     await store.append(message);
     const text = sent.length > 0 ? sent.join("\n\n") : finalText;
-    emit({ type: "run-end", contextId, requestId, text, steps: steps.length });
-    logger.info({ steps: steps.length }, "run finished");
-    return { contextId, requestId, text, message, steps: steps.length };
+    emit({ type: "run-end", contextId, requestId, text, steps: steps.length, usage });
+    logger.info({ steps: steps.length, ...usage }, "run finished");
+    return { contextId, requestId, text, message, steps: steps.length, usage };
   };
 
   const lanes = createLaneScheduler<Pending>({
@@ -329,6 +380,17 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       return () => listeners.delete(listener);
     },
     stats: () => ({ running: lanes.running(), queued: lanes.queued() }),
+    async cancel(target) {
+      const matches = [...active.entries()].filter(([requestId, run]) =>
+        target.requestId !== undefined ? requestId === target.requestId : run.contextId === target.contextId,
+      );
+      for (const [requestId, run] of matches) {
+        logger.info({ contextId: run.contextId, requestId }, "run cancel requested");
+        run.controller.abort(new RunAbortedError("cancelled", "The run was cancelled on request."));
+      }
+      await Promise.all(matches.map(([, run]) => run.ended));
+      return matches.map(([requestId, run]) => ({ contextId: run.contextId, requestId }));
+    },
     async close() {
       if (closed) return lanes.idle();
       closed = true;
@@ -343,8 +405,10 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         lanes.idle(),
         new Promise<void>((resolve) => {
           timer = setTimeout(() => {
-            for (const controller of controllers)
-              controller.abort(new DowncityError("RUN_ABORTED", "runtime closed"));
+            for (const run of active.values())
+              run.controller.abort(
+                new RunAbortedError("shutdown", "The run was stopped because the agent is shutting down."),
+              );
             resolve();
           }, grace);
         }),

@@ -1,3 +1,6 @@
+import type { RunAbortReason } from "../run/run-aborted-error.js";
+import type { RunUsage } from "../run/run-usage.js";
+
 /** Everything a host can observe about runs, as a discriminated union (`<noun>-<action>`). */
 export type RuntimeEvent =
   /** A message entered a context's queue (a waiting tool such as a sleep can end early on it). */
@@ -5,6 +8,40 @@ export type RuntimeEvent =
   | { type: "run-start"; contextId: string; requestId: string; messageIds: string[] }
   | { type: "message-merged"; contextId: string; requestId: string; messageIds: string[]; step: number }
   | { type: "text-delta"; contextId: string; requestId: string; delta: string }
+  /** The model called a tool; `summary` is a short form of its input (a command, a path). */
+  | {
+      type: "tool-call";
+      contextId: string;
+      requestId: string;
+      step: number;
+      toolCallId: string;
+      toolName: string;
+      summary: string;
+    }
+  /** A tool call finished; `summary` is a short form of its outcome (`exit 0`, an error message). */
+  | {
+      type: "tool-result";
+      contextId: string;
+      requestId: string;
+      step: number;
+      toolCallId: string;
+      toolName: string;
+      ok: boolean;
+      durationMs: number;
+      summary?: string;
+    }
+  /** One model call (a step of the tool loop) finished, with its token usage. */
+  | {
+      type: "step";
+      contextId: string;
+      requestId: string;
+      step: number;
+      provider: string;
+      model: string;
+      finishReason: string;
+      durationMs: number;
+      usage: RunUsage;
+    }
   | {
       type: "chat-message";
       contextId: string;
@@ -14,7 +51,16 @@ export type RuntimeEvent =
       text: string;
       via: "chat_send" | "final-text";
     }
-  | { type: "run-end"; contextId: string; requestId: string; text: string; steps: number }
+  /** A run ended; `aborted` is set when a cancel, a watchdog limit or shutdown stopped it. */
+  | {
+      type: "run-end";
+      contextId: string;
+      requestId: string;
+      text: string;
+      steps: number;
+      usage: RunUsage;
+      aborted?: { reason: RunAbortReason; message: string };
+    }
   | { type: "run-error"; contextId: string; requestId: string; code: string; message: string }
   | { type: "context-compacted"; contextId: string; archiveId: string; archivedCount: number };
 

@@ -38,8 +38,27 @@ export const coreConfigShape = {
   run: z
     .strictObject({
       maxSteps: z.number().int().min(1).max(200).default(30).describe("Model steps per run"),
+      stepTimeoutMs: z
+        .number()
+        .int()
+        .min(0)
+        .default(600000)
+        .describe("Longest one step (a model call and its tools) may take, in ms; 0 = no limit"),
+      runTimeoutMs: z
+        .number()
+        .int()
+        .min(0)
+        .default(3600000)
+        .describe("Longest a whole run may take, in ms; 0 = no limit"),
+      idleTimeoutMs: z
+        .number()
+        .int()
+        .min(0)
+        .default(120000)
+        .describe("A model stream silent this long (while no tool runs) is aborted, in ms; 0 = no limit"),
     })
-    .optional(),
+    .optional()
+    .describe("Bounds of one agent run"),
   plugins: z
     .array(z.string().min(1))
     .default([])

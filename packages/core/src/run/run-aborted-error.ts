@@ -1,0 +1,23 @@
+import { DowncityError } from "../errors/downcity-error.js";
+
+/** Why a run stopped before it finished. */
+export type RunAbortReason = "cancelled" | "shutdown" | "step-timeout" | "run-timeout" | "idle-timeout";
+
+const marker = Symbol.for("downcity.run-aborted");
+
+/** The abort reason a run's signal carries: a `RUN_ABORTED` error saying what stopped the run. */
+export class RunAbortedError extends DowncityError {
+  readonly [marker] = true;
+  readonly reason: RunAbortReason;
+
+  constructor(reason: RunAbortReason, message: string, options: { cause?: unknown; field?: string } = {}) {
+    super("RUN_ABORTED", message, options);
+    this.name = "RunAbortedError";
+    this.reason = reason;
+  }
+
+  /** True for a RunAbortedError, even one from another copy of this package. */
+  static override isInstance(value: unknown): value is RunAbortedError {
+    return typeof value === "object" && value !== null && marker in value;
+  }
+}
