@@ -10,6 +10,8 @@ interface WorkspacePackage {
   name: string;
   dir: string;
   dependencies: string[];
+  /** Whether the package has a `build` script (its build tool is its own business: tsup, vite, ...). */
+  builds: boolean;
 }
 
 /** Every workspace package by name (packages/* and apps/*). */
@@ -22,11 +24,17 @@ function workspacePackages(): Map<string, WorkspacePackage> {
       const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
         name: string;
         dependencies?: Record<string, string>;
+        scripts?: Record<string, string>;
       };
       const dependencies = Object.entries(manifest.dependencies ?? {})
         .filter(([, range]) => range.startsWith("workspace:"))
         .map(([name]) => name);
-      found.set(manifest.name, { name: manifest.name, dir, dependencies });
+      found.set(manifest.name, {
+        name: manifest.name,
+        dir,
+        dependencies,
+        builds: Boolean(manifest.scripts?.build),
+      });
     }
   }
   return found;
@@ -47,12 +55,16 @@ function buildOrder(all: Map<string, WorkspacePackage>): WorkspacePackage[] {
   return order;
 }
 
+// What never feeds a build: its own output, installed packages, tests, benchmarks and prose.
+const notInputs = new Set(["dist", "node_modules", ".turbo", "bench", "test"]);
+
 function newestInput(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (notInputs.has(entry.name)) continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestInput(path));
-    else if (!entry.name.endsWith(".test.ts")) newest = Math.max(newest, statSync(path).mtimeMs);
+    else if (!/\.(test\.ts|md)$/.test(entry.name)) newest = Math.max(newest, statSync(path).mtimeMs);
   }
   return newest;
 }
@@ -66,38 +78,34 @@ function oldestOutput(dir: string): number {
   return oldest;
 }
 
+const missingReason = "dist is missing";
+
 /** Why a package's dist cannot be trusted, or undefined when it was built after its last source change. */
 function staleReason(workspace: WorkspacePackage): string | undefined {
   const dist = join(workspace.dir, "dist");
-  if (!existsSync(join(dist, "index.js"))) return "dist/index.js is missing";
-  const inputs = Math.max(
-    newestInput(join(workspace.dir, "src")),
-    ...["package.json", "tsup.config.ts"]
-      .map((name) => join(workspace.dir, name))
-      .filter((path) => existsSync(path))
-      .map((path) => statSync(path).mtimeMs),
-  );
-  return oldestOutput(dist) < inputs ? "dist is older than its sources" : undefined;
+  if (!existsSync(dist) || readdirSync(dist).length === 0) return missingReason;
+  return oldestOutput(dist) < newestInput(workspace.dir) ? "dist is older than its sources" : undefined;
 }
 
 /**
  * The tests spawn the built CLI, which runs the built daemon and feature packages, exactly as an
  * installed `downcity` does. A stale dist would test yesterday's code, so every package in that
- * chain is rebuilt here when its sources are newer; in CI (where the build runs first) a missing or
- * stale build fails the run instead of being rebuilt or skipped.
+ * chain whose sources are newer than its dist is rebuilt here. In CI the build runs before the
+ * tests, so a missing dist there means the pipeline is broken: the run fails instead of skipping.
  */
 export default function setup(): void {
-  const tsup = join(repoDir, "node_modules", ".bin", "tsup");
   for (const workspace of buildOrder(workspacePackages())) {
+    if (!workspace.builds) continue;
     const reason = staleReason(workspace);
     if (!reason) continue;
-    if (process.env.CI) {
+    if (process.env.CI && reason === missingReason) {
       throw new Error(
         `${workspace.name}: ${reason}. The CLI tests run built packages: run \`pnpm build\` first (pnpm check does).`,
       );
     }
+    process.stdout.write(`${workspace.name}: ${reason}; rebuilding it for the CLI tests\n`);
     try {
-      execFileSync(tsup, [], { cwd: workspace.dir, stdio: "pipe" });
+      execFileSync("npm", ["run", "--silent", "build"], { cwd: workspace.dir, stdio: "pipe" });
     } catch (error) {
       const failed = error as { stderr?: Buffer; stdout?: Buffer };
       const output = `${failed.stdout?.toString() ?? ""}${failed.stderr?.toString() ?? ""}`;
