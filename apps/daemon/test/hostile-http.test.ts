@@ -178,6 +178,10 @@ describe("hostile HTTP over a real socket", () => {
         { method: "GET", path: "/api/health/" },
         { method: "GET", path: "/api/health/../agents" },
         { method: "DELETE", path: "/api/agents" },
+        // The web console's API prefix: every path under it needs the token (or a session) too.
+        { method: "GET", path: "/console/api/agents" },
+        { method: "GET", path: "/console/api/events?agent=x" },
+        { method: "POST", path: "/console/api/chat/send" },
       ];
       expect(protectedRoutes.length).toBeGreaterThan(4);
       const wrong: Array<Record<string, string>> = [
