@@ -1,0 +1,97 @@
+import {
+  type ChannelMessage,
+  ChannelSendError,
+  type ChannelSendResult,
+  type ChannelTarget,
+} from "@downcity/core";
+import { parseRetryAfter } from "./retry-after.js";
+import { signWebhookBody } from "./webhook-signature.js";
+
+/** Options of `createWebhookSender`. */
+export interface WebhookSenderOptions {
+  url: string;
+  secret: string;
+  timeoutMs: number;
+  now?: () => number;
+}
+
+/** Sends one reply as a signed `POST url`. */
+export type WebhookSend = (
+  target: ChannelTarget,
+  message: ChannelMessage,
+  options: { idempotencyKey: string },
+) => Promise<ChannelSendResult>;
+
+// Statuses a retry can fix besides 5xx: the receiver timed out or asked to wait.
+const retryable4xx = new Set([408, 425, 429]);
+
+/**
+ * Creates the outbound half of the webhook channel. Any 2xx is delivered; 429 carries the
+ * receiver's `Retry-After`; 5xx, 408, 425 and network failures are retryable; other statuses
+ * are permanent. Errors name the receiver's origin only: a URL's path or query may hold a token.
+ */
+export function createWebhookSender(options: WebhookSenderOptions): WebhookSend {
+  const origin = new URL(options.url).origin;
+  return async (target, message, { idempotencyKey }) => {
+    const body = JSON.stringify({
+      idempotencyKey,
+      chatId: target.chatId,
+      ...(target.threadId === undefined ? {} : { threadId: target.threadId }),
+      text: message.text,
+      ...(target.replyToMessageId === undefined ? {} : { replyToMessageId: target.replyToMessageId }),
+    });
+    let response: Response;
+    try {
+      response = await fetch(options.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json; charset=utf-8",
+          "idempotency-key": idempotencyKey,
+          "x-downcity-signature": signWebhookBody(options.secret, body),
+        },
+        body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(options.timeoutMs),
+      });
+    } catch (error) {
+      const reason =
+        error instanceof Error && error.name === "TimeoutError"
+          ? `no answer within ${options.timeoutMs} ms (sendTimeoutMs)`
+          : describeNetworkError(error);
+      throw new ChannelSendError(`webhook send to ${origin} failed: ${reason}`, { cause: error });
+    }
+    const status = response.status;
+    if (status >= 200 && status < 300) return messageIdOf(response);
+    await response.body?.cancel().catch(() => {});
+    const what = `webhook send to ${origin} failed: HTTP ${status}`;
+    if (status === 429) {
+      const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), options.now);
+      throw new ChannelSendError(`${what} (rate limited)`, {
+        status,
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      });
+    }
+    if (status >= 500 || retryable4xx.has(status)) throw new ChannelSendError(what, { status });
+    const hint =
+      status >= 300 && status < 400 ? " (redirects are not followed: set url to the final address)" : "";
+    throw new ChannelSendError(`${what}${hint}`, { status, permanent: true });
+  };
+}
+
+/** The receiver may answer `{ "messageId": "..." }`; anything else is fine too. */
+async function messageIdOf(response: Response): Promise<ChannelSendResult> {
+  const text = await response.text().catch(() => "");
+  if (!text) return {};
+  try {
+    const parsed = JSON.parse(text) as { messageId?: unknown };
+    return typeof parsed?.messageId === "string" ? { messageId: parsed.messageId } : {};
+  } catch {
+    return {};
+  }
+}
+
+function describeNetworkError(error: unknown): string {
+  const cause = error instanceof Error ? (error.cause as NodeJS.ErrnoException | undefined) : undefined;
+  if (cause?.code) return cause.code;
+  return error instanceof Error ? error.message : String(error);
+}
