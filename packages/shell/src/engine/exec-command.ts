@@ -48,7 +48,7 @@ export async function execCommand(
   // A failed command's stderr is what the model needs first; it is repeated apart from the output.
   const stderrTail =
     stderr && stderr.bytesTotal > 0 && s.exit_code !== 0
-      ? tailOutput(stderr, Math.min(STDERR_TAIL_CHARS, args.max_output_chars)).text
+      ? tailOutput(stderr, Math.min(STDERR_TAIL_CHARS, args.max_output_chars), "stderr bytes").text
       : undefined;
   return {
     shell_id: session.id,

@@ -90,10 +90,11 @@ describe("shell-exit event and snapshots", () => {
     const final = readSnapshotFile(dir);
     expect(final?.status).toBe("killed");
     expect(final?.bytes_total).toBe(readFileSync(join(dir, "output.log")).length);
-    expect(final?.streams?.stdout.bytes_total).toBe(readFileSync(join(dir, "stdout.log")).length);
+    expect(final?.streams?.stdout.bytes_total).toBe(final?.bytes_total);
+    expect(readFileSync(join(dir, "streams.idx"), "utf8")).toBe("o 0\n");
     expect(final?.streams?.stderr.bytes_total).toBe(0);
-    // stderr.log is created with the first byte on stderr: this command printed none.
-    expect(readdirSync(dir).sort()).toEqual(["output.log", "snapshot.json", "stdout.log"]);
+    // One log for both pipes; streams.idx says which wrote what.
+    expect(readdirSync(dir).sort()).toEqual(["output.log", "snapshot.json", "streams.idx"]);
   });
 
   test("status reports pid, times, cursor and idle time", async () => {

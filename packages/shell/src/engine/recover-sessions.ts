@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { streamCountersOnDisk } from "../output/session-output.js";
 import type { ProcessTable } from "../process/process-table.js";
 import { findSessionProcesses, isSameProcessAlive, signalProcesses } from "../process/process-tree.js";
 import { isFinalStatus, type ShellSession } from "../session/shell-session.js";
@@ -51,11 +52,13 @@ export async function recoverSessions(
       signalProcesses(options.processes, findSessionProcesses(options.processes, root, marker), "SIGKILL");
       // The logs hold what was printed after the last snapshot was written.
       const logSize = fileSize(join(dir, "output.log"), snapshot.log_bytes);
-      for (const name of ["stdout", "stderr"] as const) {
-        const counters = snapshot.streams?.[name];
-        if (!counters) continue;
-        counters.log_bytes = fileSize(join(dir, `${name}.log`), counters.log_bytes);
-        counters.bytes_total = Math.max(counters.bytes_total, counters.log_bytes);
+      if (snapshot.streams) {
+        const onDisk = streamCountersOnDisk(dir, logSize);
+        for (const name of ["stdout", "stderr"] as const) {
+          const counters = snapshot.streams[name];
+          counters.log_bytes = Math.max(counters.log_bytes, onDisk[name]);
+          counters.bytes_total = Math.max(counters.bytes_total, counters.log_bytes);
+        }
       }
       snapshot.status = "lost";
       snapshot.error =

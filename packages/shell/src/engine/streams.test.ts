@@ -25,13 +25,31 @@ describe("stdout and stderr apart", () => {
     const status = await temp.engine.status({ shell_id: result.shell_id });
     expect(status).toMatchObject({ stdout_bytes: 5 * MB, stderr_bytes: 5 * MB });
     const dir = join(temp.engine.stateDir, result.shell_id);
-    const stdout = readFileSync(join(dir, "stdout.log"), "latin1");
-    const stderr = readFileSync(join(dir, "stderr.log"), "latin1");
-    expect(stdout.length).toBe(5 * MB);
-    expect(stderr.length).toBe(5 * MB);
-    expect(stdout.replaceAll("out\n", "")).toBe("");
-    expect(stderr.replaceAll("err\n", "")).toBe("");
     expect(statSync(join(dir, "output.log")).size).toBe(10 * MB);
+    // Each stream reads back whole: head and tail from memory, the middle out of output.log via streams.idx.
+    for (const [stream, line] of [
+      ["stdout", "out\n"],
+      ["stderr", "err\n"],
+    ] as const) {
+      let text = "";
+      let cursor = 0;
+      while (cursor < 5 * MB) {
+        const read = await temp.engine.read({
+          shell_id: result.shell_id,
+          stream,
+          cursor,
+          max_bytes: 1048576,
+        });
+        expect(read.skipped_bytes).toBe(0);
+        text += read.output;
+        cursor = read.next_cursor;
+      }
+      expect(text.length).toBe(5 * MB);
+      expect(text.replaceAll(line, "")).toBe("");
+    }
+    // Interleaved for real: the index switched source many times.
+    const switches = readFileSync(join(dir, "streams.idx"), "utf8").trim().split("\n");
+    expect(switches.length).toBeGreaterThan(2);
     // The tail rings hold each stream's own last bytes.
     const lastErr = await temp.engine.read({
       shell_id: result.shell_id,
@@ -39,6 +57,30 @@ describe("stdout and stderr apart", () => {
       cursor: 5 * MB - 8,
     });
     expect(lastErr).toMatchObject({ output: "err\nerr\n", cursor: 5 * MB - 8, next_cursor: 5 * MB });
+  });
+
+  test("a stream that was all of the output stays whole once the other pipe prints", async () => {
+    temp = createTempEngine({ limits: { headBytes: 1024, tailBytes: 65536 } });
+    const result = await temp.engine.exec({ command: "seq 1 200000; echo late >&2; echo after" });
+    const expected = `${Array.from({ length: 200000 }, (_, i) => i + 1).join("\n")}\nafter\n`;
+    expect(result.stderr_bytes).toBe(5);
+    let text = "";
+    let cursor = 0;
+    for (let reads = 0; cursor < expected.length && reads < 100; reads++) {
+      const read = await temp.engine.read({
+        shell_id: result.shell_id,
+        stream: "stdout",
+        cursor,
+        max_bytes: 100000,
+      });
+      expect(read.skipped_bytes).toBe(0);
+      text += read.output;
+      cursor = read.next_cursor;
+    }
+    expect(text).toBe(expected);
+    expect((await temp.engine.read({ shell_id: result.shell_id, stream: "stderr", cursor: 0 })).output).toBe(
+      "late\n",
+    );
   });
 
   test("each stream has its own cursors; the default cursor continues where that stream's last read ended", async () => {
@@ -138,7 +180,9 @@ describe("stdout and stderr apart", () => {
     const stderrTotal = result.stderr_bytes ?? 0;
     expect(stderrTotal).toBeGreaterThan(100000);
     expect(result.stderr_tail).toMatch(
-      new RegExp(`^\\[\\.\\.\\. bytes 0-\\d+ of ${stderrTotal} omitted; .*stderr\\.log`),
+      new RegExp(
+        `^\\[\\.\\.\\. stderr bytes 0-\\d+ of ${stderrTotal} omitted; the log is .*output\\.log \\(capped\\)`,
+      ),
     );
     expect(result.stderr_tail?.endsWith("29999\n30000\n")).toBe(true);
     // stdout is small and wholly kept, whatever stderr did.
@@ -151,7 +195,7 @@ describe("stdout and stderr apart", () => {
     expect(middle.skipped_bytes).toBeGreaterThan(0);
     expect(middle.cursor).toBe(stderrTotal - 4096);
     const status = await temp.engine.status({ shell_id: result.shell_id });
-    expect(statSync(join(temp.engine.stateDir, result.shell_id, "stderr.log")).size).toBe(8192);
+    expect(statSync(join(temp.engine.stateDir, result.shell_id, "output.log")).size).toBe(8192);
     expect(status.log_truncated).toBe(true);
   });
 

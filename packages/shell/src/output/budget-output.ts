@@ -37,7 +37,7 @@ export function budgetOutput(output: OutputBuffer, maxChars: number): BudgetedOu
  * Renders the end of a stream within `maxChars` (for an error's stderr), with a marker naming
  * the omitted leading byte range and the log holding it all.
  */
-export function tailOutput(output: OutputBuffer, maxChars: number): BudgetedOutput {
+export function tailOutput(output: OutputBuffer, maxChars: number, label = "bytes"): BudgetedOutput {
   const total = output.bytesTotal;
   let from = Math.max(0, total - maxChars);
   if (from > 0) {
@@ -48,6 +48,8 @@ export function tailOutput(output: OutputBuffer, maxChars: number): BudgetedOutp
   const slice = output.read(from, total - from);
   const text = renderText(slice.bytes, output.logPath);
   if (slice.start === 0) return { text, truncated: false };
-  const marker = `[... bytes 0-${slice.start} of ${total} omitted; all of it is in ${output.logPath} ...]\n`;
+  const marker =
+    `[... ${label} 0-${slice.start} of ${total} omitted; the log is ${output.logPath}` +
+    `${output.logTruncated ? " (capped)" : ""} ...]\n`;
   return { text: marker + text, truncated: true };
 }

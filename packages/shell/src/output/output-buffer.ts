@@ -11,8 +11,20 @@ export interface OutputBufferOptions {
   tailBytes: number;
   /** Restores a buffer of an earlier run: only the log on disk is readable. */
   restored?: { bytesTotal: number; logBytes: number; logTruncated: boolean };
-  /** Create the log file with the first byte instead of at once (streams that may stay silent). */
-  lazyLog?: boolean;
+  /**
+   * Reads older bytes through this view instead of writing a log of its own (stdout and stderr
+   * are read out of output.log through the stream index).
+   */
+  disk?: OutputLog;
+}
+
+/** Read access to the bytes of a stream that are on disk, from offset 0. */
+export interface OutputLog {
+  /** How many bytes of the stream, from its start, are on disk. */
+  readonly bytes: number;
+  /** True once bytes of the stream were left off the disk (a log cap). */
+  readonly truncated: boolean;
+  read(start: number, end: number): Buffer;
 }
 
 /** A contiguous range of raw bytes read from a buffer. */
@@ -24,18 +36,18 @@ export interface OutputSlice {
 }
 
 /**
- * One output stream of a session (combined, stdout or stderr): raw bytes to a log file (capped)
- * plus a bounded head and tail ring in memory; cursors are absolute byte offsets into the stream.
+ * One output stream of a session (combined, stdout or stderr): raw bytes on disk (its own capped
+ * log, or a view into another) plus a bounded head and tail ring in memory; cursors are absolute
+ * byte offsets into the stream.
  */
 export class OutputBuffer {
   readonly logPath: string;
   bytesTotal = 0;
-  logBytes = 0;
-  logTruncated = false;
+  private ownLogBytes = 0;
+  private ownLogTruncated = false;
+  private readonly disk: OutputLog | undefined;
   private readonly logLimit: number;
   private logFd: number | undefined;
-  /** Still to be created with the first byte (lazy logs of live buffers). */
-  private logPending = false;
   private readonly headBytes: number;
   private readonly tailBytes: number;
   // Rings grow with the output (see reserve): most sessions print little or nothing on a stream.
@@ -50,35 +62,43 @@ export class OutputBuffer {
     this.logLimit = options.logLimitBytes;
     this.headBytes = options.restored ? 0 : options.headBytes;
     this.tailBytes = options.restored ? 0 : options.tailBytes;
+    this.disk = options.disk;
     if (options.restored) {
       this.bytesTotal = options.restored.bytesTotal;
-      this.logBytes = options.restored.logBytes;
-      this.logTruncated = options.restored.logTruncated;
+      this.ownLogBytes = options.restored.logBytes;
+      this.ownLogTruncated = options.restored.logTruncated;
       this.tailFrom = this.bytesTotal;
-    } else if (options.lazyLog) {
-      this.logPending = true;
-    } else {
+    } else if (!this.disk) {
       this.logFd = openSync(this.logPath, "a");
     }
+  }
+
+  /** Bytes of this stream on disk, from its start. */
+  get logBytes(): number {
+    return this.disk ? this.disk.bytes : this.ownLogBytes;
+  }
+
+  /** True once bytes were left off the disk (the log cap). */
+  get logTruncated(): boolean {
+    return this.disk ? this.disk.truncated : this.ownLogTruncated;
   }
 
   /** Appends a chunk of raw output. */
   append(chunk: Buffer): void {
     const length = chunk.length;
     if (length === 0) return;
-    if (this.logPending) this.openLog();
-    if (this.logFd !== undefined && !this.logTruncated) {
-      const room = this.logLimit - this.logBytes;
+    if (this.logFd !== undefined && !this.ownLogTruncated) {
+      const room = this.logLimit - this.ownLogBytes;
       const count = Math.min(room, length);
       if (count > 0) {
         try {
           writeSync(this.logFd, chunk, 0, count);
-          this.logBytes += count;
+          this.ownLogBytes += count;
         } catch {
-          this.logTruncated = true;
+          this.ownLogTruncated = true;
         }
       }
-      if (count < length) this.logTruncated = true;
+      if (count < length) this.ownLogTruncated = true;
     }
     this.reserve(length);
     if (this.headFilled < this.head.length) {
@@ -147,23 +167,33 @@ export class OutputBuffer {
     return { bytes, start, end: start + bytes.length, skipped };
   }
 
+  /**
+   * A copy of this buffer's memory and counters that reads older bytes through `disk`: the state
+   * of a stream that, until now, was all of the output.
+   */
+  cloneWith(disk: OutputLog): OutputBuffer {
+    const copy = new OutputBuffer({
+      logPath: this.logPath,
+      logLimitBytes: this.logLimit,
+      headBytes: this.headBytes,
+      tailBytes: this.tailBytes,
+      disk,
+    });
+    copy.bytesTotal = this.bytesTotal;
+    copy.head = Buffer.from(this.head);
+    copy.headFilled = this.headFilled;
+    copy.tail = Buffer.from(this.tail);
+    copy.tailFrom = this.tailFrom;
+    return copy;
+  }
+
   /** Flushes the log to disk (off the event loop) and releases its descriptor; reads still work. */
   closeLog(): void {
-    this.logPending = false;
     const fd = this.logFd;
     if (fd === undefined) return;
     this.logFd = undefined;
     // An fsync failure (exotic filesystems) loses nothing already written; close either way.
     fsync(fd, () => close(fd, () => {}));
-  }
-
-  private openLog(): void {
-    this.logPending = false;
-    try {
-      this.logFd = openSync(this.logPath, "a");
-    } catch {
-      this.logTruncated = true;
-    }
   }
 
   /**
@@ -201,6 +231,7 @@ export class OutputBuffer {
 
   private fromLog(start: number, end: number): Buffer {
     if (end <= start) return Buffer.alloc(0);
+    if (this.disk) return this.disk.read(start, end);
     const out = Buffer.allocUnsafe(end - start);
     let fd: number;
     try {
