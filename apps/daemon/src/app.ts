@@ -10,6 +10,7 @@ import { serializerCompiler } from "fastify-type-provider-zod";
 import { registerErrorHandler } from "./plugins/error-handler.js";
 import { registerRequestGuard } from "./plugins/request-guard.js";
 import { zodValidatorCompiler } from "./plugins/zod-validator.js";
+import { cancelRoute } from "./routes/cancel-route.js";
 import { chatRoutes, createEventStreams } from "./routes/chat-routes.js";
 import { healthRoute } from "./routes/health-route.js";
 import { pluginRoutes } from "./routes/plugin-routes.js";
@@ -74,6 +75,7 @@ export function buildDaemonApp(options: DaemonAppOptions): FastifyInstance {
     version: options.version ?? daemonVersion(),
     ...(options.name ? { name: options.name } : {}),
   });
+  app.register(cancelRoute, { runtime: options.runtime });
   app.register(chatRoutes, {
     runtime: options.runtime,
     streams,

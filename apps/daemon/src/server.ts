@@ -5,6 +5,7 @@ import {
   acquireFileLock,
   createAgentRuntime,
   createServiceRegistry,
+  createUsageLog,
   DowncityError,
   errorFields,
   type Logger,
@@ -30,12 +31,14 @@ import { builtinPlugins } from "./plugin-loader/builtin-plugins.js";
 import { collectPlugins } from "./plugin-loader/collect-plugins.js";
 import { removeDaemonMeta, writeDaemonMeta } from "./process/daemon-meta.js";
 import { daemonPaths } from "./process/daemon-paths.js";
+import { closeRunExecsOnAbort } from "./runtime/close-run-execs.js";
 import { createModel } from "./runtime/create-model.js";
 import { wireShellExitFollowUp } from "./runtime/shell-exit-follow-up.js";
 import { createSleepInterrupts, logSleepTick, type SleepInterrupts } from "./runtime/sleep-interrupts.js";
 import { createChatService } from "./services/chat-service.js";
 import { createShellService } from "./services/shell-service.js";
 import { ensureToken } from "./token/ensure-token.js";
+import { recordUsage } from "./usage/record-usage.js";
 import { daemonVersion } from "./version.js";
 
 /** Options of `runDaemon`. */
@@ -56,7 +59,7 @@ export interface RunDaemonOptions {
   logger?: Logger;
   /** Replaces the built-in plug-ins (the `plugins` entries of downcity.json still load). */
   plugins?: readonly Plugin[];
-  /** How long running lanes may finish on shutdown [5 s]. */
+  /** How long running runs may go on at shutdown before they are aborted [0: at once]. */
   closeGraceMs?: number;
 }
 
@@ -75,7 +78,8 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
   const rootDir = resolve(options.rootDir);
   const env = options.env ?? process.env;
   const paths = daemonPaths(rootDir);
-  const { config } = await loadConfig(rootDir, { env });
+  // `configEnv` is the environment over the project's .env: provider keys may live in either.
+  const { config, env: configEnv } = await loadConfig(rootDir, { env });
   const fileLogger = options.logger ? undefined : createFileLogger({ logsDir: paths.logsDir });
   // Every line written inside a run (runtime, tools, features, services) carries its contextId and requestId.
   const logger = withRequestContext(options.logger ?? (fileLogger?.logger as Logger));
@@ -124,7 +128,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       logger.warn(errorFields(error), "could not write the downcity.json JSON Schema"),
     );
     const token = await ensureToken(env);
-    const choice = options.model ? { model: options.model } : await createModel(config.llm, env);
+    const choice = options.model ? { model: options.model } : await createModel(config.llm, configEnv);
     const server: { host: string; port?: number; token: string } = {
       host: options.host ?? start.host,
       token,
@@ -140,25 +144,37 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
     coreCloses.push(() => engine.closeAll({ grace_ms: 1000 }));
     // shell_sleep ends early on a new message for the run's chat: the source is wired to the runtime below.
     let sleepInterrupts: SleepInterrupts | undefined;
-    const shellTools: ToolSource = (run) =>
-      createShellTools(engine, {
+    const shellTools: ToolSource = (run) => {
+      closeRunExecsOnAbort({ engine, contextId: run.contextId, abortSignal: run.abortSignal, logger });
+      return createShellTools(engine, {
         contextId: run.contextId,
         requestId: run.requestId,
         abortSignal: run.abortSignal,
         ...(sleepInterrupts ? { sleep: sleepInterrupts.forRun(run) } : {}),
       });
+    };
     let pluginHost: PluginHost | undefined;
     const runtime = createAgentRuntime({
       rootDir,
       ...(choice.model ? { model: choice.model } : { modelHint: choice.hint }),
       tools: [shellTools],
       ...(config.lanes ? { maxConcurrency: config.lanes.maxConcurrency } : {}),
-      ...(config.run ? { maxSteps: config.run.maxSteps } : {}),
+      ...(config.run
+        ? {
+            maxSteps: config.run.maxSteps,
+            limits: {
+              stepTimeoutMs: config.run.stepTimeoutMs,
+              runTimeoutMs: config.run.runTimeoutMs,
+              idleTimeoutMs: config.run.idleTimeoutMs,
+            },
+          }
+        : {}),
       ...(config.history ? { history: config.history } : {}),
       logger,
       historyDir: (contextId) => pluginHost?.historyDir(contextId),
-      closeGraceMs: options.closeGraceMs ?? 5000,
+      closeGraceMs: options.closeGraceMs ?? 0,
     });
+    const stopUsage = recordUsage({ runtime, usageLog: createUsageLog({ rootDir }), logger });
     coreCloses.unshift(() => runtime.close());
     sleepInterrupts = createSleepInterrupts({ runtime, onTick: logSleepTick(logger) });
     const registry = createServiceRegistry({ logger });
@@ -236,6 +252,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
         await appClosed;
         clearTimeout(backstop);
         unwire();
+        stopUsage();
         await registry.stopAll();
         await removeDaemonMeta(rootDir, process.pid);
         await releaseLock?.();

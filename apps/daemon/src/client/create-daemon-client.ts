@@ -1,6 +1,14 @@
-import type { HistoryMessage, PluginStatus, RuntimeEvent, ServiceSummary } from "@downcity/core";
+import type {
+  HistoryMessage,
+  PluginStatus,
+  RunAbortReason,
+  RuntimeEvent,
+  RunUsage,
+  ServiceSummary,
+} from "@downcity/core";
 import { DowncityError, type DowncityErrorCode } from "@downcity/core/primitives";
 import { parseSse } from "./parse-sse.js";
+import { isConnectionRefused, requestDaemon } from "./request-daemon.js";
 
 /** Where a daemon listens and the token it requires. */
 export interface DaemonTarget {
@@ -17,6 +25,10 @@ export interface ChatReply {
   requestId: string;
   text: string;
   steps: number;
+  /** Tokens the run used. */
+  usage?: RunUsage;
+  /** Set when the run was cancelled, hit a limit or met shutdown; `text` is then the notice. */
+  aborted?: { reason: RunAbortReason; message: string };
 }
 
 /** An event of `GET /api/chat/events`: a runtime event, or `ready` once the subscription is live. */
@@ -26,6 +38,10 @@ export type DaemonEvent = RuntimeEvent | { type: "ready"; contextId: string | nu
 export interface DaemonClient {
   health(): Promise<{ ok: boolean; version: string; pid: number; name?: string; uptimeMs: number }>;
   chatSend(input: { text: string; contextId?: string; messageId?: string }): Promise<ChatReply>;
+  /** Stops the running run of a context, or one run by request id; answers once the lane is free. */
+  chatCancel(
+    input: { contextId: string } | { requestId: string },
+  ): Promise<{ cancelled: Array<{ contextId: string; requestId: string }> }>;
   chatHistory(input?: {
     contextId?: string;
     last?: number;
@@ -74,8 +90,8 @@ const knownCodes = new Set<string>([
   "INTERNAL",
 ]);
 
-async function failure(response: Response): Promise<DowncityError> {
-  const text = await response.text().catch(() => "");
+function failure(response: { status: number; text: string }): DowncityError {
+  const text = response.text;
   let body: { error?: { code?: string; message?: string; field?: string } } = {};
   try {
     body = JSON.parse(text) as typeof body;
@@ -94,26 +110,35 @@ export function createDaemonClient(target: DaemonTarget): DaemonClient {
   const host = target.host.includes(":") ? `[${target.host}]` : target.host;
   const base = `http://${host}:${target.port}`;
   const headers = { authorization: `Bearer ${target.token}` };
+  // "Cannot reach" only when nothing listens; a connection that breaks mid-reply says so instead.
+  const connectionError = (error: unknown) =>
+    isConnectionRefused(error)
+      ? new DowncityError(
+          "RUNTIME_CLOSED",
+          `Cannot reach the daemon at ${base}: is it running? (downcity status)`,
+          {
+            cause: error,
+          },
+        )
+      : new DowncityError(
+          "RUNTIME_CLOSED",
+          `The connection to the daemon at ${base} failed before it answered (${(error as Error)?.message ?? String(error)}); see downcity status and the daemon log`,
+          { cause: error },
+        );
 
   const call = async <Result>(method: "GET" | "POST", path: string, body?: unknown): Promise<Result> => {
-    let response: Response;
+    let response: { status: number; text: string };
     try {
-      response = await fetch(`${base}${path}`, {
+      response = await requestDaemon(new URL(`${base}${path}`), {
         method,
         headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch (error) {
-      throw new DowncityError(
-        "RUNTIME_CLOSED",
-        `Cannot reach the daemon at ${base}: is it running? (downcity status)`,
-        {
-          cause: error,
-        },
-      );
+      throw connectionError(error);
     }
-    if (!response.ok) throw await failure(response);
-    return (await response.json()) as Result;
+    if (response.status < 200 || response.status >= 300) throw failure(response);
+    return JSON.parse(response.text) as Result;
   };
 
   const query = (values: Record<string, string | number | undefined>) => {
@@ -148,10 +173,11 @@ export function createDaemonClient(target: DaemonTarget): DaemonClient {
             },
           ).catch((error: unknown) => {
             if (options.signal?.aborted) return undefined;
-            throw new DowncityError("RUNTIME_CLOSED", `Cannot reach the daemon at ${base}`, { cause: error });
+            throw connectionError(error);
           });
           if (!response) return;
-          if (!response.ok || !response.body) throw await failure(response);
+          if (!response.ok || !response.body)
+            throw failure({ status: response.status, text: await response.text().catch(() => "") });
           try {
             for await (const event of parseSse(response.body)) {
               yield { ...(JSON.parse(event.data) as object), type: event.event } as DaemonEvent;
@@ -163,6 +189,7 @@ export function createDaemonClient(target: DaemonTarget): DaemonClient {
         },
       };
     },
+    chatCancel: (input) => call("POST", "/api/chat/cancel", input),
     servicesList: () => call("GET", "/api/services/list"),
     plugins: () => call("GET", "/api/plugins"),
     servicesControl: (input) => call("POST", "/api/services/control", input),

@@ -182,14 +182,21 @@ describe("run control", () => {
   it("does not count a running tool as stream silence, but bounds the step", async () => {
     const blocking = blockingTool();
     const scripted = createScriptedModel([{ toolCalls: [{ toolName: "slow", input: { command: "x" } }] }]);
+    let runSignal: AbortSignal | undefined;
     const runtime = createAgentRuntime({
       rootDir: root,
       model: scripted.model,
-      tools: { slow: blocking.tool },
+      tools: (run) => {
+        runSignal = run.abortSignal;
+        return { slow: blocking.tool };
+      },
       limits: { idleTimeoutMs: 50, stepTimeoutMs: 400 },
     });
     const result = await runtime.send({ contextId: "cli:main", text: "go" });
     expect(result.aborted?.reason).toBe("step-timeout");
+    // Tools and hosts watch the run's signal: a limit aborts it like a cancel does.
+    expect(runSignal?.aborted).toBe(true);
+    expect((runSignal?.reason as { reason?: string }).reason).toBe("step-timeout");
     expect(result.text).toContain("run.stepTimeoutMs");
     blocking.release();
     await runtime.close();

@@ -279,6 +279,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       contextId,
       requestId,
       ...(options.limits ? { limits: options.limits } : {}),
+      abortRun: (reason) => active.get(requestId)?.controller.abort(reason),
       emit,
       system: system.messages,
       systemTokens: system.tokens,

@@ -47,6 +47,8 @@ export interface AgentLoopOptions {
   historyWindow: HistoryWindow;
   /** Cancel and shutdown: aborting it stops the run (with a RunAbortedError as reason, to say why). */
   abortSignal: AbortSignal;
+  /** Called when a limit stops the run, to abort `abortSignal` too (tools and hosts watch that signal). */
+  abortRun?: (reason: RunAbortedError) => void;
   logger: Logger;
   /** Called with the ids of the history messages the model sees. */
   onWindow: (ids: Set<string>) => void;
@@ -71,6 +73,9 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     parent: options.abortSignal,
   });
   const abortSignal = watchdog.signal;
+  abortSignal.addEventListener("abort", () => options.abortRun?.(abortSignal.reason as RunAbortedError), {
+    once: true,
+  });
   const stopped = new Promise<"stopped">((resolve) => {
     if (abortSignal.aborted) resolve("stopped");
     else abortSignal.addEventListener("abort", () => resolve("stopped"), { once: true });

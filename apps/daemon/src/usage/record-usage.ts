@@ -1,0 +1,27 @@
+import { type AgentRuntime, errorFields, type Logger, type UsageLog } from "@downcity/core";
+
+/** Appends every model call (`step` event) of the runtime to the usage log; returns the unsubscribe. */
+export function recordUsage(options: {
+  runtime: AgentRuntime;
+  usageLog: UsageLog;
+  logger: Logger;
+  now?: () => Date;
+}): () => void {
+  const now = options.now ?? (() => new Date());
+  return options.runtime.on((event) => {
+    if (event.type !== "step") return;
+    options.usageLog
+      .append({
+        at: now().toISOString(),
+        contextId: event.contextId,
+        requestId: event.requestId,
+        step: event.step,
+        provider: event.provider,
+        model: event.model,
+        ...event.usage,
+        durationMs: event.durationMs,
+        finishReason: event.finishReason,
+      })
+      .catch((error: unknown) => options.logger.warn(errorFields(error), "could not write the usage log"));
+  });
+}
