@@ -1,7 +1,14 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AgentRuntime, createAgentRuntime, createServiceRegistry, type Logger } from "@downcity/core";
+import {
+  type AgentRuntime,
+  type ChannelHost,
+  createAgentRuntime,
+  createChannelHost,
+  createServiceRegistry,
+  type Logger,
+} from "@downcity/core";
 import { createScriptedModel } from "@downcity/core/test";
 import { createShellEngine, type ShellEngine } from "@downcity/shell";
 import type { FastifyInstance } from "fastify";
@@ -21,6 +28,7 @@ describe("HTTP hardening (app.inject)", () => {
   let runtime: AgentRuntime;
   let bareRuntime: AgentRuntime;
   let engine: ShellEngine;
+  let channels: ChannelHost;
   const scripted = createScriptedModel();
   const logLines: string[] = [];
   const logger: Logger = {
@@ -34,10 +42,12 @@ describe("HTTP hardening (app.inject)", () => {
     dir = await mkdtemp(join(tmpdir(), "dc-app-"));
     runtime = createAgentRuntime({ rootDir: dir, model: scripted.model, logger });
     engine = createShellEngine({ rootDir: dir });
+    channels = await createChannelHost({ rootDir: dir, runtime, logger, channels: [] });
+    await channels.start();
     const registry = createServiceRegistry({ logger });
-    registry.register(createChatService(runtime));
+    registry.register(createChatService(runtime, channels));
     registry.register(createShellService(engine));
-    app = buildDaemonApp({ runtime, registry, token, logger, version: "9.9.9" });
+    app = buildDaemonApp({ runtime, registry, token, logger, version: "9.9.9", channels });
     bareRuntime = createAgentRuntime({
       rootDir: dir,
       modelHint: 'No model is configured: downcity.json has no "llm" field.',
@@ -50,6 +60,7 @@ describe("HTTP hardening (app.inject)", () => {
     await app.close();
     await bare.close();
     await runtime.close();
+    await channels.close();
     await bareRuntime.close();
     await engine.closeAll();
     await rm(dir, { recursive: true, force: true });
@@ -268,6 +279,33 @@ describe("HTTP hardening (app.inject)", () => {
       "assistant",
     ]);
     expect(history.json().messages[0].metadata).toMatchObject({ channel: "cli", chatId: "http" });
+  });
+
+  it("with wait false answers 202 once the message is in the durable inbox, then runs it; a repeated messageId is a duplicate", async () => {
+    scripted.push("queued reply");
+    const response = await send({
+      url: "/api/chat/send",
+      body: { text: "no waiting", contextId: "cli:nowait", messageId: "m-1", wait: false },
+    });
+    expect(response.statusCode).toBe(202);
+    expect(response.json()).toEqual({ messageId: "cli:m-1", contextId: "cli:nowait" });
+    const inbox = await readFile(join(dir, ".downcity", "channels", "inbox.jsonl"), "utf8");
+    expect(inbox).toContain('"eventId":"m-1"');
+    const deadline = Date.now() + 10000;
+    let roles: string[] = [];
+    while (Date.now() < deadline) {
+      const history = await send({ url: "/api/chat/history?contextId=cli:nowait&last=5" });
+      roles = history.json().messages.map((message: { role: string }) => message.role);
+      if (roles.length === 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(roles).toEqual(["user", "assistant"]);
+    const again = await send({
+      url: "/api/chat/send",
+      body: { text: "no waiting", contextId: "cli:nowait", messageId: "m-1" },
+    });
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toEqual({ messageId: "cli:m-1", contextId: "cli:nowait", duplicate: true });
   });
 
   it("answers 503 MODEL_NOT_CONFIGURED naming llm when no model is configured", async () => {

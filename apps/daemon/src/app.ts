@@ -1,5 +1,6 @@
 import {
   type AgentRuntime,
+  type ChannelHost,
   type Logger,
   type PluginStatus,
   type ServiceRegistry,
@@ -12,7 +13,9 @@ import { registerRequestGuard } from "./plugins/request-guard.js";
 import { zodValidatorCompiler } from "./plugins/zod-validator.js";
 import { cancelRoute } from "./routes/cancel-route.js";
 import { chatRoutes, createEventStreams } from "./routes/chat-routes.js";
+import { contextRoutes } from "./routes/context-routes.js";
 import { healthRoute } from "./routes/health-route.js";
+import { logRoutes } from "./routes/log-routes.js";
 import { pluginRoutes } from "./routes/plugin-routes.js";
 import { serviceRoutes } from "./routes/service-routes.js";
 import { daemonVersion } from "./version.js";
@@ -28,6 +31,8 @@ export interface DaemonAppOptions {
   name?: string;
   /** Body limit in bytes [1 MiB]. */
   bodyLimit?: number;
+  /** The channel host: chat messages go through its durable inbox (without one, straight to the runtime). */
+  channels?: ChannelHost;
   /** The plug-ins and their states, for `GET /api/plugins` [none]. */
   plugins?: () => PluginStatus[];
   /** SSE keep-alive comment interval [15 s]. */
@@ -78,10 +83,13 @@ export function buildDaemonApp(options: DaemonAppOptions): FastifyInstance {
   app.register(cancelRoute, { runtime: options.runtime });
   app.register(chatRoutes, {
     runtime: options.runtime,
+    ...(options.channels ? { channels: options.channels } : {}),
     streams,
     ...(options.keepAliveMs ? { keepAliveMs: options.keepAliveMs } : {}),
   });
   app.register(serviceRoutes, { registry: options.registry });
   app.register(pluginRoutes, { plugins: options.plugins ?? (() => []) });
+  app.register(contextRoutes, { runtime: options.runtime });
+  app.register(logRoutes, { runtime: options.runtime });
   return app;
 }

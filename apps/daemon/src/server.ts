@@ -4,6 +4,8 @@ import { resolve } from "node:path";
 import {
   acquireFileLock,
   createAgentRuntime,
+  createChannelHost,
+  createChannelServices,
   createServiceRegistry,
   createUsageLog,
   DowncityError,
@@ -25,6 +27,7 @@ import { createShellEngine } from "@downcity/shell";
 import { createShellTools } from "@downcity/shell/ai";
 import type { LanguageModel } from "ai";
 import { buildDaemonApp } from "./app.js";
+import { loadChannels } from "./channels/load-channels.js";
 import { hostSections, shellSection, startSection } from "./config/host-sections.js";
 import { createFileLogger } from "./logging/create-file-logger.js";
 import { builtinPlugins } from "./plugin-loader/builtin-plugins.js";
@@ -177,9 +180,18 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
     const stopUsage = recordUsage({ runtime, usageLog: createUsageLog({ rootDir }), logger });
     coreCloses.unshift(() => runtime.close());
     sleepInterrupts = createSleepInterrupts({ runtime, onTick: logSleepTick(logger) });
+    const channelHost = await createChannelHost({
+      rootDir,
+      runtime,
+      logger,
+      channels: await loadChannels(rootDir, config.channels),
+    });
+    // After the runtime: runs finishing during shutdown still record their replies in the outbox.
+    coreCloses.splice(1, 0, () => channelHost.close());
     const registry = createServiceRegistry({ logger });
-    registry.register(createChatService(runtime));
+    registry.register(createChatService(runtime, channelHost));
     registry.register(createShellService(engine));
+    for (const service of createChannelServices(channelHost)) registry.register(service);
     pluginHost = await setupPlugins({
       rootDir,
       config,
@@ -199,6 +211,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       logger,
       version,
       plugins: () => plugins.status(),
+      channels: channelHost,
       ...(config.name ? { name: config.name } : {}),
     });
     await app.listen({ host: server.host, port: options.port ?? start.port });
@@ -209,6 +222,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
     if (recovered.lost.length + recovered.replayed.length > 0)
       logger.info(recovered, "shell sessions recovered");
     await registry.startAll();
+    await channelHost.start();
     const startedAt = new Date().toISOString();
     await writeDaemonMeta(rootDir, {
       pid: process.pid,

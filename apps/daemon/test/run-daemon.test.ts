@@ -71,6 +71,11 @@ describe("runDaemon in-process", () => {
       expect((await client.servicesList()).services.map((service) => service.name)).toEqual([
         "chat",
         "shell",
+        "channels",
+        "inbox",
+        "outbox",
+        "access",
+        "contacts",
       ]);
     } finally {
       await daemon.close();

@@ -16,7 +16,12 @@ export { type IncomingMessage, incomingMessageSchema } from "./agent/incoming-me
 export { estimateTokens, historyToModelMessages, internalNotice } from "./agent/model-messages.js";
 export type { RuntimeEvent, RuntimeEventListener } from "./agent/runtime-event.js";
 export { defaultSystemPrompt } from "./agent/system-prompt.js";
-export { type AccessDecision, type ChannelAccess, channelAccessSchema, decideAccess } from "./channel/channel-access.js";
+export {
+  type AccessDecision,
+  type ChannelAccess,
+  channelAccessSchema,
+  decideAccess,
+} from "./channel/channel-access.js";
 export {
   type AcceptResult,
   type ChannelAdapter,
@@ -32,7 +37,12 @@ export {
   defineChannelAdapter,
   isChannelAdapterDefinition,
 } from "./channel/channel-adapter.js";
-export { type ChannelEvent, channelContextId, channelEventSchema, type ParsedChannelEvent } from "./channel/channel-event.js";
+export {
+  type ChannelEvent,
+  channelContextId,
+  channelEventSchema,
+  type ParsedChannelEvent,
+} from "./channel/channel-event.js";
 export {
   type ChannelHost,
   type ChannelHostOptions,
@@ -43,7 +53,12 @@ export {
 export { ChannelSendError } from "./channel/channel-send-error.js";
 export { createChannelServices } from "./channel/channel-services.js";
 export { type Contact, type ContactBook, openContactBook } from "./channel/contact-book.js";
-export { type InboxEntry, type InboxMessage, type InboxStore, openInboxStore } from "./channel/inbox-store.js";
+export {
+  type InboxEntry,
+  type InboxMessage,
+  type InboxStore,
+  openInboxStore,
+} from "./channel/inbox-store.js";
 export { type OutboxEntry, type OutboxStore, openOutboxStore } from "./channel/outbox-store.js";
 export { splitText } from "./channel/split-text.js";
 export type { ChannelSender, OutgoingMessage } from "./chat/channel-sender.js";

@@ -10,7 +10,9 @@ export const chatSendInput = z.strictObject({
     .string()
     .min(1, "text must not be empty")
     .max(512 * 1024),
-  messageId: z.string().min(1).max(256).optional(),
+  messageId: z.string().min(1).max(200).optional(),
+  /** false: answer once the message is durable (HTTP 202), without waiting for the reply. */
+  wait: z.boolean().default(true),
 });
 
 /** A validated chat message. */

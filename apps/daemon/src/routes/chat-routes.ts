@@ -1,10 +1,11 @@
-import type { AgentRuntime, RuntimeEvent } from "@downcity/core";
+import type { AgentRuntime, ChannelHost, RuntimeEvent } from "@downcity/core";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { chatSendInput, incomingChatMessage } from "../chat/chat-input.js";
 import { contextIdField } from "../chat/context-id-field.js";
 import { defaultContextId } from "../chat/default-context-id.js";
+import { sendChatMessage } from "../chat/send-chat-message.js";
 
 const historyQuery = z.strictObject({
   contextId: contextIdField.optional(),
@@ -37,13 +38,21 @@ export function createEventStreams(): EventStreams {
 /** `POST /api/chat/send`, `GET /api/chat/events` (SSE) and `GET /api/chat/history`. */
 export async function chatRoutes(
   app: FastifyInstance,
-  options: { runtime: AgentRuntime; streams: EventStreams; keepAliveMs?: number },
+  options: { runtime: AgentRuntime; channels?: ChannelHost; streams: EventStreams; keepAliveMs?: number },
 ): Promise<void> {
   const { runtime, streams } = options;
   const typed = app.withTypeProvider<ZodTypeProvider>();
 
-  typed.post("/api/chat/send", { schema: { body: chatSendInput } }, async (request) => {
-    const result = await runtime.send(incomingChatMessage(request.body));
+  typed.post("/api/chat/send", { schema: { body: chatSendInput } }, async (request, reply) => {
+    // Without a channel host (an app built for tests or embedding), messages go straight to the runtime.
+    const outcome = options.channels
+      ? await sendChatMessage(options.channels, request.body)
+      : { status: "answered" as const, result: await runtime.send(incomingChatMessage(request.body)) };
+    if (outcome.status === "queued")
+      return reply.code(202).send({ messageId: outcome.messageId, contextId: outcome.contextId });
+    if (outcome.status === "duplicate")
+      return { messageId: outcome.messageId, contextId: outcome.contextId, duplicate: true };
+    const { result } = outcome;
     return {
       contextId: result.contextId,
       requestId: result.requestId,

@@ -1,20 +1,23 @@
-import { type AgentRuntime, defineService } from "@downcity/core";
+import { type AgentRuntime, type ChannelHost, defineService } from "@downcity/core";
 import { z } from "zod";
-import { chatSendInput, incomingChatMessage } from "../chat/chat-input.js";
+import { chatSendInput } from "../chat/chat-input.js";
 import { contextIdField } from "../chat/context-id-field.js";
 import { defaultContextId } from "../chat/default-context-id.js";
+import { sendChatMessage } from "../chat/send-chat-message.js";
 
 /** The `chat` service: send a message and read history, for the CLI and other hosts. */
-export function createChatService(runtime: AgentRuntime) {
+export function createChatService(runtime: AgentRuntime, channels: ChannelHost) {
   return defineService({
     name: "chat",
     description: "Conversations of this agent",
     actions: {
       send: {
-        description: "Send a message through the cli channel and return the reply",
+        description: "Send a message through the cli channel; with wait (the default) return the reply",
         input: chatSendInput,
         handler: async (input, context) => {
-          const result = await runtime.send(incomingChatMessage(input, context.contextId));
+          const outcome = await sendChatMessage(channels, input, context.contextId);
+          if (outcome.status !== "answered") return outcome;
+          const { result } = outcome;
           return { contextId: result.contextId, requestId: result.requestId, text: result.text };
         },
       },

@@ -43,19 +43,25 @@ export type DeliverReply = (text: string, via: "chat_send" | "final-text") => Pr
 export function createReplyDelivery(options: {
   requestContext: RequestContext;
   threadId?: string;
+  /** The `messageId` of the message that started the run: with the position, a stable outbox key. */
+  triggerMessageId?: string;
   senders: ReadonlyMap<string, ChannelSender>;
   emit: (event: RuntimeEvent) => void;
 }): DeliverReply {
   const { requestContext, emit } = options;
   const { contextId, requestId, channel, chatId, userId, username } = requestContext;
+  let sequence = 0;
   return async (text, via) => {
     const sender = channel ? options.senders.get(channel) : undefined;
+    const position = sequence++;
     if (sender && channel) {
       await sender({
         contextId,
         requestId,
         channel,
         text,
+        sequence: position,
+        ...(options.triggerMessageId ? { triggerMessageId: options.triggerMessageId } : {}),
         ...(chatId ? { chatId } : {}),
         ...(userId ? { userId } : {}),
         ...(username ? { username } : {}),

@@ -8,6 +8,10 @@ export interface OutgoingMessage {
   username?: string;
   threadId?: string;
   text: string;
+  /** Position of this reply within its run (0, 1, ...). */
+  sequence: number;
+  /** The `messageId` of the message that started the run, when it had one (stable across replays). */
+  triggerMessageId?: string;
 }
 
 /** Delivers replies of one channel (registered by an adapter on the runtime). */

@@ -26,6 +26,12 @@ export interface DowncityPaths {
   cacheDir: string;
   /** `.downcity/plugins/<name>/`: a plug-in's private state folder. */
   pluginDir(name: string): string;
+  /** `.downcity/channels/`: the durable inbox and outbox logs. */
+  channelsDir: string;
+  /** `.downcity/channels/<name>/`: a channel instance's access state and its adapter's private state. */
+  channelDir(name: string): string;
+  /** `.downcity/contacts.json`: the contact book. */
+  contactsFile: string;
 }
 
 /** Resolves the `.downcity/` layout of the project at `rootDir`. */
@@ -46,6 +52,9 @@ export function downcityPaths(rootDir: string): DowncityPaths {
     profileDir: join(stateDir, "profile"),
     cacheDir: join(stateDir, "cache"),
     pluginDir: (name) => join(stateDir, "plugins", name),
+    channelsDir: join(stateDir, "channels"),
+    channelDir: (name) => join(stateDir, "channels", name),
+    contactsFile: join(stateDir, "contacts.json"),
   };
 }
 

@@ -1,0 +1,440 @@
+import { randomUUID } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { AgentRuntime, RunResult } from "../agent/agent-runtime.js";
+import type { OutgoingMessage } from "../chat/channel-sender.js";
+import { DowncityError } from "../errors/downcity-error.js";
+import { errorFromZod } from "../errors/zod-issue-message.js";
+import { errorFields, type Logger } from "../logger/logger.js";
+import { downcityPaths } from "../paths/downcity-paths.js";
+import { type ChannelAccess, channelAccessSchema, decideAccess } from "./channel-access.js";
+import type {
+  AcceptResult,
+  ChannelAdapter,
+  ChannelAdapterDefinition,
+  ChannelState,
+  ChannelTarget,
+} from "./channel-adapter.js";
+import { type ChannelEvent, channelContextId, channelEventSchema } from "./channel-event.js";
+import { type ContactBook, openContactBook } from "./contact-book.js";
+import { type InboxEntry, type InboxMessage, type InboxStore, openInboxStore } from "./inbox-store.js";
+import { createOutboxSender, type OutboxSender } from "./outbox-sender.js";
+import { type OutboxStore, openOutboxStore } from "./outbox-store.js";
+import { openPairingStore, type PairingStore } from "./pairing-store.js";
+import { splitText } from "./split-text.js";
+
+/** One configured channel instance, as the host receives it from its loader. */
+export interface ChannelInstance {
+  /** The instance name: the channel part of its context ids. */
+  name: string;
+  /** The adapter as configured (package name or ./file). */
+  source: string;
+  definition?: ChannelAdapterDefinition;
+  /** The instance's options from downcity.json, without `adapter` and `access`. */
+  options?: Record<string, unknown>;
+  /** The raw `access` section. */
+  access?: unknown;
+  /** Why the adapter could not be loaded. */
+  loadError?: unknown;
+}
+
+/** Counters and state of one channel, as `downcity channels list` shows them. */
+export interface ChannelStatus {
+  name: string;
+  adapter: string;
+  state: ChannelState | "stopped";
+  error?: string;
+  lastEventAt?: string;
+  counts: {
+    accepted: number;
+    duplicate: number;
+    denied: number;
+    sent: number;
+    retried: number;
+    deadLettered: number;
+  };
+}
+
+/** Options of `createChannelHost`. */
+export interface ChannelHostOptions {
+  rootDir: string;
+  runtime: AgentRuntime;
+  logger: Logger;
+  channels: readonly ChannelInstance[];
+  /** Failed runs of one event before it goes to dead letters [3]. */
+  maxRunAttempts?: number;
+  /** Failed sends of one message before it goes to dead letters [5]. */
+  maxSendAttempts?: number;
+  /** First retry delay of a failed run or send [1000 ms; doubles each time]. */
+  retryDelayMs?: number;
+}
+
+/** Inbound and outbound delivery for every channel: durable inbox, outbox, access, contacts. */
+export interface ChannelHost {
+  start(): Promise<void>;
+  /**
+   * Accepts a message that did not come through an adapter (the CLI and the HTTP API: no access
+   * check). Resolves once it is durable; `result(id)` then waits for its run.
+   */
+  submit(input: { channel: string; contextId: string; eventId?: string; message: InboxMessage }): Promise<{
+    result: "accepted" | "duplicate";
+    id: string;
+  }>;
+  /** The run of an accepted entry still in this process, if any. */
+  result(id: string): Promise<RunResult> | undefined;
+  status(): ChannelStatus[];
+  readonly inbox: InboxStore;
+  readonly outbox: OutboxStore;
+  readonly contacts: ContactBook;
+  /** The access state of a channel; NOT_FOUND names the configured channels otherwise. */
+  access(channel: string): { config: ChannelAccess; pairing: PairingStore };
+  channelNames(): string[];
+  /** Re-dispatches an inbox entry moved back from dead letters. */
+  redispatch(id: string): void;
+  /** Wakes the outbox sender (after `downcity outbox retry`). */
+  wakeOutbox(): void;
+  close(): Promise<void>;
+}
+
+interface Running {
+  instance: ChannelInstance;
+  adapter?: ChannelAdapter;
+  accessConfig?: ChannelAccess;
+  pairing?: PairingStore;
+  status: ChannelStatus;
+  abort: AbortController;
+}
+
+/** A run ended by the runtime shutting down (not the event's fault): it replays at the next start. */
+function isShutdown(error: unknown): boolean {
+  if (!DowncityError.isInstance(error)) return false;
+  return error.code === "RUNTIME_CLOSED" || (error as { reason?: unknown }).reason === "shutdown";
+}
+
+/** Creates the channel host of a project; `start()` opens its stores, replays unfinished events and starts adapters. */
+export async function createChannelHost(options: ChannelHostOptions): Promise<ChannelHost> {
+  const { runtime, logger } = options;
+  const paths = downcityPaths(options.rootDir);
+  const maxRunAttempts = options.maxRunAttempts ?? 3;
+  const retryDelayMs = options.retryDelayMs ?? 1000;
+  const inbox = await openInboxStore({ path: join(paths.channelsDir, "inbox.jsonl") });
+  const outbox = await openOutboxStore({ path: join(paths.channelsDir, "outbox.jsonl") });
+  const contacts = await openContactBook(paths.contactsFile);
+  const channels = new Map<string, Running>();
+  const runs = new Map<string, Promise<RunResult>>();
+  const timers = new Set<NodeJS.Timeout>();
+  const unregister: Array<() => void> = [];
+  let closing = false;
+
+  const counts = (name: string) => channels.get(name)?.status.counts;
+  const sender: OutboxSender = createOutboxSender({
+    outbox,
+    adapter: (name) => channels.get(name)?.adapter,
+    logger,
+    ...(options.maxSendAttempts ? { maxAttempts: options.maxSendAttempts } : {}),
+    baseDelayMs: Math.max(50, retryDelayMs / 2),
+    onSent: (entry) => void (counts(entry.channel) && (counts(entry.channel)!.sent += 1)),
+    onRetry: (entry) => void (counts(entry.channel) && (counts(entry.channel)!.retried += 1)),
+    onDead: (entry) => void (counts(entry.channel) && (counts(entry.channel)!.deadLettered += 1)),
+  });
+
+  // Records every chunk before any adapter sees it; keys are stable per run position, so a replay finds them.
+  const enqueue = async (
+    channel: string,
+    contextId: string,
+    target: ChannelTarget,
+    text: string,
+    baseKey: string,
+  ) => {
+    const adapter = channels.get(channel)?.adapter;
+    const max = adapter?.capabilities.maxTextLength ?? 4000;
+    const chunks = splitText(text, max);
+    for (const [index, chunk] of chunks.entries()) {
+      const key = chunks.length === 1 ? baseKey : `${baseKey}.${index}`;
+      await outbox.record({ key, channel, contextId, target, text: chunk });
+    }
+    sender.wake();
+  };
+
+  const outgoing = (channel: string) => async (message: OutgoingMessage) => {
+    if (!message.chatId) return;
+    const trigger = message.triggerMessageId ? inbox.get(message.triggerMessageId) : undefined;
+    const target: ChannelTarget = {
+      chatId: message.chatId,
+      ...(trigger?.message.chatType ? { chatType: trigger.message.chatType } : {}),
+      ...(message.threadId ? { threadId: message.threadId } : {}),
+      ...(trigger?.message.platformMessageId ? { replyToMessageId: trigger.message.platformMessageId } : {}),
+    };
+    const base = `${message.triggerMessageId ?? message.requestId}#${message.sequence}`;
+    await enqueue(channel, message.contextId, target, message.text, base);
+  };
+
+  const dispatch = (entry: InboxEntry) => {
+    const run = runtime.send({
+      contextId: entry.contextId,
+      text: entry.message.text,
+      messageId: entry.id,
+      channel: entry.channel,
+      ...(entry.message.chatId ? { chatId: entry.message.chatId } : {}),
+      ...(entry.message.userId ? { userId: entry.message.userId } : {}),
+      ...(entry.message.username ? { username: entry.message.username } : {}),
+      ...(entry.message.threadId ? { threadId: entry.message.threadId } : {}),
+      origin: "user",
+    });
+    runs.set(entry.id, run);
+    run.then(
+      async () => {
+        runs.delete(entry.id);
+        await inbox
+          .complete(entry.id)
+          .catch((error: unknown) =>
+            logger.error({ id: entry.id, ...errorFields(error) }, "could not mark an inbox entry done"),
+          );
+      },
+      async (error: unknown) => {
+        runs.delete(entry.id);
+        // A run cut short by shutdown is not a failure: it replays at the next start.
+        if (closing || isShutdown(error)) return;
+        try {
+          const updated = await inbox.fail(
+            entry.id,
+            (error as Error)?.message ?? String(error),
+            maxRunAttempts,
+          );
+          if (updated.status === "dead") {
+            const channelCounts = counts(entry.channel);
+            if (channelCounts) channelCounts.deadLettered += 1;
+            logger.error(
+              { id: entry.id, contextId: entry.contextId, ...errorFields(error) },
+              "inbox event dead-lettered after repeated failures",
+            );
+            return;
+          }
+          const timer = setTimeout(
+            () => {
+              timers.delete(timer);
+              if (!closing) dispatch(updated);
+            },
+            retryDelayMs * 2 ** (updated.attempts - 1),
+          );
+          timer.unref();
+          timers.add(timer);
+        } catch (storeError) {
+          logger.error({ id: entry.id, ...errorFields(storeError) }, "could not record a failed run");
+        }
+      },
+    );
+    return run;
+  };
+
+  const offerPairing = async (running: Running, event: ReturnType<typeof channelEventSchema.parse>) => {
+    const offer = await running.pairing?.offer({
+      userId: event.userId,
+      chatId: event.chatId,
+      ...(event.username ? { username: event.username } : {}),
+    });
+    if (!offer) {
+      logger.info(
+        { channel: running.instance.name, userId: event.userId },
+        "pairing not offered (a code is pending or 3 are waiting)",
+      );
+      return;
+    }
+    const text = `Hi! This agent only answers people it knows. To be let in, ask its owner to run:\n\ndowncity access approve ${offer.code}\n\nThe code expires in 1 hour.`;
+    await enqueue(
+      running.instance.name,
+      channelContextId(running.instance.name, event),
+      { chatId: event.chatId, chatType: "direct", replyToMessageId: event.messageId },
+      text,
+      `pairing:${running.instance.name}:${event.eventId}`,
+    );
+  };
+
+  const acceptFrom =
+    (running: Running) =>
+    async (input: ChannelEvent): Promise<AcceptResult> => {
+      const name = running.instance.name;
+      const parsed = channelEventSchema.safeParse(input);
+      if (!parsed.success) throw errorFromZod(parsed.error, { what: `event from channel ${name}` });
+      const event = parsed.data;
+      running.status.lastEventAt = new Date().toISOString();
+      const decision = decideAccess(
+        event,
+        running.accessConfig as ChannelAccess,
+        running.pairing?.approved() ?? new Set(),
+      );
+      if (!decision.allowed) {
+        running.status.counts.denied += 1;
+        logger.info(
+          { channel: name, chatId: event.chatId, userId: event.userId, reason: decision.reason },
+          "event denied",
+        );
+        if (decision.offerPairing)
+          await offerPairing(running, event).catch((error: unknown) =>
+            logger.error({ channel: name, ...errorFields(error) }, "pairing reply failed"),
+          );
+        return "denied";
+      }
+      const contextId = channelContextId(name, event);
+      const accepted = await inbox.accept({
+        channel: name,
+        eventId: event.eventId,
+        contextId,
+        message: {
+          text: event.text,
+          chatId: event.chatId,
+          chatType: event.chatType,
+          userId: event.userId,
+          ...(event.username ? { username: event.username } : {}),
+          ...(event.threadId ? { threadId: event.threadId } : {}),
+          platformMessageId: event.messageId,
+        },
+      });
+      if (accepted.result === "duplicate") {
+        running.status.counts.duplicate += 1;
+        return "duplicate";
+      }
+      running.status.counts.accepted += 1;
+      contacts
+        .seen({
+          channel: name,
+          chatId: event.chatId,
+          chatType: event.chatType,
+          contextId,
+          userId: event.userId,
+          ...(event.username ? { username: event.username } : {}),
+          ...(event.displayName ? { displayName: event.displayName } : {}),
+          lastSeen: new Date().toISOString(),
+        })
+        .catch((error: unknown) => logger.warn(errorFields(error), "could not update the contact book"));
+      const entry = inbox.get(accepted.id);
+      if (entry) void dispatch(entry).catch(() => {});
+      return "accepted";
+    };
+
+  const startChannel = async (instance: ChannelInstance) => {
+    const running: Running = {
+      instance,
+      status: {
+        name: instance.name,
+        adapter: instance.source,
+        state: "stopped",
+        counts: { accepted: 0, duplicate: 0, denied: 0, sent: 0, retried: 0, deadLettered: 0 },
+      },
+      abort: new AbortController(),
+    };
+    channels.set(instance.name, running);
+    const fail = (error: unknown) => {
+      running.status.state = "failed";
+      running.status.error = (error as Error)?.message ?? String(error);
+      logger.error(
+        { channel: instance.name, ...errorFields(error) },
+        "channel failed to start; the others go on",
+      );
+    };
+    try {
+      if (instance.loadError) throw instance.loadError;
+      if (!instance.definition)
+        throw new DowncityError("PLUGIN_FAILED", `channel "${instance.name}" has no adapter`);
+      const access = channelAccessSchema.safeParse(instance.access ?? {});
+      if (!access.success)
+        throw errorFromZod(access.error, {
+          what: "downcity.json",
+          code: "CONFIG_INVALID",
+          prefix: `channels.${instance.name}.access`,
+        });
+      running.accessConfig = access.data;
+      const parsedOptions = instance.definition.options.safeParse(instance.options ?? {});
+      if (!parsedOptions.success)
+        throw errorFromZod(parsedOptions.error, {
+          what: "downcity.json",
+          code: "CONFIG_INVALID",
+          prefix: `channels.${instance.name}`,
+        });
+      const dir = paths.channelDir(instance.name);
+      const stateDir = join(dir, "state");
+      await mkdir(stateDir, { recursive: true });
+      running.pairing = await openPairingStore(join(dir, "access.json"));
+      const adapter = instance.definition.create(parsedOptions.data, { rootDir: paths.rootDir, logger });
+      running.adapter = adapter;
+      unregister.push(runtime.registerSender(instance.name, outgoing(instance.name)));
+      running.status.state = "connected";
+      await adapter.start({
+        channel: instance.name,
+        inbox: { accept: acceptFrom(running) },
+        logger,
+        signal: running.abort.signal,
+        stateDir,
+        setState: (state, error) => {
+          running.status.state = state;
+          if (error) running.status.error = error;
+          else delete running.status.error;
+        },
+      });
+      sender.wake();
+    } catch (error) {
+      fail(error);
+    }
+  };
+
+  return {
+    async start() {
+      for (const instance of options.channels) await startChannel(instance);
+      // Events accepted before a crash or restart whose run never finished run again now.
+      for (const entry of inbox.pending()) void dispatch(entry).catch(() => {});
+      sender.wake();
+    },
+    async submit(input) {
+      const eventId = input.eventId ?? randomUUID();
+      const accepted = await inbox.accept({
+        channel: input.channel,
+        eventId,
+        contextId: input.contextId,
+        message: input.message,
+      });
+      if (accepted.result === "accepted") {
+        const entry = inbox.get(accepted.id);
+        if (entry) void dispatch(entry).catch(() => {});
+      }
+      return accepted;
+    },
+    result: (id) => runs.get(id),
+    status: () => [...channels.values()].map((running) => structuredClone(running.status)),
+    inbox,
+    outbox,
+    contacts,
+    access(channel) {
+      const running = channels.get(channel);
+      if (!running?.accessConfig || !running.pairing)
+        throw new DowncityError(
+          "NOT_FOUND",
+          `No running channel "${channel}". Channels: ${[...channels.keys()].join(", ") || "none configured"}.`,
+          { field: "channel" },
+        );
+      return { config: running.accessConfig, pairing: running.pairing };
+    },
+    channelNames: () => [...channels.keys()],
+    redispatch(id) {
+      const entry = inbox.get(id);
+      if (entry?.status === "pending") void dispatch(entry).catch(() => {});
+    },
+    wakeOutbox: () => sender.wake(),
+    async close() {
+      closing = true;
+      for (const timer of timers) clearTimeout(timer);
+      for (const running of channels.values()) {
+        running.abort.abort();
+        try {
+          await running.adapter?.stop();
+        } catch (error) {
+          logger.warn({ channel: running.instance.name, ...errorFields(error) }, "channel stop failed");
+        }
+        running.status.state = "stopped";
+      }
+      for (const undo of unregister) undo();
+      await sender.close();
+      await inbox.close();
+      await outbox.close();
+    },
+  };
+}

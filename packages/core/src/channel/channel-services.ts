@@ -1,0 +1,173 @@
+import { z } from "zod";
+import { DowncityError } from "../errors/downcity-error.js";
+import { defineService, type ServiceDefinition } from "../service/define-service.js";
+import type { ChannelHost } from "./channel-host.js";
+
+const channelName = z.string().min(1).describe("Channel instance name (a key of downcity.json channels)");
+
+/** `downcity channels|inbox|outbox|access|contacts ...`: the channel host as services (HTTP, CLI, agent). */
+export function createChannelServices(host: ChannelHost): ServiceDefinition[] {
+  return [
+    defineService({
+      name: "channels",
+      description: "Chat channels: state, last event and delivery counts",
+      actions: {
+        list: {
+          description: "Each channel with its state and counters",
+          input: z.object({}),
+          handler: () => ({ channels: host.status() }),
+        },
+      },
+    }),
+    defineService({
+      name: "inbox",
+      description: "Accepted chat events whose run has not finished, and dead letters",
+      actions: {
+        list: {
+          description: "Pending events, or dead letters with --dead",
+          input: z.object({ dead: z.boolean().default(false).describe("List dead letters instead") }),
+          handler: ({ dead }) => ({ entries: host.inbox.list({ dead }) }),
+        },
+        retry: {
+          description: "Run a dead-lettered event again",
+          input: z.object({ id: z.string().min(1) }),
+          handler: async ({ id }) => {
+            const entry = await host.inbox.retry(id);
+            host.redispatch(id);
+            return entry;
+          },
+        },
+        drop: {
+          description: "Forget a pending or dead-lettered event",
+          input: z.object({ id: z.string().min(1) }),
+          handler: async ({ id }) => {
+            await host.inbox.drop(id);
+            return { dropped: id };
+          },
+        },
+      },
+    }),
+    defineService({
+      name: "outbox",
+      description: "Outgoing messages not yet delivered, and dead letters",
+      actions: {
+        list: {
+          description: "Messages being sent, or dead letters with --dead",
+          input: z.object({ dead: z.boolean().default(false).describe("List dead letters instead") }),
+          handler: ({ dead }) => ({ entries: host.outbox.list({ dead }) }),
+        },
+        retry: {
+          description: "Send a dead-lettered message again",
+          input: z.object({ key: z.string().min(1) }),
+          handler: async ({ key }) => {
+            const entry = await host.outbox.retry(key);
+            host.wakeOutbox();
+            return entry;
+          },
+        },
+        drop: {
+          description: "Give up on a message",
+          input: z.object({ key: z.string().min(1) }),
+          handler: async ({ key }) => {
+            await host.outbox.drop(key);
+            return { dropped: key };
+          },
+        },
+      },
+    }),
+    defineService({
+      name: "access",
+      description: "Who may talk to the agent through each channel (default deny)",
+      actions: {
+        approve: {
+          description: "Let in the sender of a pairing code",
+          input: z.object({ code: z.string().min(1).describe("The 8-character code the sender received") }),
+          handler: async ({ code }) => {
+            for (const channel of host.channelNames()) {
+              let pairing: ReturnType<ChannelHost["access"]>["pairing"];
+              try {
+                pairing = host.access(channel).pairing;
+              } catch {
+                continue;
+              }
+              const user = await pairing.approve(code);
+              if (user) return { channel, ...user };
+            }
+            throw new DowncityError(
+              "NOT_FOUND",
+              `No pending pairing code "${code}" (codes expire after 1 hour). See pending codes with downcity access list.`,
+              {
+                field: "code",
+              },
+            );
+          },
+        },
+        list: {
+          description: "Allowed users and groups, approved users and pending codes per channel",
+          input: z.object({ channel: channelName.optional() }),
+          handler: ({ channel }) => {
+            const names = channel ? [channel] : host.channelNames();
+            return {
+              channels: names.flatMap((name) => {
+                let state: ReturnType<ChannelHost["access"]>;
+                try {
+                  state = host.access(name);
+                } catch (error) {
+                  if (channel) throw error;
+                  return [];
+                }
+                return [
+                  {
+                    channel: name,
+                    dm: state.config.dm,
+                    groups: state.config.groups,
+                    requireMention: state.config.requireMention,
+                    allow: state.config.allow,
+                    allowGroups: state.config.allowGroups,
+                    approved: state.pairing.listApproved(),
+                    pending: state.pairing.listPending(),
+                  },
+                ];
+              }),
+            };
+          },
+        },
+        allow: {
+          description: "Allow a user id in direct messages of a channel",
+          input: z.object({ channel: channelName, userId: z.string().min(1) }),
+          handler: ({ channel, userId }) => host.access(channel).pairing.allow({ userId }),
+        },
+        revoke: {
+          description: "Take back an approval (pairing or allow)",
+          input: z.object({ channel: channelName, userId: z.string().min(1) }),
+          handler: async ({ channel, userId }) => {
+            const state = host.access(channel);
+            if (await state.pairing.revoke(userId)) return { channel, userId, revoked: true };
+            if (state.config.allow.includes(userId))
+              throw new DowncityError(
+                "CONFLICT",
+                `User ${userId} is allowed by downcity.json channels.${channel}.access.allow; remove it there.`,
+                {
+                  field: "userId",
+                },
+              );
+            throw new DowncityError("NOT_FOUND", `User ${userId} is not approved in channel ${channel}.`, {
+              field: "userId",
+            });
+          },
+        },
+      },
+    }),
+    defineService({
+      name: "contacts",
+      description: "Everyone the agent has heard from, and where to reach them",
+      actions: {
+        list: {
+          description: "The contact book",
+          input: z.object({}),
+          handler: () => ({ contacts: host.contacts.list() }),
+        },
+      },
+    }),
+  ];
+}
