@@ -1,0 +1,44 @@
+import {
+  type ChannelMessage,
+  ChannelSendError,
+  type ChannelSendResult,
+  type ChannelTarget,
+} from "@downcity/core";
+import type { Api } from "grammy";
+import { describeTelegramError } from "./telegram-error.js";
+
+/**
+ * Sends one text to a chat (and forum topic), as a reply to the triggering message when there is one.
+ * Failures become `ChannelSendError`s: 429 carries retry_after, 4xx that retrying cannot fix are permanent.
+ */
+export async function sendTelegramMessage(
+  api: Api,
+  token: string,
+  target: ChannelTarget,
+  message: ChannelMessage,
+): Promise<ChannelSendResult> {
+  const threadId = target.threadId === undefined ? undefined : Number(target.threadId);
+  const replyTo = target.replyToMessageId === undefined ? undefined : Number(target.replyToMessageId);
+  try {
+    const sent = await api.sendMessage(target.chatId, message.text, {
+      ...(threadId !== undefined && Number.isSafeInteger(threadId) ? { message_thread_id: threadId } : {}),
+      ...(replyTo !== undefined && Number.isSafeInteger(replyTo)
+        ? // The reply still goes out if the triggering message was deleted meanwhile.
+          { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }
+        : {}),
+    });
+    return { messageId: String(sent.message_id) };
+  } catch (error) {
+    const failure = describeTelegramError(error, token);
+    const status = failure.status;
+    if (status === 429)
+      throw new ChannelSendError(failure.message, {
+        status,
+        retryAfterMs: failure.retryAfterMs ?? 1000,
+      });
+    // 400 (bad chat, text too long), 401/404 (bad token), 403 (blocked, kicked): the same call fails again.
+    const permanent =
+      status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 409;
+    throw new ChannelSendError(failure.message, { ...(status !== undefined ? { status } : {}), permanent });
+  }
+}

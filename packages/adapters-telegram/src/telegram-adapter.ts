@@ -1,0 +1,136 @@
+import {
+  type ChannelAdapter,
+  type ChannelCapabilities,
+  type ChannelContext,
+  defineChannelAdapter,
+  splitText,
+} from "@downcity/core";
+import { Api } from "grammy";
+import type { TelegramBotIdentity } from "./map-telegram-update.js";
+import { startPollingReceiver, type TelegramReceiver } from "./polling-receiver.js";
+import type { RetryBackoffOptions } from "./retry-backoff.js";
+import { sendTelegramMessage } from "./send-telegram-message.js";
+import { parseListen, type TelegramOptions, telegramOptionsSchema } from "./telegram-options.js";
+import { startWebhookReceiver } from "./webhook-receiver.js";
+
+/** What Telegram can hold: 4096 characters (UTF-16 units) a message, forum topics, no send idempotency key. */
+export const telegramCapabilities: ChannelCapabilities = Object.freeze({
+  maxTextLength: 4096,
+  threads: true,
+  markdown: "none",
+  idempotentSends: false,
+});
+
+/** Options of `createTelegramAdapter` beyond the channel's config. */
+export interface TelegramAdapterSettings {
+  /** Delays between reconnection attempts [1 s doubling to 30 s]. */
+  backoff?: RetryBackoffOptions;
+}
+
+/** A Telegram channel adapter, which also tells which bot it is once getMe answered. */
+export interface TelegramAdapter extends ChannelAdapter {
+  /** The bot's id and username, once known. */
+  bot(): TelegramBotIdentity | undefined;
+  /** The bound webhook port in webhook mode (after `start`). */
+  webhookPort(): number | undefined;
+}
+
+/** Creates a Telegram adapter on grammY's Bot API client: durable long polling or a webhook server. */
+export function createTelegramAdapter(
+  input: TelegramOptions | Record<string, unknown>,
+  settings: TelegramAdapterSettings = {},
+): TelegramAdapter {
+  const options = telegramOptionsSchema.parse(input);
+  const backoff = settings.backoff ?? { initialMs: 1000, maxMs: 30_000 };
+  const api = new Api(options.token, {
+    apiRoot: options.apiRoot,
+    // grammY leaves the URL (and so the token) out of its errors unless this is true.
+    sensitiveLogs: false,
+    // A half-open connection must not freeze the poll: give up a while after the long poll would end.
+    timeoutSeconds: options.pollTimeoutSeconds + 30,
+  });
+  let identity: TelegramBotIdentity | undefined;
+  let receiver: Promise<TelegramReceiver & { port?: number }> | undefined;
+  let port: number | undefined;
+  let stopping: Promise<void> | undefined;
+
+  const stop = async () => {
+    if (!receiver) return;
+    stopping ??= receiver
+      .then(
+        (running) => running.stop(),
+        () => undefined,
+      )
+      .finally(() => {
+        receiver = undefined;
+        stopping = undefined;
+      });
+    await stopping;
+  };
+
+  return {
+    capabilities: telegramCapabilities,
+    bot: () => identity,
+    webhookPort: () => port,
+    async start(context: ChannelContext) {
+      if (receiver) {
+        await receiver;
+        return;
+      }
+      const onIdentity = (bot: TelegramBotIdentity) => {
+        identity = bot;
+      };
+      context.signal.addEventListener("abort", () => void stop(), { once: true });
+      if (options.mode === "webhook") {
+        const listen = parseListen(options.listen ?? 0);
+        receiver = startWebhookReceiver({
+          api,
+          token: options.token,
+          apiRoot: options.apiRoot,
+          context,
+          host: listen.host,
+          port: listen.port,
+          path: options.path,
+          secretToken: options.secretToken ?? "",
+          backoff,
+          onIdentity,
+        });
+        try {
+          port = (await receiver).port;
+        } catch (error) {
+          receiver = undefined;
+          throw error;
+        }
+        return;
+      }
+      receiver = Promise.resolve(
+        startPollingReceiver({
+          api,
+          token: options.token,
+          context,
+          pollTimeoutSeconds: options.pollTimeoutSeconds,
+          backoff,
+          onIdentity,
+        }),
+      );
+    },
+    stop,
+    async send(target, message) {
+      // The host splits to maxTextLength already; this guards callers that do not.
+      const chunks = splitText(message.text, telegramCapabilities.maxTextLength);
+      let result = {};
+      for (const [index, chunk] of chunks.entries()) {
+        const chunkTarget = index === 0 ? target : { ...target, replyToMessageId: undefined };
+        result = await sendTelegramMessage(api, options.token, chunkTarget, { text: chunk });
+      }
+      return result;
+    },
+  };
+}
+
+/** The Telegram channel adapter kind: `"adapter": "@downcity/adapters-telegram"` in downcity.json. */
+export const telegramChannelAdapter = defineChannelAdapter({
+  name: "telegram",
+  options: telegramOptionsSchema,
+  create: (options) => createTelegramAdapter(options),
+});

@@ -1,0 +1,436 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Message, MessageEntity, Update, User, UserFromGetMe } from "grammy/types";
+
+/** One recorded Bot API call. */
+export interface FakeTelegramCall {
+  method: string;
+  payload: Record<string, unknown>;
+}
+
+/** A message the fake delivered for sendMessage. */
+export interface FakeSentMessage {
+  message_id: number;
+  chat_id: string;
+  text: string;
+  message_thread_id?: number;
+  reply_parameters?: { message_id: number; allow_sending_without_reply?: boolean };
+}
+
+/** A message update to inject, with defaults for everything not under test. */
+export interface FakeMessageInput {
+  chatId?: number;
+  chatType?: "private" | "group" | "supergroup";
+  from?: Partial<User> & { id: number };
+  text?: string;
+  caption?: string;
+  entities?: MessageEntity[];
+  /** A forum topic: sets message_thread_id and is_topic_message. */
+  threadId?: number;
+  replyTo?: { message_id: number; from: User };
+  /** A sticker instead of text. */
+  sticker?: boolean;
+}
+
+/** A scripted failure of the next call of one method. */
+export interface FakeFailure {
+  status: number;
+  description?: string;
+  retryAfter?: number;
+}
+
+/** A fake Telegram Bot API server on 127.0.0.1:0 speaking the real wire format. */
+export interface FakeTelegramServer {
+  /** The apiRoot to give grammY. */
+  readonly url: string;
+  readonly token: string;
+  readonly bot: UserFromGetMe;
+  /** Queues a message update; returns its update_id. */
+  injectMessage(input?: FakeMessageInput): number;
+  /** Queues any update; returns its update_id. */
+  injectUpdate(update: Omit<Update, "update_id">): number;
+  /** The Update object of an injected update. */
+  update(updateId: number): Update;
+  /** True once getUpdates was called with an offset above `updateId`. */
+  isConfirmed(updateId: number): boolean;
+  /** Returns an update again in the next getUpdates answer, even if confirmed (a duplicate delivery). */
+  redeliver(updateId: number): void;
+  /** Answers the next call of `method` with this error. */
+  failNext(method: string, failure: FakeFailure): void;
+  /** Destroys the connection of the next call of `method` without answering. */
+  dropNext(method: string): void;
+  /** While on, every getUpdates answers 409 (another poller holds the bot). */
+  setConflict(on: boolean): void;
+  calls(method?: string): FakeTelegramCall[];
+  sent(): FakeSentMessage[];
+  webhook(): { url: string; secret_token?: string } | undefined;
+  close(): Promise<void>;
+}
+
+interface Waiter {
+  finish(result: unknown, status?: number): void;
+}
+
+/** Starts the fake Bot API; `token` defaults to a made-up but well-formed bot token. */
+export async function startFakeTelegramServer(
+  options: { token?: string; username?: string } = {},
+): Promise<FakeTelegramServer> {
+  const token = options.token ?? "123456789:AAFakeTokenForTestsOnly_xyz-0123456789";
+  const bot: UserFromGetMe = {
+    id: Number(token.split(":")[0]),
+    is_bot: true,
+    first_name: "Downcity Test",
+    username: options.username ?? "dc_test_bot",
+    can_join_groups: true,
+    can_read_all_group_messages: false,
+    supports_inline_queries: false,
+    can_connect_to_business: false,
+    has_main_web_app: false,
+    has_topics_enabled: false,
+    allows_users_to_create_topics: false,
+  } as UserFromGetMe;
+  const all = new Map<number, Update>();
+  let queue: Update[] = [];
+  let nextUpdateId = 725_000_001;
+  let nextMessageId = 1000;
+  let nextSentId = 50_000;
+  let confirmedBelow = 0;
+  const calls: FakeTelegramCall[] = [];
+  const sent: FakeSentMessage[] = [];
+  const failures = new Map<string, FakeFailure[]>();
+  const drops = new Map<string, number>();
+  let conflict = false;
+  let hook: { url: string; secret_token?: string } | undefined;
+  let poller: Waiter | undefined;
+  const sockets = new Set<import("node:net").Socket>();
+
+  let forced: Update[] = [];
+  const available = () => queue.filter((update) => update.update_id >= confirmedBelow);
+  // What the next getUpdates returns: forced duplicates first, then the unconfirmed queue.
+  const take = () => {
+    const result = [...forced, ...available()].slice(0, 100);
+    forced = [];
+    return result;
+  };
+  const wake = () => {
+    if (poller && (forced.length > 0 || available().length > 0)) {
+      const waiting = poller;
+      poller = undefined;
+      waiting.finish(take());
+    }
+  };
+
+  const reply = (response: ServerResponse, status: number, body: unknown) => {
+    if (response.writableEnded || response.destroyed) return;
+    const json = JSON.stringify(body);
+    response.writeHead(status, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(json),
+    });
+    response.end(json);
+  };
+  const error = (response: ServerResponse, status: number, description: string, retryAfter?: number) =>
+    reply(response, status, {
+      ok: false,
+      error_code: status,
+      description,
+      ...(retryAfter !== undefined ? { parameters: { retry_after: retryAfter } } : {}),
+    });
+
+  const readBody = async (request: IncomingMessage): Promise<Record<string, unknown>> => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    if (!text) return {};
+    if ((request.headers["content-type"] ?? "").includes("json")) return JSON.parse(text);
+    return Object.fromEntries(new URLSearchParams(text));
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    const match = /^\/bot([^/]+)\/(\w+)$/.exec(url.pathname);
+    if (!match) return error(response, 404, "Not Found");
+    if (match[1] !== token) return error(response, 401, "Unauthorized");
+    const method = match[2] as string;
+    const payload = { ...Object.fromEntries(url.searchParams), ...(await readBody(request)) };
+    calls.push({ method, payload });
+    const dropCount = drops.get(method) ?? 0;
+    if (dropCount > 0) {
+      drops.set(method, dropCount - 1);
+      request.socket.destroy();
+      return;
+    }
+    const failure = failures.get(method)?.shift();
+    if (failure) {
+      const description =
+        failure.description ??
+        (failure.status === 429
+          ? `Too Many Requests: retry after ${failure.retryAfter ?? 1}`
+          : failure.status === 409
+            ? "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"
+            : "Bad Request: scripted failure");
+      return error(
+        response,
+        failure.status,
+        description,
+        failure.status === 429 ? (failure.retryAfter ?? 1) : failure.retryAfter,
+      );
+    }
+    switch (method) {
+      case "getMe":
+        return reply(response, 200, { ok: true, result: bot });
+      case "deleteWebhook":
+        if (payload.drop_pending_updates === true || payload.drop_pending_updates === "true") queue = [];
+        hook = undefined;
+        return reply(response, 200, { ok: true, result: true, description: "Webhook was deleted" });
+      case "setWebhook":
+        hook = {
+          url: String(payload.url),
+          ...(payload.secret_token ? { secret_token: String(payload.secret_token) } : {}),
+        };
+        return reply(response, 200, { ok: true, result: true, description: "Webhook was set" });
+      case "getWebhookInfo":
+        return reply(response, 200, {
+          ok: true,
+          result: {
+            url: hook?.url ?? "",
+            has_custom_certificate: false,
+            pending_update_count: available().length,
+          },
+        });
+      case "getUpdates":
+        return getUpdates(payload, response);
+      case "sendMessage":
+        return sendMessage(payload, response);
+      default:
+        return error(response, 404, "Not Found: method not found");
+    }
+  };
+
+  const getUpdates = (payload: Record<string, unknown>, response: ServerResponse) => {
+    if (hook)
+      return error(
+        response,
+        409,
+        "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+      );
+    if (conflict)
+      return error(
+        response,
+        409,
+        "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
+      );
+    if (payload.offset !== undefined) {
+      const offset = Number(payload.offset);
+      // An offset confirms every update below it; Telegram forgets those.
+      if (offset > confirmedBelow) confirmedBelow = offset;
+      queue = queue.filter((update) => update.update_id >= confirmedBelow);
+    }
+    // A newer poll ends an older one with 409, as Telegram does.
+    if (poller) {
+      const older = poller;
+      poller = undefined;
+      older.finish(
+        {
+          ok: false,
+          error_code: 409,
+          description:
+            "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
+        },
+        409,
+      );
+    }
+    const timeout = Number(payload.timeout ?? 0);
+    if (forced.length > 0 || available().length > 0 || timeout <= 0)
+      return reply(response, 200, { ok: true, result: take() });
+    const timer = setTimeout(() => waiter.finish([]), timeout * 1000);
+    const waiter: Waiter = {
+      finish(result, status = 200) {
+        clearTimeout(timer);
+        if (poller === waiter) poller = undefined;
+        reply(response, status, status === 200 ? { ok: true, result } : result);
+      },
+    };
+    response.once("close", () => {
+      clearTimeout(timer);
+      if (poller === waiter) poller = undefined;
+    });
+    poller = waiter;
+  };
+
+  const sendMessage = (payload: Record<string, unknown>, response: ServerResponse) => {
+    const text = typeof payload.text === "string" ? payload.text : "";
+    if (payload.chat_id === undefined) return error(response, 400, "Bad Request: chat_id is empty");
+    if (!text.trim()) return error(response, 400, "Bad Request: message text is empty");
+    if (text.length > 4096) return error(response, 400, "Bad Request: message is too long");
+    const chatId = String(payload.chat_id);
+    if (chatId === "403") return error(response, 403, "Forbidden: bot was blocked by the user");
+    const record: FakeSentMessage = {
+      message_id: nextSentId++,
+      chat_id: chatId,
+      text,
+      ...(payload.message_thread_id !== undefined
+        ? { message_thread_id: Number(payload.message_thread_id) }
+        : {}),
+      ...(payload.reply_parameters !== undefined
+        ? { reply_parameters: payload.reply_parameters as FakeSentMessage["reply_parameters"] & {} }
+        : {}),
+    };
+    sent.push(record);
+    const numericChat = Number(chatId);
+    const message = {
+      message_id: record.message_id,
+      from: bot,
+      chat:
+        numericChat > 0
+          ? { id: numericChat, type: "private", first_name: "User" }
+          : { id: numericChat, type: "supergroup", title: "Group" },
+      date: Math.floor(Date.now() / 1000),
+      text,
+      ...(record.message_thread_id !== undefined
+        ? { message_thread_id: record.message_thread_id, is_topic_message: true }
+        : {}),
+    };
+    return reply(response, 200, { ok: true, result: message });
+  };
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((cause: unknown) =>
+      error(response, 500, `Internal Server Error: ${(cause as Error).message}`),
+    );
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+
+  const push = (update: Update) => {
+    all.set(update.update_id, update);
+    queue.push(update);
+    queue.sort((a, b) => a.update_id - b.update_id);
+    wake();
+    return update.update_id;
+  };
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    token,
+    bot,
+    injectMessage(input = {}) {
+      const from: User = {
+        is_bot: false,
+        first_name: "Ada",
+        username: "ada",
+        ...input.from,
+        id: input.from?.id ?? 42,
+      } as User;
+      const chatType = input.chatType ?? "private";
+      const chatId = input.chatId ?? (chatType === "private" ? from.id : -1001234567890);
+      const chat =
+        chatType === "private"
+          ? {
+              id: chatId,
+              type: "private",
+              first_name: from.first_name,
+              ...(from.username ? { username: from.username } : {}),
+            }
+          : {
+              id: chatId,
+              type: chatType,
+              title: "Test group",
+              ...(input.threadId !== undefined ? { is_forum: true } : {}),
+            };
+      const message: Record<string, unknown> = {
+        message_id: nextMessageId++,
+        from,
+        chat,
+        date: Math.floor(Date.now() / 1000),
+      };
+      if (input.threadId !== undefined) {
+        message.message_thread_id = input.threadId;
+        message.is_topic_message = true;
+        // In a forum topic, a message that replies to nothing still points at the topic's creation message.
+        message.reply_to_message = input.replyTo ?? {
+          message_id: input.threadId,
+          from,
+          chat,
+          date: message.date,
+          forum_topic_created: { name: "Topic", icon_color: 7322096 },
+          message_thread_id: input.threadId,
+          is_topic_message: true,
+        };
+      } else if (input.replyTo) {
+        message.reply_to_message = { ...input.replyTo, chat, date: message.date, text: "earlier" };
+      }
+      if (input.sticker) {
+        message.sticker = {
+          file_id: "CAAC",
+          file_unique_id: "AgAD",
+          type: "regular",
+          width: 512,
+          height: 512,
+          is_animated: false,
+          is_video: false,
+        };
+      } else if (input.caption !== undefined) {
+        message.photo = [{ file_id: "AgAC", file_unique_id: "AQAD", width: 90, height: 90 }];
+        message.caption = input.caption;
+        if (input.entities) message.caption_entities = input.entities;
+      } else {
+        message.text = input.text ?? "hello";
+        if (input.entities) message.entities = input.entities;
+      }
+      return push({ update_id: nextUpdateId++, message: message as unknown as Message } as Update);
+    },
+    injectUpdate(update) {
+      return push({ ...update, update_id: nextUpdateId++ } as Update);
+    },
+    update(updateId) {
+      const update = all.get(updateId);
+      if (!update) throw new Error(`no update ${updateId}`);
+      return update;
+    },
+    isConfirmed: (updateId) => updateId < confirmedBelow,
+    redeliver(updateId) {
+      const update = all.get(updateId);
+      if (!update) throw new Error(`no update ${updateId}`);
+      // Delivered once more under the same update_id, whatever offset the next poll confirms.
+      forced.push(update);
+      wake();
+    },
+    failNext(method, failure) {
+      failures.set(method, [...(failures.get(method) ?? []), failure]);
+    },
+    dropNext(method) {
+      drops.set(method, (drops.get(method) ?? 0) + 1);
+    },
+    setConflict(on) {
+      conflict = on;
+      if (on && poller) {
+        const waiting = poller;
+        poller = undefined;
+        waiting.finish(
+          {
+            ok: false,
+            error_code: 409,
+            description:
+              "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
+          },
+          409,
+        );
+      }
+    },
+    calls: (method) =>
+      calls.filter((call) => method === undefined || call.method === method).map((call) => ({ ...call })),
+    sent: () => sent.map((message) => ({ ...message })),
+    webhook: () => (hook ? { ...hook } : undefined),
+    async close() {
+      poller?.finish([]);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}
