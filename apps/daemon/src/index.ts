@@ -19,6 +19,7 @@ export {
   upsertAgentEntry,
 } from "./console/agent-registry.js";
 export { type AgentOnOptions, agentOff, agentOn } from "./console/agent-switch.js";
+export { createConsoleLoginLink } from "./console/console-login-link.js";
 export { type ConsolePaths, consolePaths } from "./console/console-paths.js";
 export { type ConsoleStatus, consoleStatus, startConsole, stopConsole } from "./console/console-process.js";
 export { type DemoModel, startDemoModel } from "./demo/start-demo-model.js";

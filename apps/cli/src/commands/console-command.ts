@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import type { Command } from "commander";
 import { CliExit, exitCodes } from "../cli-exit.js";
 import type { CliIo } from "../cli-io.js";
@@ -15,11 +16,36 @@ function describeAgents(agents: AgentRow[], removed: AgentRow[]): string {
   return lines.join("\n");
 }
 
-/** `downcity console start|stop|status|agents`: the user-level console and its agent registry. */
+// A browser is opened only where one can show: macOS, Windows, or Linux with a display.
+function browserCommand(
+  env: Record<string, string | undefined>,
+): { command: string; args: string[] } | undefined {
+  if (process.platform === "darwin") return { command: "open", args: [] };
+  if (process.platform === "win32") return { command: "cmd", args: ["/c", "start", '""'] };
+  if (env.DISPLAY || env.WAYLAND_DISPLAY) return { command: "xdg-open", args: [] };
+  return undefined;
+}
+
+function openBrowser(url: string, env: Record<string, string | undefined>): boolean {
+  const opener = browserCommand(env);
+  if (!opener) return false;
+  try {
+    const child = spawn(opener.command, [...opener.args, url], { detached: true, stdio: "ignore" });
+    child.on("error", () => {});
+    child.unref();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `downcity console start|stop|status|agents|open`: the user-level console, its agent registry and its web page. */
 export function registerConsoleCommand(program: Command, io: CliIo): void {
   const consoleCommand = program
     .command("console")
-    .description("The user-level console: start, stop, status and the registered agents");
+    .description(
+      "The user-level console: start, stop, status, the registered agents and the web page (open)",
+    );
 
   consoleCommand
     .command("start")
@@ -31,8 +57,36 @@ export function registerConsoleCommand(program: Command, io: CliIo): void {
       printData(io, started, {
         json: options.json,
         human: () =>
-          `Console: ${started.alreadyRunning ? "already running" : "started"} (pid ${started.pid}) on http://${started.host}:${started.port}`,
+          [
+            `Console: ${started.alreadyRunning ? "already running" : "started"} (pid ${started.pid}) on http://${started.host}:${started.port}`,
+            "Sign in to the web page with `downcity console open`.",
+          ].join("\n"),
       });
+    });
+
+  consoleCommand
+    .command("open")
+    .description(
+      "Print a one-time login link to the web console (single use, valid 60 s) and open it in a browser when there is a display",
+    )
+    .option("--print", "only print the link; do not open a browser")
+    .option("--json", "print the link as JSON")
+    .action(async (options: JsonOption & { print?: boolean }) => {
+      const api = await loadDaemonApi();
+      const link = await api.createConsoleLoginLink({ env: io.env });
+      const opened = !options.print && !options.json && openBrowser(link.url, io.env);
+      printData(
+        io,
+        { ...link, opened },
+        {
+          json: options.json,
+          human: () =>
+            [
+              link.url,
+              `This link signs you in once and expires at ${link.expiresAt}.${opened ? " Opening it in your browser…" : ""}`,
+            ].join("\n"),
+        },
+      );
     });
 
   consoleCommand

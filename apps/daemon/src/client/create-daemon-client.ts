@@ -51,6 +51,15 @@ export interface DaemonClient {
   servicesList(): Promise<{ services: ServiceSummary[] }>;
   /** Every plug-in with its source, version and state. */
   plugins(): Promise<{ plugins: PluginStatus[] }>;
+  /** The contexts with history, most recently active first. */
+  contexts(): Promise<{ contexts: Array<{ contextId: string; lastActivityAt: string | null }> }>;
+  /** The last lines of a daily log (default today), filtered by context or request id. */
+  logs(input?: {
+    date?: string;
+    contextId?: string;
+    requestId?: string;
+    limit?: number;
+  }): Promise<{ date: string; lines: Array<Record<string, unknown>>; truncated: boolean }>;
   servicesControl(input: {
     service: string;
     action: "start" | "stop" | "restart" | "status";
@@ -192,6 +201,8 @@ export function createDaemonClient(target: DaemonTarget): DaemonClient {
     chatCancel: (input) => call("POST", "/api/chat/cancel", input),
     servicesList: () => call("GET", "/api/services/list"),
     plugins: () => call("GET", "/api/plugins"),
+    contexts: () => call("GET", "/api/contexts"),
+    logs: (input = {}) => call("GET", `/api/logs${query(input)}`),
     servicesControl: (input) => call("POST", "/api/services/control", input),
     servicesCommand: (input) =>
       call("POST", "/api/services/command", {

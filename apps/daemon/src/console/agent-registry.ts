@@ -39,6 +39,11 @@ async function readEntries(path: string): Promise<AgentEntry[]> {
   return parsed.data.agents;
 }
 
+/** Reads the registered agents without checking or changing anything (the web console lists stopped ones too). */
+export function readAgentEntries(env: Record<string, string | undefined>): Promise<AgentEntry[]> {
+  return readEntries(consolePaths(env).agentsFile);
+}
+
 /** Reads, changes and atomically rewrites the registry under a cross-process lock. */
 export async function updateAgentRegistry<Result>(
   env: Record<string, string | undefined>,

@@ -1,0 +1,45 @@
+import type { ServerResponse } from "node:http";
+
+/** The page's Content-Security-Policy: only this server's own scripts, styles and connections; no inline script. */
+export const consoleContentSecurityPolicy = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  // Pico draws its form icons as data: SVG backgrounds.
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/** Sets the security headers every console response carries. */
+export function setSecurityHeaders(response: ServerResponse): void {
+  response.setHeader("content-security-policy", consoleContentSecurityPolicy);
+  response.setHeader("x-content-type-options", "nosniff");
+  response.setHeader("referrer-policy", "no-referrer");
+  response.setHeader("x-frame-options", "DENY");
+  response.setHeader("cross-origin-opener-policy", "same-origin");
+  response.setHeader("cross-origin-resource-policy", "same-origin");
+}
+
+/** The session cookie's name; it carries the port because browsers share cookies across ports. */
+export function sessionCookieName(port: number): string {
+  return `downcity_console_${port}`;
+}
+
+/** A `Set-Cookie` value for a session (HttpOnly, SameSite=Strict, whole site), or one that clears it. */
+export function sessionCookie(port: number, sessionId: string | undefined): string {
+  const base = `${sessionCookieName(port)}=${sessionId ?? ""}; HttpOnly; SameSite=Strict; Path=/`;
+  return sessionId ? base : `${base}; Max-Age=0`;
+}
+
+/** Reads one cookie from a `Cookie` header. */
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  for (const pair of (header ?? "").split(";")) {
+    const [key, ...rest] = pair.trim().split("=");
+    if (key === name) return rest.join("=");
+  }
+  return undefined;
+}

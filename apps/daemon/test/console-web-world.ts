@@ -1,0 +1,108 @@
+import {
+  type OpenAICompatibleServer,
+  type ScriptedReply,
+  startOpenAICompatibleServer,
+} from "@downcity/core/test";
+import { type Browser, chromium } from "playwright-core";
+import {
+  agentOn,
+  createConsoleLoginLink,
+  createDaemonClient,
+  type DaemonClient,
+  initProject,
+  readDaemonMeta,
+  readToken,
+  startConsole,
+  stopConsole,
+  stopDaemon,
+} from "../src/index.js";
+import { createTempWorld } from "./temp-project.js";
+
+/** Debian's Chromium, started the way this machine's closed network needs (no background traffic). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.DOWNCITY_CHROMIUM ?? "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+/** The scripted model's reply to one call: greetings stream slowly, shell jobs and their follow-ups are tool calls. */
+function respond(call: { messages: Array<{ role: string; text: string }> }): ScriptedReply {
+  const last = call.messages.at(-1);
+  const text = last?.text ?? "";
+  if (last?.role === "tool") {
+    const shellId = /"shell_id":"(sh_[^"]+)"/.exec(text)?.[1];
+    return { text: shellId ? `started ${shellId}` : "done with the tool" };
+  }
+  if (text.includes("[shell-exit]")) {
+    const shellId = /Shell session (\S+)/.exec(text)?.[1] ?? "?";
+    return { text: `The job ${shellId} has finished.` };
+  }
+  if (/start a shell job/.test(text)) {
+    return {
+      toolCalls: [
+        {
+          toolName: "shell_start",
+          input: { command: "for i in 1 2 3; do echo tick-$i; sleep 0.4; done", yield_ms: 50 },
+        },
+      ],
+    };
+  }
+  const remember = /^remember that (.+)$/.exec(text)?.[1];
+  if (remember) {
+    return { toolCalls: [{ toolName: "memory_remember", input: { text: remember, scope: "context" } }] };
+  }
+  if (/write the report/.test(text)) return { text: "The report is written." };
+  return { text: "Hello from the scripted model, streamed piece by piece.", chunkSize: 4, delayMs: 25 };
+}
+
+/** A console with two running agents (alpha, beta) on a scripted model, in a throwaway DOWNCITY_HOME. */
+export async function createConsoleWebWorld(entries: { daemonEntry: string; consoleEntry: string }) {
+  const world = await createTempWorld("dc-web-");
+  const model: OpenAICompatibleServer = await startOpenAICompatibleServer({ respond });
+  const env = { ...world.env, DOWNCITY_DAEMON_ENTRY: entries.daemonEntry };
+  const roots = { alpha: world.project("alpha"), beta: world.project("beta") };
+  for (const [name, rootDir] of Object.entries(roots)) {
+    await initProject(rootDir, {
+      name,
+      llm: { provider: "openai-compatible", model: "scripted", baseURL: model.url },
+    });
+  }
+  const consoleServer = await startConsole({ env, entry: entries.consoleEntry });
+  await Promise.all(
+    Object.values(roots).map((rootDir) => agentOn({ rootDir, env, entry: entries.daemonEntry })),
+  );
+  const token = (await readToken(env)) as string;
+  const client = async (rootDir: string): Promise<DaemonClient> => {
+    const meta = (await readDaemonMeta(rootDir))?.meta;
+    if (!meta) throw new Error(`no daemon meta in ${rootDir}`);
+    return createDaemonClient({ host: meta.host, port: meta.port, token });
+  };
+  return {
+    env,
+    roots,
+    model,
+    token,
+    base: `http://127.0.0.1:${consoleServer.port}`,
+    port: consoleServer.port,
+    client,
+    loginLink: () => createConsoleLoginLink({ env }),
+    async close() {
+      await Promise.all(
+        Object.values(roots).map((rootDir) => stopDaemon({ rootDir, graceMs: 2000 }).catch(() => {})),
+      );
+      await stopConsole({ env, graceMs: 2000 }).catch(() => {});
+      await model.close();
+      await world.cleanup();
+    },
+  };
+}

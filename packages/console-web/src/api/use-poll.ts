@@ -1,0 +1,39 @@
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+
+/** What `usePoll` returns: the latest value or error, and `refresh()` to load again now. */
+export interface Polled<Value> {
+  value: Value | undefined;
+  error: string | undefined;
+  refresh: () => Promise<void>;
+}
+
+/** Loads `load()` now and then every `intervalMs` (0 = once) while the component is mounted; reloads when `key` changes. */
+export function usePoll<Value>(load: () => Promise<Value>, intervalMs: number, key: string): Polled<Value> {
+  const [value, setValue] = useState<Value | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const loadRef = useRef(load);
+  loadRef.current = load;
+  const refresh = useCallback(async () => {
+    try {
+      setValue(await loadRef.current());
+      setError(undefined);
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+    }
+  }, []);
+  useEffect(() => {
+    setValue(undefined);
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const tick = async () => {
+      await refresh();
+      if (!stopped && intervalMs > 0) timer = setTimeout(tick, intervalMs);
+    };
+    void tick();
+    return () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    };
+  }, [key, intervalMs, refresh]);
+  return { value, error, refresh };
+}
