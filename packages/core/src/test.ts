@@ -10,3 +10,10 @@ export {
 } from "./test/openai-compatible-server.js";
 export { createScriptedModel, type ScriptedModel } from "./test/scripted-model.js";
 export type { ScriptedCall, ScriptedReply, ScriptedToolCall, ScriptedTurn } from "./test/scripted-turn.js";
+export {
+  type ChannelFake,
+  type FakeIncoming,
+  type FakeSent,
+  type TestChannelAdapterOptions,
+  testChannelAdapter,
+} from "./test/channel-conformance.js";

@@ -12,6 +12,7 @@ import type {
   AcceptResult,
   ChannelAdapter,
   ChannelAdapterDefinition,
+  ChannelInbox,
   ChannelState,
   ChannelTarget,
 } from "./channel-adapter.js";
@@ -67,6 +68,8 @@ export interface ChannelHostOptions {
   maxSendAttempts?: number;
   /** First retry delay of a failed run or send [1000 ms; doubles each time]. */
   retryDelayMs?: number;
+  /** Wraps the inbox each adapter sees (the conformance suite injects faults with it). */
+  interceptInbox?: (channel: string, inbox: ChannelInbox) => ChannelInbox;
 }
 
 /** Inbound and outbound delivery for every channel: durable inbox, outbox, access, contacts. */
@@ -361,7 +364,9 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
       running.status.state = "connected";
       await adapter.start({
         channel: instance.name,
-        inbox: { accept: acceptFrom(running) },
+        inbox: options.interceptInbox
+          ? options.interceptInbox(instance.name, { accept: acceptFrom(running) })
+          : { accept: acceptFrom(running) },
         logger,
         signal: running.abort.signal,
         stateDir,

@@ -35,8 +35,11 @@ export interface ScriptedModel {
   push(...turns: ScriptedTurn[]): void;
 }
 
-/** Creates a scripted model; each call (stream or generate) consumes the next turn. */
-export function createScriptedModel(script: ScriptedTurn[] = []): ScriptedModel {
+/** Creates a scripted model; each call (stream or generate) consumes the next turn, then `settings.fallback` answers. */
+export function createScriptedModel(
+  script: ScriptedTurn[] = [],
+  settings: { fallback?: ScriptedTurn } = {},
+): ScriptedModel {
   const turns = [...script];
   const calls: ScriptedCall[] = [];
   const nextCall = (options: { prompt: unknown; tools?: Array<{ name: string }> }): ScriptedCall => {
@@ -51,7 +54,7 @@ export function createScriptedModel(script: ScriptedTurn[] = []): ScriptedModel 
   const model = new MockLanguageModelV3({
     doGenerate: async (options) => {
       const call = nextCall(options as never);
-      const reply = await resolveTurn(turns.shift(), call);
+      const reply = await resolveTurn(turns.shift() ?? settings.fallback, call);
       const content = [
         ...(reply.text ? [{ type: "text" as const, text: reply.text }] : []),
         ...(reply.toolCalls ?? []).map((toolCall, index) => ({
@@ -71,7 +74,7 @@ export function createScriptedModel(script: ScriptedTurn[] = []): ScriptedModel 
     },
     doStream: async (options) => {
       const call = nextCall(options as never);
-      const reply = await resolveTurn(turns.shift(), call);
+      const reply = await resolveTurn(turns.shift() ?? settings.fallback, call);
       const toolCalls = reply.toolCalls ?? [];
       const delay = reply.delayMs ?? 0;
       const stream = new ReadableStream({

@@ -1,0 +1,96 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type ChannelFake, type FakeSent, testChannelAdapter } from "@downcity/core/test";
+import webhook from "./index.js";
+import { signWebhookBody } from "./webhook-signature.js";
+
+const secret = "s".repeat(32);
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+interface WebhookFake extends ChannelFake {
+  port: number;
+  url: string;
+}
+async function createFake(): Promise<WebhookFake> {
+  const port = await freePort();
+  const sent: FakeSent[] = [];
+  const keys = new Set<string>();
+  let limited = 0;
+  let retryAfterMs = 0;
+  let counter = 0;
+  const receiver: Server = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk) => (body += chunk));
+    request.on("end", () => {
+      if (limited > 0) {
+        limited -= 1;
+        response.writeHead(429, { "retry-after": String(retryAfterMs / 1000) }).end();
+        return;
+      }
+      const parsed = JSON.parse(body);
+      if (!keys.has(parsed.idempotencyKey)) {
+        keys.add(parsed.idempotencyKey);
+        sent.push({
+          chatId: parsed.chatId,
+          threadId: parsed.threadId,
+          text: parsed.text,
+          idempotencyKey: parsed.idempotencyKey,
+        });
+      }
+      response.writeHead(200).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/replies`;
+  return {
+    port,
+    url,
+    hasNonText: false,
+    async deliver(message) {
+      const eventId = message.eventId ?? `e${++counter}-${Date.now()}`;
+      const body = JSON.stringify({
+        eventId,
+        chatId: message.chatId,
+        chatType: message.chatType,
+        userId: message.userId,
+        username: message.username,
+        text: message.text,
+        threadId: message.threadId,
+        mentioned: message.mentionBot ?? false,
+      });
+      try {
+        const response = await fetch(`http://127.0.0.1:${port}/events`, {
+          method: "POST",
+          body,
+          headers: {
+            "content-type": "application/json",
+            "x-downcity-signature": signWebhookBody(secret, body),
+          },
+        });
+        await response.text();
+        return { acked: response.status === 202 || response.status === 200, eventId };
+      } catch {
+        return { acked: false, eventId };
+      }
+    },
+    sent: () => [...sent],
+    rateLimitNextSends(count, ms) {
+      limited = count;
+      retryAfterMs = ms;
+    },
+    close: () => new Promise((resolve) => receiver.close(() => resolve())),
+  };
+}
+testChannelAdapter<WebhookFake>({
+  name: "webhook",
+  createFake,
+  createAdapter: (fake) => ({
+    definition: webhook,
+    options: { listen: { host: "127.0.0.1", port: fake.port }, url: fake.url, secret },
+  }),
+});
