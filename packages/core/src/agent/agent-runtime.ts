@@ -20,6 +20,7 @@ import { createHistoryWindow } from "./history-window.js";
 import type { IncomingMessage } from "./incoming-message.js";
 import { createMessageIntake, type PendingMessage } from "./message-intake.js";
 import { historyToModelMessages } from "./model-messages.js";
+import { unpersistedMessages } from "./persisted-messages.js";
 import { createReplyDelivery, lastRoute } from "./reply-routing.js";
 import { runAgentLoop } from "./run-agent-loop.js";
 import type { RuntimeEvent, RuntimeEventListener } from "./runtime-event.js";
@@ -211,7 +212,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       pending.historyMessage.metadata = { ...pending.historyMessage.metadata!, requestId };
     };
     batch.forEach(stamp);
-    await store.append(batch.map((pending) => pending.historyMessage));
+    await store.append(await unpersistedMessages(store, batch));
     emit({
       type: "run-start",
       contextId,
@@ -230,7 +231,14 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     const origin = batch.every((pending) => pending.message.origin === "internal") ? "internal" : "user";
     const runContext: RunContext = { ...requestContext, rootDir, history: store, abortSignal, origin };
     const threadId = batch[0]?.message.threadId;
-    const deliver = createReplyDelivery({ requestContext, senders, emit, ...(threadId ? { threadId } : {}) });
+    const triggerMessageId = batch[0]?.message.messageId;
+    const deliver = createReplyDelivery({
+      requestContext,
+      senders,
+      emit,
+      ...(threadId ? { threadId } : {}),
+      ...(triggerMessageId ? { triggerMessageId } : {}),
+    });
     const sent: string[] = [];
     let visibleIds = new Set<string>();
     const tools: ToolSet = {};

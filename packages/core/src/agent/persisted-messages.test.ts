@@ -1,0 +1,48 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ChannelSender, OutgoingMessage } from "../chat/channel-sender.js";
+import { createScriptedModel } from "../test/scripted-model.js";
+import { createAgentRuntime } from "./agent-runtime.js";
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), "downcity-replay-"));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe("a message replayed after a crash", () => {
+  it("is not written to history twice, and its replies carry the same trigger and positions", async () => {
+    const first = createAgentRuntime({
+      rootDir: root,
+      model: createScriptedModel([new Error("crash mid-run")]).model,
+    });
+    await expect(
+      first.send({ contextId: "tg:1", text: "hello", messageId: "tg:42", channel: "tg", chatId: "1" }),
+    ).rejects.toMatchObject({ code: "MODEL_ERROR" });
+    await first.close();
+
+    const outgoing: OutgoingMessage[] = [];
+    const sender: ChannelSender = (message) => void outgoing.push(message);
+    const second = createAgentRuntime({
+      rootDir: root,
+      model: createScriptedModel([
+        { toolCalls: [{ toolName: "chat_send", input: { text: "working on it" } }] },
+        { toolCalls: [{ toolName: "chat_send", input: { text: "done" } }] },
+        "",
+      ]).model,
+    });
+    second.registerSender("tg", sender);
+    await second.send({ contextId: "tg:1", text: "hello", messageId: "tg:42", channel: "tg", chatId: "1" });
+    const history = await second.history("tg:1").read();
+    expect(history.filter((message) => message.role === "user")).toHaveLength(1);
+    expect(outgoing.map((message) => [message.triggerMessageId, message.sequence, message.text])).toEqual([
+      ["tg:42", 0, "working on it"],
+      ["tg:42", 1, "done"],
+    ]);
+    await second.close();
+  });
+});
