@@ -1,0 +1,293 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startOpenAICompatibleServer } from "@downcity/core/test";
+import { moduleResolve } from "import-meta-resolve";
+import { build } from "tsup";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { daemonStatus, initProject, startDaemonDetached, stopDaemon } from "../src/index.js";
+import { createTempWorld } from "./temp-project.js";
+import { waitUntil } from "./wait-until.js";
+
+// 20 kills by default; `SOAK=1` (pnpm soak) runs 100, or WEBHOOK_KILLS. WEBHOOK_KILL_SEED replays a run.
+const kills = Number(process.env.WEBHOOK_KILLS ?? (process.env.SOAK ? 100 : 20));
+const seed = Number(process.env.WEBHOOK_KILL_SEED ?? Date.now() % 2 ** 31);
+const senders = 4;
+const secret = "kill-loop-secret-0123456789abcdef";
+
+/** A small seeded generator, so a failing run can be replayed with its seed. */
+function createRandom(start: number): () => number {
+  let state = start >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+const sign = (body: string | Buffer) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Reply {
+  idempotencyKey: string;
+  chatId: string;
+  threadId?: string;
+  text: string;
+  replyToMessageId?: string;
+}
+
+/** The bridge's side: a loopback receiver that checks each reply's signature and records it. */
+async function startReceiver() {
+  const replies: Reply[] = [];
+  const badSignatures: string[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const raw = Buffer.concat(chunks);
+      const given = Buffer.from(String(req.headers["x-downcity-signature"] ?? ""));
+      const expected = Buffer.from(sign(raw));
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        badSignatures.push(raw.toString("utf8"));
+        res.writeHead(401).end();
+        return;
+      }
+      replies.push(JSON.parse(raw.toString("utf8")) as Reply);
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    replies,
+    badSignatures,
+    url: `http://127.0.0.1:${port}/replies`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** One delivery attempt, as a platform makes it: the status, or undefined when the connection failed. */
+function deliver(port: number, body: string): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/events",
+        method: "POST",
+        agent: false,
+        timeout: 10_000,
+        headers: { "content-type": "application/json", "x-downcity-signature": sign(body) },
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode));
+        res.on("error", () => resolve(undefined));
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error("timeout")));
+    req.on("error", () => resolve(undefined));
+    req.end(body);
+  });
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+/**
+ * Installs the webhook adapter into the project as a package bundled from its TypeScript sources
+ * (with core and zod inside), so the daemon loads it by name exactly as from an npm install.
+ */
+async function installAdapter(rootDir: string): Promise<void> {
+  const conditions = new Set(["downcity-source", "import", "node"]);
+  const source = fileURLToPath(
+    moduleResolve("@downcity/adapters-webhook", new URL(import.meta.url), conditions),
+  );
+  const outDir = join(rootDir, "node_modules", "@downcity", "adapters-webhook");
+  await mkdir(outDir, { recursive: true });
+  await build({
+    config: false,
+    entry: { index: source },
+    outDir,
+    format: ["esm"],
+    platform: "node",
+    target: "node20",
+    dts: false,
+    silent: true,
+    splitting: false,
+    noExternal: [/.*/],
+    esbuildOptions(options) {
+      options.conditions = ["downcity-source"];
+    },
+  });
+  await writeFile(
+    join(outDir, "package.json"),
+    JSON.stringify({ name: "@downcity/adapters-webhook", type: "module", exports: "./index.js" }),
+  );
+}
+
+describe("webhook channel: SIGKILL loop under an inbound flood", () => {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  });
+
+  it(
+    `answers every acknowledged event exactly once across ${kills} kills (seed ${seed})`,
+    async () => {
+      const random = createRandom(seed);
+      const world = await createTempWorld("dc-webhook-kill-");
+      cleanups.push(world.cleanup);
+      const rootDir = world.project();
+      const receiver = await startReceiver();
+      cleanups.push(receiver.close);
+      // Each event is its own chat, so each gets its own run and reply; the model streams slowly
+      // enough that kills land inside runs as well as between them.
+      const model = await startOpenAICompatibleServer({
+        respond: (call) => {
+          const last = call.messages.filter((message) => message.role === "user").at(-1)?.text ?? "";
+          const eventId = /event (\S+)/.exec(last)?.[1];
+          return eventId ? { text: `ack ${eventId}`, chunkSize: 3, delayMs: 2 } : "ok";
+        },
+      });
+      cleanups.push(() => model.close());
+      cleanups.push(() => stopDaemon({ rootDir, graceMs: 1000 }));
+      await initProject(rootDir, {
+        llm: { provider: "openai-compatible", model: "scripted", baseURL: model.url },
+      });
+      const port = await freePort();
+      const configPath = join(rootDir, "downcity.json");
+      const config = JSON.parse(await readFile(configPath, "utf8"));
+      config.channels = {
+        hook: {
+          adapter: "@downcity/adapters-webhook",
+          listen: { host: "127.0.0.1", port },
+          url: receiver.url,
+          secret,
+          access: { dm: "open" },
+        },
+      };
+      await writeFile(configPath, JSON.stringify(config, null, 2));
+      await installAdapter(rootDir);
+      const entry = inject("daemonEntry");
+
+      // The flood: each sender posts its events one after another and, like a chat platform,
+      // redelivers an event until it gets a 2xx. 202 and 200 (duplicate) both acknowledge it.
+      const sent = new Map<string, { chatId: string; threadId?: string }>();
+      const acknowledged = new Map<string, number>();
+      const lostAcks = new Set<string>();
+      const unexpected: string[] = [];
+      let flooding = true;
+      const replied = () => new Set(receiver.replies.map((reply) => reply.replyToMessageId));
+      const flood = async (lane: number) => {
+        for (let index = 0; flooding; index++) {
+          const eventId = `s${lane}-${index}`;
+          const target = { chatId: `chat-${lane}-${index}`, ...(index % 3 === 0 ? { threadId: "t1" } : {}) };
+          sent.set(eventId, target);
+          const body = JSON.stringify({
+            eventId,
+            ...target,
+            chatType: "direct",
+            userId: `user-${lane}`,
+            text: `event ${eventId}`,
+          });
+          for (let attempt = 0; ; attempt++) {
+            const status = await deliver(port, body);
+            if (status === 202 || status === 200) {
+              acknowledged.set(eventId, status);
+              if (attempt > 0 && status === 200) lostAcks.add(eventId);
+              break;
+            }
+            if (status !== undefined && status !== 503) unexpected.push(`${eventId}: HTTP ${status}`);
+            // The daemon is down or restarting: back off a little, as a platform would.
+            await delay(5 + Math.floor(random() * 20));
+          }
+          // Flow control: stay at most 40 unanswered events ahead of the agent.
+          await waitUntil(() => acknowledged.size - replied().size < 40, "the backlog to shrink", {
+            timeoutMs: 30_000,
+          });
+        }
+      };
+      const floods = Array.from({ length: senders }, (_, lane) => flood(lane));
+
+      let killedMidRun = 0;
+      for (let cycle = 0; cycle < kills; cycle++) {
+        const daemon = await startDaemonDetached({ rootDir, env: world.env, entry });
+        // Kill after a random number of fresh acknowledgements, then a random few milliseconds
+        // more: sometimes right after an accept, sometimes during runs and sends.
+        const before = acknowledged.size;
+        const wanted = 1 + Math.floor(random() * 12);
+        await waitUntil(
+          () => acknowledged.size >= before + wanted,
+          `${wanted} acknowledgements (cycle ${cycle})`,
+          {
+            timeoutMs: 20_000,
+          },
+        );
+        const extraMs = Math.floor(random() * 40);
+        if (extraMs > 0) await delay(extraMs);
+        if (acknowledged.size > replied().size) killedMidRun++;
+        process.kill(daemon.pid, "SIGKILL");
+        await waitUntil(async () => !(await daemonStatus({ rootDir })).running, `daemon ${daemon.pid} gone`);
+      }
+
+      // A last daemon drains everything: stop the flood, wait until every acknowledged event has a reply.
+      await startDaemonDetached({ rootDir, env: world.env, entry });
+      flooding = false;
+      await Promise.all(floods);
+      await waitUntil(
+        () => [...acknowledged.keys()].every((eventId) => replied().has(eventId)),
+        "a reply to every acknowledged event",
+        { timeoutMs: 30_000 },
+      );
+      // A graceful stop finishes in-flight sends; nothing can arrive after it.
+      await stopDaemon({ rootDir, graceMs: 5000 });
+
+      expect(unexpected).toEqual([]);
+      expect(receiver.badSignatures).toEqual([]);
+      expect(acknowledged.size).toBe(sent.size);
+      const byEvent = new Map<string, Reply[]>();
+      for (const reply of receiver.replies) {
+        const eventId = reply.replyToMessageId ?? "(none)";
+        byEvent.set(eventId, [...(byEvent.get(eventId) ?? []), reply]);
+      }
+      // No reply to anything that was not sent.
+      expect([...byEvent.keys()].filter((eventId) => !sent.has(eventId))).toEqual([]);
+      const problems: string[] = [];
+      let sameKeyDuplicates = 0;
+      for (const [eventId, target] of sent) {
+        const replies = byEvent.get(eventId) ?? [];
+        const keys = new Set(replies.map((reply) => reply.idempotencyKey));
+        sameKeyDuplicates += replies.length - keys.size;
+        if (keys.size !== 1)
+          problems.push(`${eventId}: ${keys.size} distinct replies (${[...keys].join(", ")})`);
+        for (const reply of replies) {
+          if (reply.text !== `ack ${eventId}`)
+            problems.push(`${eventId}: reply text ${JSON.stringify(reply.text)}`);
+          if (reply.chatId !== target.chatId || reply.threadId !== target.threadId)
+            problems.push(`${eventId}: reply went to ${reply.chatId}/${reply.threadId ?? "-"}`);
+        }
+      }
+      expect(problems, `seed ${seed}`).toEqual([]);
+      console.info(
+        `webhook kill loop (seed ${seed}): ${kills} kills (${killedMidRun} with runs or sends pending), ${sent.size} events, ` +
+          `${lostAcks.size} acknowledgements lost to a kill and redelivered, ${sameKeyDuplicates} same-key resends`,
+      );
+    },
+    60_000 + kills * 4000,
+  );
+});
