@@ -17,12 +17,12 @@ export async function sendTelegramMessage(
   target: ChannelTarget,
   message: ChannelMessage,
 ): Promise<ChannelSendResult> {
-  const threadId = target.threadId === undefined ? undefined : Number(target.threadId);
-  const replyTo = target.replyToMessageId === undefined ? undefined : Number(target.replyToMessageId);
+  const threadId = telegramId(target.threadId);
+  const replyTo = telegramId(target.replyToMessageId);
   try {
     const sent = await api.sendMessage(target.chatId, message.text, {
-      ...(threadId !== undefined && Number.isSafeInteger(threadId) ? { message_thread_id: threadId } : {}),
-      ...(replyTo !== undefined && Number.isSafeInteger(replyTo)
+      ...(threadId !== undefined ? { message_thread_id: threadId } : {}),
+      ...(replyTo !== undefined
         ? // The reply still goes out if the triggering message was deleted meanwhile.
           { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }
         : {}),
@@ -41,4 +41,11 @@ export async function sendTelegramMessage(
       status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 409;
     throw new ChannelSendError(failure.message, { ...(status !== undefined ? { status } : {}), permanent });
   }
+}
+
+// Bot API ids are integers; anything else is passed through as is for the server to judge.
+function telegramId(id: string | undefined): number | undefined {
+  if (id === undefined) return undefined;
+  const value = Number(id);
+  return /^-?\d+$/.test(id) && Number.isSafeInteger(value) ? value : (id as unknown as number);
 }

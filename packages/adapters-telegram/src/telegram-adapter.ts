@@ -1,3 +1,5 @@
+import { Agent as HttpAgent } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
 import {
   type ChannelAdapter,
   type ChannelCapabilities,
@@ -42,13 +44,19 @@ export function createTelegramAdapter(
 ): TelegramAdapter {
   const options = telegramOptionsSchema.parse(input);
   const backoff = settings.backoff ?? { initialMs: 1000, maxMs: 30_000 };
-  const api = new Api(options.token, {
+  // Our own keep-alive agent (grammY's default one is shared and never closed), destroyed on stop.
+  const agent = options.apiRoot.startsWith("https:")
+    ? new HttpsAgent({ keepAlive: true })
+    : new HttpAgent({ keepAlive: true });
+  const client = {
     apiRoot: options.apiRoot,
+    baseFetchConfig: { agent, compress: true },
     // grammY leaves the URL (and so the token) out of its errors unless this is true.
     sensitiveLogs: false,
     // A half-open connection must not freeze the poll: give up a while after the long poll would end.
     timeoutSeconds: options.pollTimeoutSeconds + 30,
-  });
+  };
+  const api = new Api(options.token, client);
   let identity: TelegramBotIdentity | undefined;
   let receiver: Promise<TelegramReceiver & { port?: number }> | undefined;
   let port: number | undefined;
@@ -62,6 +70,7 @@ export function createTelegramAdapter(
         () => undefined,
       )
       .finally(() => {
+        agent.destroy();
         receiver = undefined;
         stopping = undefined;
       });
@@ -86,7 +95,7 @@ export function createTelegramAdapter(
         receiver = startWebhookReceiver({
           api,
           token: options.token,
-          apiRoot: options.apiRoot,
+          client,
           context,
           host: listen.host,
           port: listen.port,

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ChannelContext } from "@downcity/core";
-import { type Api, Bot, BotError, webhookCallback } from "grammy";
+import { type Api, type ApiClientOptions, Bot, BotError, webhookCallback } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import { acceptUpdate } from "./accept-update.js";
 import type { TelegramBotIdentity } from "./map-telegram-update.js";
@@ -13,7 +13,8 @@ import { describeTelegramError } from "./telegram-error.js";
 export interface WebhookReceiverOptions {
   api: Api;
   token: string;
-  apiRoot: string;
+  /** grammY client options (apiRoot, agent) for the webhook's Bot. */
+  client: ApiClientOptions;
   context: ChannelContext;
   host: string;
   port: number;
@@ -86,7 +87,7 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
         options.onIdentity(identity);
         const bot = new Bot(token, {
           botInfo: me,
-          client: { apiRoot: options.apiRoot, sensitiveLogs: false },
+          client: options.client,
         });
         bot.use(async (ctx) => {
           await acceptUpdate(ctx.update, identity, context);

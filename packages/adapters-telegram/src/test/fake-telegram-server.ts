@@ -13,20 +13,21 @@ export interface FakeSentMessage {
   message_id: number;
   chat_id: string;
   text: string;
-  message_thread_id?: number;
+  message_thread_id?: number | string;
   reply_parameters?: { message_id: number; allow_sending_without_reply?: boolean };
 }
 
 /** A message update to inject, with defaults for everything not under test. */
 export interface FakeMessageInput {
-  chatId?: number;
+  /** Telegram ids are integers; the conformance suite's string ids are passed through as they are. */
+  chatId?: number | string;
   chatType?: "private" | "group" | "supergroup";
-  from?: Partial<User> & { id: number };
+  from?: Partial<Omit<User, "id">> & { id: number | string };
   text?: string;
   caption?: string;
   entities?: MessageEntity[];
   /** A forum topic: sets message_thread_id and is_topic_message. */
-  threadId?: number;
+  threadId?: number | string;
   replyTo?: { message_id: number; from: User };
   /** A sticker instead of text. */
   sticker?: boolean;
@@ -270,7 +271,7 @@ export async function startFakeTelegramServer(
       chat_id: chatId,
       text,
       ...(payload.message_thread_id !== undefined
-        ? { message_thread_id: Number(payload.message_thread_id) }
+        ? { message_thread_id: payload.message_thread_id as number | string }
         : {}),
       ...(payload.reply_parameters !== undefined
         ? { reply_parameters: payload.reply_parameters as FakeSentMessage["reply_parameters"] & {} }
