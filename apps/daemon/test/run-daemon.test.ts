@@ -145,7 +145,7 @@ describe("runDaemon in-process", () => {
     }
   });
 
-  it("shuts down gracefully: intake stops, the running turn finishes, shells close, pid file goes", async () => {
+  it("shuts down gracefully: intake stops, the running turn is aborted and kept in history, shells close, pid file goes", async () => {
     const rootDir = world.project("graceful");
     await initProject(rootDir, {
       llm: { provider: "openai-compatible", model: "scripted", baseURL: model.url, apiKey: "sk-run-test" },
@@ -165,7 +165,8 @@ describe("runDaemon in-process", () => {
     expect(alive(shellPid)).toBe(true);
 
     const slow = "a reply that streams slowly enough to be cut off";
-    model.push({ text: slow, chunkSize: 4, delayMs: 30 });
+    // Several seconds of streaming: the shutdown always lands mid-reply, however loaded the machine.
+    model.push({ text: slow, chunkSize: 2, delayMs: 250 });
     const callsBefore = model.calls.length;
     const inFlight = client.chatSend({ text: "take your time", contextId: "console:graceful" });
     await waitUntil(() => model.calls.length > callsBefore, "the slow turn to reach the model");
@@ -180,8 +181,10 @@ describe("runDaemon in-process", () => {
       "the daemon to refuse new requests",
     );
     await expect(client.chatSend({ text: "too late", contextId: "console:late" })).rejects.toBeTruthy();
+    // Shutdown aborts a running turn at once (it never waits for a slow model) and answers it.
     const reply = await inFlight;
-    expect(reply.text).toBe(slow);
+    expect(reply.text).toContain("shutting down");
+    expect(reply.text).not.toBe(slow);
     await closing;
     await daemon.closed;
 
@@ -192,12 +195,14 @@ describe("runDaemon in-process", () => {
       join(rootDir, ".downcity", "context", "console%3Agraceful", "messages", "messages.jsonl"),
       "utf8",
     );
-    const roles = history
+    const lines = history
       .trim()
       .split("\n")
-      .map((line) => (JSON.parse(line) as { role: string }).role);
-    expect(roles).toEqual(["user", "assistant"]);
-    expect(history).toContain(slow);
+      .map((line) => JSON.parse(line) as { role: string; metadata?: { aborted?: string } });
+    expect(lines.map((line) => line.role)).toEqual(["user", "assistant"]);
+    expect(lines[1]?.metadata?.aborted).toBe("shutdown");
+    expect(history).toContain("take your time");
+    expect(history).not.toContain(slow);
     expect(existsSync(join(rootDir, ".downcity", "context", "console%3Alate"))).toBe(false);
   });
 });
