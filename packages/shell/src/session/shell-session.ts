@@ -14,7 +14,7 @@ import { spawnPty } from "../process/spawn-pty.js";
 import { ShellError } from "../shell-error.js";
 import type { ShellId } from "../shell-id.js";
 import type { ShellReadResult, ShellStatus, ShellStatusResult } from "../shell-results.js";
-import { type ShellSnapshot, writeSnapshotFileAsync } from "./snapshot-file.js";
+import { createSnapshotWriter, type ShellSnapshot, type SnapshotWriter } from "./snapshot-file.js";
 
 const FINAL: ReadonlySet<ShellStatus> = new Set(["exited", "killed", "timed_out", "failed", "lost"]);
 const SNAPSHOT_INTERVAL_MS = 1000;
@@ -74,8 +74,7 @@ export class ShellSession {
   private readonly waiters = new Set<() => void>();
   private wakeScheduled = false;
   private snapshotTimer: NodeJS.Timeout | undefined;
-  private snapshotDirty = false;
-  private snapshotWrite: Promise<void> | undefined;
+  private readonly snapshotWriter: SnapshotWriter;
   private timeoutTimer: NodeJS.Timeout | undefined;
   private stdinClosed = false;
   private readonly finalListeners: Array<() => void> = [];
@@ -84,6 +83,7 @@ export class ShellSession {
     this.snapshot = options.snapshot;
     this.id = options.snapshot.shell_id;
     this.dir = options.dir;
+    this.snapshotWriter = createSnapshotWriter(options.dir, () => this.snapshot);
     this.now = options.now;
     this.limits = options.limits;
     this.processes = options.processes;
@@ -312,25 +312,12 @@ export class ShellSession {
     this.snapshot.log_bytes = this.output.logBytes;
     this.snapshot.log_truncated = this.output.logTruncated;
     this.snapshot.streams = this.outputs.streamCounters();
-    this.snapshotDirty = true;
-    this.snapshotWrite ??= this.flushSnapshots();
+    this.snapshotWriter.schedule();
   }
 
   /** Resolves once every scheduled snapshot write has landed. */
   settled(): Promise<void> {
-    return this.snapshotWrite ?? Promise.resolve();
-  }
-
-  private async flushSnapshots(): Promise<void> {
-    while (this.snapshotDirty) {
-      this.snapshotDirty = false;
-      try {
-        await writeSnapshotFileAsync(this.dir, this.snapshot);
-      } catch {
-        // The state folder may have been removed under us; in-memory state stays authoritative.
-      }
-    }
-    this.snapshotWrite = undefined;
+    return this.snapshotWriter.settled();
   }
 
   private handleData(chunk: Buffer, source: "stdout" | "stderr" | undefined): void {

@@ -55,6 +55,38 @@ export async function writeSnapshotFileAsync(dir: string, snapshot: ShellSnapsho
   await rename(temp, join(dir, "snapshot.json"));
 }
 
+/** Writes of one session's snapshot.json, off the event loop, one at a time, always the latest state. */
+export interface SnapshotWriter {
+  /** Asks for a write; a burst of calls costs one or two writes. */
+  schedule(): void;
+  /** Resolves once every scheduled write has landed. */
+  settled(): Promise<void>;
+}
+
+/** Creates the snapshot writer of a session folder; `current` gives the state at write time. */
+export function createSnapshotWriter(dir: string, current: () => ShellSnapshot): SnapshotWriter {
+  let dirty = false;
+  let writing: Promise<void> | undefined;
+  const drain = async (): Promise<void> => {
+    while (dirty) {
+      dirty = false;
+      try {
+        await writeSnapshotFileAsync(dir, current());
+      } catch {
+        // The state folder may have been removed under us; in-memory state stays authoritative.
+      }
+    }
+    writing = undefined;
+  };
+  return {
+    schedule() {
+      dirty = true;
+      writing ??= drain();
+    },
+    settled: () => writing ?? Promise.resolve(),
+  };
+}
+
 /** Reads a session snapshot, or undefined when the folder holds none or it is unreadable. */
 export function readSnapshotFile(dir: string): ShellSnapshot | undefined {
   try {
