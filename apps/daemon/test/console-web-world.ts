@@ -61,6 +61,10 @@ function respond(call: { messages: Array<{ role: string; text: string }> }): Scr
   if (remember) {
     return { toolCalls: [{ toolName: "memory_remember", input: { text: remember, scope: "context" } }] };
   }
+  if (/stream slowly/.test(text)) {
+    // Deltas far enough apart that each one's arrival in the page can be told apart (benchmarks).
+    return { text: "0123456789".repeat(12), chunkSize: 4, delayMs: 40 };
+  }
   if (/write the report/.test(text)) return { text: "The report is written." };
   return { text: "Hello from the scripted model, streamed piece by piece.", chunkSize: 4, delayMs: 25 };
 }

@@ -132,7 +132,7 @@ describe("web console in headless Chromium", () => {
     expect(full.startsWith((await partial.jsonValue()) as string)).toBe(true);
     await page.locator(".message-assistant:not(.live)", { hasText: full }).waitFor({ timeout: 15000 });
     await page.locator(".message-user", { hasText: "hello there" }).first().waitFor();
-    await shot("chat");
+    await shot("chat-streamed");
   });
 
   it("follows a shell job the agent started until it ends, then sees the agent's follow-up", async () => {
@@ -168,6 +168,7 @@ describe("web console in headless Chromium", () => {
       .locator(".message-assistant", { hasText: `The job ${shellId} has finished.` })
       .first()
       .waitFor({ timeout: 20000 });
+    await shot("chat");
   });
 
   it("writes to a shell session's stdin and closes it", async () => {
@@ -237,7 +238,7 @@ describe("web console in headless Chromium", () => {
     await page.goto(agentUrl(world.roots.alpha, "tasks"));
     const task = page.locator('article[data-task="daily-report"]');
     await task.waitFor();
-    expect(await task.textContent()).toMatch(/next fire \S/);
+    expect(await task.textContent()).toMatch(/next fire \d/);
     await task.getByRole("button", { name: "Run Daily report now" }).click();
     await task.getByTestId("run-status").filter({ hasText: "succeeded" }).waitFor({ timeout: 20000 });
     await task.locator(".runs summary").first().click();

@@ -118,18 +118,7 @@ export function createConsoleApiRoutes(agents: ConsoleAgents): ConsoleApiRoutes 
       const input = parse(agentQuery({}), queryObject(query));
       const client = await agents.client(input.agent);
       const listed = await client.servicesCommand({ service: "shell", action: "list", payload: {} });
-      const sessions = listed.result as Array<{ shell_id: string }>;
-      // The list has no context; each session's status names it.
-      const withContext = await Promise.all(
-        sessions.map(async (session) => {
-          const status = await client
-            .servicesCommand({ service: "shell", action: "status", payload: { shell_id: session.shell_id } })
-            .then((answer) => (answer.result as { context_id?: string | null }).context_id ?? null)
-            .catch(() => null);
-          return { ...session, context_id: status };
-        }),
-      );
-      return { sessions: withContext };
+      return { sessions: listed.result };
     },
     "GET plugins": async ({ query }) => {
       const input = parse(agentQuery({}), queryObject(query));

@@ -35,8 +35,9 @@ export async function getJson<Result>(
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
   const search = params.toString();
+  // "include" matches the page's preload of the agents list (same origin either way).
   const response = await fetch(`/console/api/${path}${search ? `?${search}` : ""}`, {
-    credentials: "same-origin",
+    credentials: "include",
   });
   return parse<Result>(response);
 }

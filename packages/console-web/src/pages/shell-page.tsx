@@ -13,7 +13,8 @@ interface ShellRow {
   status: string;
   mode: string;
   exit_code: number | null;
-  age_ms: number;
+  started_at: string;
+  ended_at: string | null;
   context_id: string | null;
 }
 
@@ -111,7 +112,7 @@ export function ShellPage(props: { agent: string; shellId: string | undefined })
               <th scope="col">Status</th>
               <th scope="col">Command</th>
               <th scope="col">Context</th>
-              <th scope="col">Age</th>
+              <th scope="col">Ran for</th>
             </tr>
           </thead>
           <tbody>
@@ -135,7 +136,12 @@ export function ShellPage(props: { agent: string; shellId: string | undefined })
                   <code>{session.command}</code>
                 </td>
                 <td>{session.context_id ?? "—"}</td>
-                <td>{formatDuration(session.age_ms)}</td>
+                <td>
+                  {formatDuration(
+                    (session.ended_at ? Date.parse(session.ended_at) : Date.now()) -
+                      Date.parse(session.started_at),
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
