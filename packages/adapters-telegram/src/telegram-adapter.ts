@@ -5,6 +5,7 @@ import {
   type ChannelCapabilities,
   type ChannelContext,
   defineChannelAdapter,
+  errorFromZod,
   splitText,
 } from "@downcity/core";
 import { Api } from "grammy";
@@ -42,7 +43,10 @@ export function createTelegramAdapter(
   input: TelegramOptions | Record<string, unknown>,
   settings: TelegramAdapterSettings = {},
 ): TelegramAdapter {
-  const options = telegramOptionsSchema.parse(input);
+  const parsed = telegramOptionsSchema.safeParse(input);
+  if (!parsed.success)
+    throw errorFromZod(parsed.error, { what: "Telegram channel options", code: "CONFIG_INVALID" });
+  const options = parsed.data;
   const backoff = settings.backoff ?? { initialMs: 1000, maxMs: 30_000 };
   // Our own keep-alive agent (grammY's default one is shared and never closed), destroyed on stop.
   const agent = options.apiRoot.startsWith("https:")
