@@ -44,6 +44,8 @@ const dependencyBudgets = {
   "@downcity/tasks": ["@downcity/core", "ai", "cron-parser", "yaml", "zod"],
   "@downcity/adapters-telegram": ["@downcity/core", "grammy", "zod"],
   "@downcity/adapters-webhook": ["@downcity/core", "zod"],
+  "@downcity/adapters-feishu": ["@downcity/core", "@larksuiteoapi/node-sdk", "zod"],
+  "@downcity/adapters-qq": ["@downcity/core", "ws", "zod"],
   "@downcity/console-web": [],
 };
 const cliSizeBudgetMiB = 80;
