@@ -233,6 +233,38 @@ describe("webhook listener (POST /events)", () => {
     expect(inbox.events.map((item) => item.eventId)).toEqual(["held"]);
   });
 
+  it("stop waits for an accept whose sender already hung up", async () => {
+    const { inbox, port, adapter } = await started();
+    let release: () => void = () => {};
+    inbox.hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const body = JSON.stringify(event("gone"));
+    const req = httpRequest({
+      host: "127.0.0.1",
+      port,
+      path: "/events",
+      method: "POST",
+      agent: false,
+      headers: { "x-downcity-signature": signWebhookBody(secret, body) },
+    });
+    req.on("error", () => {});
+    req.end(body);
+    await expect.poll(() => inbox.parked, { timeout: 5000 }).toBe(1);
+    req.destroy();
+    let stopped = false;
+    const stopping = adapter.stop().then(() => {
+      stopped = true;
+    });
+    await expect.poll(() => connects(port), { timeout: 5000 }).toBe(false);
+    // Bounded negative check: stop must not finish while the accept is still parked.
+    await Promise.race([stopping, new Promise((resolve) => setTimeout(resolve, 100))]);
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(inbox.events.map((item) => item.eventId)).toEqual(["gone"]);
+  });
+
   it("start and stop are idempotent; after stop the port is free and requests are refused", async () => {
     const { adapter, port, channel } = await started();
     await adapter.start(channel.context);

@@ -97,14 +97,16 @@ export function createWebhookListener(options: WebhookListenerOptions): WebhookL
   };
 
   const onRequest = (request: IncomingMessage, response: ServerResponse) => {
-    const done = new Promise<void>((resolve) => response.once("close", resolve));
-    inFlight.add(done);
-    void done.then(() => inFlight.delete(done));
-    handle(request, response).catch((error: unknown) => {
+    const closed = new Promise<void>((resolve) => response.once("close", resolve));
+    const handled = handle(request, response).catch((error: unknown) => {
       logger.error({ ...errorFields(error) }, "webhook request failed");
       if (!response.headersSent) json(response, 500, { error: "internal error" });
       else response.destroy();
     });
+    // In flight until both the answer is out and the accept settled (a sender may hang up first).
+    const done = Promise.all([handled, closed]).then(() => {});
+    inFlight.add(done);
+    void done.then(() => inFlight.delete(done));
   };
 
   return {
