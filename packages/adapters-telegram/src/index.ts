@@ -19,5 +19,6 @@ export {
   telegramChannelAdapter,
 } from "./telegram-adapter.js";
 export { type TelegramOptions, telegramOptionsSchema } from "./telegram-options.js";
+export { createTelegramWebhookService } from "./telegram-webhook-service.js";
 
 export default telegramChannelAdapter;

@@ -14,6 +14,7 @@ import { startPollingReceiver, type TelegramReceiver } from "./polling-receiver.
 import type { RetryBackoffOptions } from "./retry-backoff.js";
 import { sendTelegramMessage } from "./send-telegram-message.js";
 import { parseListen, type TelegramOptions, telegramOptionsSchema } from "./telegram-options.js";
+import { createTelegramWebhookService } from "./telegram-webhook-service.js";
 import { startWebhookReceiver } from "./webhook-receiver.js";
 
 /** What Telegram can hold: 4096 characters (UTF-16 units) a message, forum topics, no send idempotency key. */
@@ -141,9 +142,15 @@ export function createTelegramAdapter(
   };
 }
 
-/** The Telegram channel adapter kind: `"adapter": "@downcity/adapters-telegram"` in downcity.json. */
-export const telegramChannelAdapter = defineChannelAdapter({
+const definition = {
   name: "telegram",
   options: telegramOptionsSchema,
-  create: (options) => createTelegramAdapter(options),
-});
+  create: (options: TelegramOptions) => createTelegramAdapter(options),
+  /** The instance's service (`downcity <name> set-webhook <url>`), for hosts that register adapter services. */
+  services: (options: TelegramOptions, context: { channel: string }) => [
+    createTelegramWebhookService(context.channel, options),
+  ],
+};
+
+/** The Telegram channel adapter kind: `"adapter": "@downcity/adapters-telegram"` in downcity.json. */
+export const telegramChannelAdapter = defineChannelAdapter(definition);
