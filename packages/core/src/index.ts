@@ -14,6 +14,7 @@ export {
 export { isContextWindowError } from "./agent/context-window-error.js";
 export { type IncomingMessage, incomingMessageSchema } from "./agent/incoming-message.js";
 export { estimateTokens, historyToModelMessages, internalNotice } from "./agent/model-messages.js";
+export type { Recipient, RecipientDirectory } from "./agent/reply-routing.js";
 export type { RuntimeEvent, RuntimeEventListener } from "./agent/runtime-event.js";
 export { defaultSystemPrompt } from "./agent/system-prompt.js";
 export {

@@ -21,7 +21,7 @@ import type { IncomingMessage } from "./incoming-message.js";
 import { createMessageIntake, type PendingMessage } from "./message-intake.js";
 import { historyToModelMessages } from "./model-messages.js";
 import { unpersistedMessages } from "./persisted-messages.js";
-import { createReplyDelivery, lastRoute } from "./reply-routing.js";
+import { createReplyDelivery, lastRoute, type RecipientDirectory } from "./reply-routing.js";
 import { runAgentLoop } from "./run-agent-loop.js";
 import type { RuntimeEvent, RuntimeEventListener } from "./runtime-event.js";
 import { stepsToParts } from "./steps-to-parts.js";
@@ -87,6 +87,8 @@ export interface AgentRuntime {
   send(message: IncomingMessage): Promise<RunResult>;
   history(contextId: string): HistoryStore;
   registerSender(channel: string, sender: ChannelSender): () => void;
+  /** Sets how `chat_send`'s `to` ("@username", a contact id) finds its recipient (the channel host's contact book). */
+  registerDirectory(directory: RecipientDirectory): () => void;
   addPromptProvider(provider: PromptProvider): () => void;
   addTools(source: ToolSource): () => void;
   on(listener: RuntimeEventListener): () => void;
@@ -114,6 +116,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       ? [options.tools]
       : [];
   const senders = new Map<string, ChannelSender>();
+  let directory: RecipientDirectory | undefined;
   const listeners = new Set<RuntimeEventListener>();
   const stores = new Map<string, HistoryStore>();
   // Running runs by request id: their cancel switch and when their lane is free again.
@@ -236,6 +239,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       requestContext,
       senders,
       emit,
+      ...(directory ? { directory } : {}),
       ...(threadId ? { threadId } : {}),
       ...(triggerMessageId ? { triggerMessageId } : {}),
     });
@@ -249,9 +253,10 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       createChatTools({
         history: store,
         visibleMessageIds: () => visibleIds,
-        deliver: async (text) => {
-          sent.push(text);
-          await deliver(text, "chat_send");
+        deliver: async (text, to) => {
+          // A message to someone else is not this chat's reply; the final text still answers here.
+          if (!to) sent.push(text);
+          return deliver(text, "chat_send", to);
         },
       }),
     );
@@ -364,6 +369,12 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     rootDir,
     send: (input: IncomingMessage) => accept(input),
     history,
+    registerDirectory(resolve) {
+      directory = resolve;
+      return () => {
+        if (directory === resolve) directory = undefined;
+      };
+    },
     registerSender(channel, sender) {
       senders.set(channel, sender);
       return () => {

@@ -1,5 +1,6 @@
 import type { ChannelSender } from "../chat/channel-sender.js";
 import type { RequestContext } from "../context/request-context.js";
+import { DowncityError } from "../errors/downcity-error.js";
 import type { HistoryStore } from "../history/history-store.js";
 import { errorFields, type Logger } from "../logger/logger.js";
 import type { RuntimeEvent } from "./runtime-event.js";
@@ -36,8 +37,26 @@ export async function lastRoute(history: HistoryStore, logger: Logger): Promise<
   }
 }
 
-/** Delivers one reply text of a run: to the channel's sender when one is registered, and as a `chat-message` event. */
-export type DeliverReply = (text: string, via: "chat_send" | "final-text") => Promise<void>;
+/** Someone else to message, found by `chat_send`'s `to` ("@username" or a contact id). */
+export interface Recipient {
+  contextId: string;
+  channel: string;
+  chatId: string;
+  threadId?: string;
+}
+
+/** Resolves a `to` of `chat_send`; throws a NOT_FOUND naming the known contacts. */
+export type RecipientDirectory = (to: string) => Recipient | Promise<Recipient>;
+
+/**
+ * Delivers one reply text of a run: to the channel's sender when one is registered, and as a
+ * `chat-message` event. With `to`, to that recipient's chat instead of the run's own.
+ */
+export type DeliverReply = (
+  text: string,
+  via: "chat_send" | "final-text",
+  to?: string,
+) => Promise<{ contextId: string }>;
 
 /** Creates the reply delivery of one run. */
 export function createReplyDelivery(options: {
@@ -46,14 +65,56 @@ export function createReplyDelivery(options: {
   /** The `messageId` of the message that started the run: with the position, a stable outbox key. */
   triggerMessageId?: string;
   senders: ReadonlyMap<string, ChannelSender>;
+  directory?: RecipientDirectory;
   emit: (event: RuntimeEvent) => void;
 }): DeliverReply {
   const { requestContext, emit } = options;
   const { contextId, requestId, channel, chatId, userId, username } = requestContext;
   let sequence = 0;
-  return async (text, via) => {
-    const sender = channel ? options.senders.get(channel) : undefined;
+  const deliverTo = async (to: string, text: string, position: number) => {
+    if (!options.directory)
+      throw new DowncityError(
+        "NOT_FOUND",
+        `Cannot message "${to}": this agent has no chat channels with a contact book.`,
+        {
+          field: "to",
+        },
+      );
+    const recipient = await options.directory(to);
+    const sender = options.senders.get(recipient.channel);
+    if (!sender)
+      throw new DowncityError(
+        "NOT_FOUND",
+        `Cannot message "${to}": channel "${recipient.channel}" is not running.`,
+        {
+          field: "to",
+        },
+      );
+    await sender({
+      contextId: recipient.contextId,
+      requestId,
+      channel: recipient.channel,
+      chatId: recipient.chatId,
+      text,
+      sequence: position,
+      ...(options.triggerMessageId ? { triggerMessageId: options.triggerMessageId } : {}),
+      ...(recipient.threadId ? { threadId: recipient.threadId } : {}),
+    });
+    emit({
+      type: "chat-message",
+      contextId: recipient.contextId,
+      requestId,
+      text,
+      via: "chat_send",
+      channel: recipient.channel,
+      chatId: recipient.chatId,
+    });
+    return { contextId: recipient.contextId };
+  };
+  return async (text, via, to) => {
     const position = sequence++;
+    if (to) return deliverTo(to, text, position);
+    const sender = channel ? options.senders.get(channel) : undefined;
     if (sender && channel) {
       await sender({
         contextId,
@@ -77,5 +138,6 @@ export function createReplyDelivery(options: {
       ...(channel ? { channel } : {}),
       ...(chatId ? { chatId } : {}),
     });
+    return { contextId };
   };
 }

@@ -384,6 +384,12 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
 
   return {
     async start() {
+      unregister.push(
+        runtime.registerDirectory((to) => {
+          const contact = contacts.resolve(to);
+          return { contextId: contact.contextId, channel: contact.channel, chatId: contact.chatId };
+        }),
+      );
       for (const instance of options.channels) await startChannel(instance);
       // Events accepted before a crash or restart whose run never finished run again now.
       for (const entry of inbox.pending()) void dispatch(entry).catch(() => {});

@@ -10,12 +10,19 @@ export interface ChatToolsOptions {
   history: HistoryStore;
   /** Ids of the messages already in the model's view; `chat_load_history` loads only others. */
   visibleMessageIds: () => ReadonlySet<string>;
-  /** Delivers user-visible text to the current chat. */
-  deliver: (text: string) => Promise<void>;
+  /** Delivers user-visible text to the current chat, or with `to` to another contact's chat. */
+  deliver: (text: string, to?: string) => Promise<{ contextId: string }>;
 }
 
 /** Input of `chat_send`. */
-export const chatSendInput = z.object({ text: z.string().min(1).describe("The message to show the user") });
+export const chatSendInput = z.object({
+  text: z.string().min(1).describe("The message to show the user"),
+  to: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Someone else to message instead of the current chat: "@username" or a contact id'),
+});
 
 /** Input of `chat_load_history`. */
 export const chatLoadHistoryInput = z.object({
@@ -47,9 +54,9 @@ export function createChatTools(options: ChatToolsOptions): ToolSet {
       description:
         "Send user-visible text to the current chat now. Use it for progress updates and the final answer; if you never call it, your final text is delivered instead.",
       inputSchema: chatSendInput,
-      execute: async ({ text }) => {
-        await options.deliver(text);
-        return { delivered: true };
+      execute: async ({ text, to }) => {
+        const { contextId } = await options.deliver(text, to);
+        return to ? { delivered: true, to, contextId } : { delivered: true };
       },
     }),
     chat_load_history: tool({

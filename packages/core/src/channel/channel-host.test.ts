@@ -1,0 +1,228 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { type AgentRuntime, createAgentRuntime } from "../agent/agent-runtime.js";
+import { silentLogger } from "../logger/logger.js";
+import { createScriptedModel, type ScriptedModel } from "../test/scripted-model.js";
+import type { ChannelAdapter, ChannelContext, ChannelTarget } from "./channel-adapter.js";
+import { defineChannelAdapter } from "./channel-adapter.js";
+import { type ChannelHost, createChannelHost } from "./channel-host.js";
+import { ChannelSendError } from "./channel-send-error.js";
+import { createChannelServices } from "./channel-services.js";
+
+// An in-process adapter: the host is under test here; real adapters prove themselves against their
+// fake platforms with testChannelAdapter.
+function memoryChannel() {
+  const sent: Array<{ target: ChannelTarget; text: string; key: string }> = [];
+  const failures: Array<Error> = [];
+  let context: ChannelContext | undefined;
+  const adapter: ChannelAdapter = {
+    capabilities: { maxTextLength: 20, threads: true, markdown: "none", idempotentSends: false },
+    async start(ctx) {
+      context = ctx;
+    },
+    async stop() {
+      context = undefined;
+    },
+    async send(target, message, options) {
+      const failure = failures.shift();
+      if (failure) throw failure;
+      sent.push({ target, text: message.text, key: options.idempotencyKey });
+      return { messageId: `m${sent.length}` };
+    },
+  };
+  const definition = defineChannelAdapter({ name: "memory", options: z.object({}), create: () => adapter });
+  return {
+    definition,
+    sent,
+    failures,
+    deliver: (event: {
+      eventId: string;
+      chatId: string;
+      userId: string;
+      text: string;
+      username?: string;
+    }) => {
+      if (!context) throw new Error("the channel is not started");
+      return context.inbox.accept({ chatType: "direct", messageId: event.eventId, ...event });
+    },
+  };
+}
+
+let root: string;
+let runtime: AgentRuntime;
+let host: ChannelHost;
+let scripted: ScriptedModel;
+let channel: ReturnType<typeof memoryChannel>;
+
+const start = async (access: Record<string, unknown> = { dm: "open" }) => {
+  runtime = createAgentRuntime({ rootDir: root, model: scripted.model, logger: silentLogger });
+  host = await createChannelHost({
+    rootDir: root,
+    runtime,
+    logger: silentLogger,
+    retryDelayMs: 20,
+    channels: [{ name: "mem", source: "memory", definition: channel.definition, options: {}, access }],
+  });
+  await host.start();
+};
+const stop = async () => {
+  await runtime.close();
+  await host.close();
+};
+async function until<T>(check: () => T | undefined | false, what: string): Promise<T> {
+  const deadline = Date.now() + 10000;
+  for (;;) {
+    const value = check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), "downcity-host-"));
+  channel = memoryChannel();
+});
+afterEach(async () => {
+  await stop().catch(() => {});
+  await rm(root, { recursive: true, force: true });
+});
+
+describe("createChannelHost", () => {
+  it("splits long replies to the adapter's length, each chunk with its own derived key", async () => {
+    scripted = createScriptedModel(["first paragraph\n\nsecond part here"]);
+    await start();
+    expect(await channel.deliver({ eventId: "e1", chatId: "c1", userId: "u1", text: "hi" })).toBe("accepted");
+    await until(() => channel.sent.length === 2, "two chunks");
+    expect(channel.sent.map((sent) => [sent.text, sent.key])).toEqual([
+      ["first paragraph", "mem:e1#0.0"],
+      ["second part here", "mem:e1#0.1"],
+    ]);
+    expect(channel.sent[0]?.target).toMatchObject({ chatId: "c1", replyToMessageId: "e1" });
+  });
+
+  it("retries a failing run and dead-letters it after 3 failures; inbox retry runs it again", async () => {
+    scripted = createScriptedModel([
+      new Error("boom 1"),
+      new Error("boom 2"),
+      new Error("boom 3"),
+      "at last",
+    ]);
+    await start();
+    await channel.deliver({ eventId: "e2", chatId: "c2", userId: "u1", text: "try" });
+    await until(() => host.inbox.list({ dead: true }).length === 1, "the dead letter");
+    expect(host.inbox.list({ dead: true })[0]).toMatchObject({
+      id: "mem:e2",
+      attempts: 3,
+      lastError: expect.stringContaining("boom 3"),
+    });
+    expect(host.status()[0]?.counts.deadLettered).toBe(1);
+    const inbox = createChannelServices(host).find((service) => service.name === "inbox");
+    await inbox?.actions.retry?.handler({ id: "mem:e2" }, { logger: silentLogger });
+    await until(() => channel.sent.length === 1, "the reply after retry");
+    expect(channel.sent[0]?.text).toBe("at last");
+    await until(() => host.inbox.list().length === 0 || undefined, "the entry to finish");
+  });
+
+  it("replays an event whose run never finished, after a restart, without a second user message", async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    scripted = createScriptedModel([async () => held.then(() => new Error("cut off by the crash"))]);
+    await start();
+    await channel.deliver({ eventId: "e3", chatId: "c3", userId: "u1", text: "survive" });
+    await until(() => scripted.calls.length === 1, "the first run to start");
+    // A crash: the process goes away before the run ends (no done record is written).
+    await host.close();
+    release();
+    await runtime.close().catch(() => {});
+    scripted = createScriptedModel(["replayed answer"]);
+    await start();
+    await until(() => channel.sent.length === 1, "the replayed reply");
+    expect(channel.sent[0]?.text).toBe("replayed answer");
+    const users = (await runtime.history("mem:c3").read()).filter((message) => message.role === "user");
+    expect(users).toHaveLength(1);
+    expect(await channel.deliver({ eventId: "e3", chatId: "c3", userId: "u1", text: "survive" })).toBe(
+      "duplicate",
+    );
+  });
+
+  it("retries a send after a 429 for at least retry-after, and dead-letters a permanent failure", async () => {
+    scripted = createScriptedModel(["one", "two"]);
+    await start();
+    channel.failures.push(new ChannelSendError("slow down", { retryAfterMs: 150, status: 429 }));
+    const started = Date.now();
+    await channel.deliver({ eventId: "e4", chatId: "c4", userId: "u1", text: "a" });
+    await until(() => channel.sent.length === 1, "the retried send");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    channel.failures.push(new ChannelSendError("chat not found", { permanent: true, status: 400 }));
+    await channel.deliver({ eventId: "e5", chatId: "gone", userId: "u1", text: "b" });
+    await until(() => host.outbox.list({ dead: true }).length === 1, "the dead outbox entry");
+    expect(host.outbox.list({ dead: true })[0]).toMatchObject({
+      key: "mem:e5#0",
+      lastError: "chat not found",
+    });
+    expect(host.status()[0]?.counts).toMatchObject({ sent: 1, retried: 1, deadLettered: 1 });
+  });
+
+  it("lets chat_send reach a contact by @username, and records contacts from accepted events", async () => {
+    scripted = createScriptedModel([
+      "hello ada",
+      { toolCalls: [{ toolName: "chat_send", input: { text: "ping from bob", to: "@Ada" } }] },
+      "told her",
+    ]);
+    await start();
+    await channel.deliver({ eventId: "e6", chatId: "ada-dm", userId: "ada-id", username: "ada", text: "hi" });
+    await until(() => channel.sent.length === 1, "ada's reply");
+    await channel.deliver({
+      eventId: "e7",
+      chatId: "bob-dm",
+      userId: "bob-id",
+      username: "bob",
+      text: "tell ada",
+    });
+    await until(() => channel.sent.length === 3, "the message to ada and bob's reply");
+    expect(channel.sent.slice(1).map((sent) => [sent.target.chatId, sent.text])).toEqual([
+      ["ada-dm", "ping from bob"],
+      ["bob-dm", "told her"],
+    ]);
+    const contacts = JSON.parse(await readFile(join(root, ".downcity", "contacts.json"), "utf8"));
+    expect(contacts.map((contact: { id: string }) => contact.id).sort()).toEqual([
+      "mem:ada-id",
+      "mem:bob-id",
+    ]);
+  });
+
+  it("pairing: one code per stranger, approved through the access service, never for groups", async () => {
+    scripted = createScriptedModel(["welcome"]);
+    await start({});
+    expect(await channel.deliver({ eventId: "p1", chatId: "s-dm", userId: "s", text: "hi" })).toBe("denied");
+    expect(await channel.deliver({ eventId: "p2", chatId: "s-dm", userId: "s", text: "hi?" })).toBe("denied");
+    // The reply is longer than this adapter's 20 characters, so it arrives in chunks.
+    const all = () => channel.sent.map((sent) => sent.text).join(" ");
+    await until(() => /approve ([A-Z2-9]{8})/.test(all()) && /expires/.test(all()), "the pairing reply");
+    const code = /approve ([A-Z2-9]{8})/.exec(all())?.[1] as string;
+    const access = createChannelServices(host).find((service) => service.name === "access");
+    await expect(
+      access?.actions.approve?.handler({ code: "NOPE1234" }, { logger: silentLogger }),
+    ).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+    expect(
+      await access?.actions.approve?.handler({ code: code.toLowerCase() }, { logger: silentLogger }),
+    ).toMatchObject({
+      channel: "mem",
+      userId: "s",
+      via: "pairing",
+    });
+    expect(await channel.deliver({ eventId: "p3", chatId: "s-dm", userId: "s", text: "in?" })).toBe(
+      "accepted",
+    );
+    await until(() => channel.sent.at(-1)?.text === "welcome", "the answer");
+    expect(scripted.calls).toHaveLength(1);
+  });
+});

@@ -1,0 +1,105 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openInboxStore } from "./inbox-store.js";
+import { openOutboxStore } from "./outbox-store.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "downcity-inbox-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const event = (eventId: string) => ({
+  channel: "tg",
+  eventId,
+  contextId: "tg:1",
+  message: { text: `text ${eventId}` },
+});
+
+describe("openInboxStore", () => {
+  it("keeps pending entries, dead letters and dedupe keys across a reopen", async () => {
+    const path = join(dir, "inbox.jsonl");
+    const first = await openInboxStore({ path });
+    expect(await first.accept(event("1"))).toEqual({ result: "accepted", id: "tg:1" });
+    expect(await first.accept(event("1"))).toEqual({ result: "duplicate", id: "tg:1" });
+    await first.accept(event("2"));
+    await first.accept(event("3"));
+    await first.complete("tg:2");
+    await first.fail("tg:3", "boom", 1);
+    await first.close();
+
+    const second = await openInboxStore({ path });
+    expect(second.pending().map((entry) => entry.id)).toEqual(["tg:1"]);
+    expect(second.list({ dead: true })).toEqual([
+      expect.objectContaining({ id: "tg:3", attempts: 1, lastError: "boom" }),
+    ]);
+    expect((await second.accept(event("2"))).result).toBe("duplicate");
+    expect((await second.accept(event("4"))).result).toBe("accepted");
+    await second.close();
+  });
+
+  it("accepts concurrent events with group commit, every one on disk when its accept resolves", async () => {
+    const path = join(dir, "inbox.jsonl");
+    const store = await openInboxStore({ path });
+    const results = await Promise.all(
+      Array.from({ length: 300 }, (_, index) => store.accept(event(String(index)))),
+    );
+    expect(results.every((result) => result.result === "accepted")).toBe(true);
+    const lines = (await readFile(path, "utf8")).trim().split("\n");
+    expect(lines).toHaveLength(300);
+    await store.close();
+  });
+
+  it("compacts to live entries and recent keys, forgetting keys older than the window", async () => {
+    const path = join(dir, "inbox.jsonl");
+    let now = new Date("2026-01-01T00:00:00Z");
+    const store = await openInboxStore({ path, compactAfter: 10, dedupeWindowMs: 3600_000, now: () => now });
+    await store.accept(event("old"));
+    await store.complete("tg:old");
+    now = new Date("2026-01-01T02:00:00Z");
+    for (let index = 0; index < 4; index++) {
+      await store.accept(event(`new${index}`));
+      await store.complete(`tg:new${index}`);
+    }
+    await store.accept(event("live"));
+    await store.close();
+    const records = (await readFile(path, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(records.length).toBeLessThan(10);
+    const reopened = await openInboxStore({ path, dedupeWindowMs: 3600_000, now: () => now });
+    expect(reopened.pending().map((entry) => entry.id)).toEqual(["tg:live"]);
+    expect((await reopened.accept(event("new0"))).result).toBe("duplicate");
+    expect((await reopened.accept(event("old"))).result).toBe("accepted");
+    await reopened.close();
+  });
+});
+
+describe("openOutboxStore", () => {
+  it("knows a sent key after a reopen, so a replayed run does not send it again", async () => {
+    const path = join(dir, "outbox.jsonl");
+    const target = { chatId: "1" };
+    const first = await openOutboxStore({ path });
+    expect(await first.record({ key: "k1", channel: "tg", contextId: "tg:1", target, text: "a" })).toBe(
+      "recorded",
+    );
+    expect(await first.record({ key: "k1", channel: "tg", contextId: "tg:1", target, text: "a" })).toBe(
+      "known",
+    );
+    await first.markSent("k1", "m1");
+    await first.record({ key: "k2", channel: "tg", contextId: "tg:1", target, text: "b" });
+    await first.close();
+    const second = await openOutboxStore({ path });
+    expect(second.wasSent("k1")).toBe(true);
+    expect(await second.record({ key: "k1", channel: "tg", contextId: "tg:1", target, text: "a" })).toBe(
+      "known",
+    );
+    expect(second.pending().map((entry) => entry.key)).toEqual(["k2"]);
+    await second.close();
+  });
+});
