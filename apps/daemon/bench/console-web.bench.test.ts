@@ -1,5 +1,7 @@
 /// <reference lib="dom" />
 import { writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createConsoleWebWorld, launchChromium } from "../test/console-web-world.js";
@@ -36,19 +38,38 @@ describe("web console benchmarks (headless Chromium, loopback)", () => {
   });
 
   it("first load, cold (new browser context, empty cache), until the agents list is visible: p50 <= 300 ms", async () => {
+    // The same steps against a bare node:http page with one paragraph: the floor this machine and
+    // this browser set, measured in the same run.
+    const bare = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end("<!doctype html><title>bare</title><p id=ready>ready</p>");
+    });
+    await new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve));
+    const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`;
     const times: number[] = [];
+    const bareTimes: number[] = [];
     for (let run = 0; run < 21; run++) {
-      const context = await browser.newContext();
-      await context.addCookies([cookie]);
-      const page = await context.newPage();
-      const started = performance.now();
-      await page.goto(world.base, { waitUntil: "commit" });
-      await page.locator('tr[data-agent="beta"]').waitFor();
-      times.push(performance.now() - started);
-      await context.close();
+      for (const target of ["console", "bare"] as const) {
+        const context = await browser.newContext();
+        await context.addCookies([cookie]);
+        const page = await context.newPage();
+        const started = performance.now();
+        if (target === "console") {
+          await page.goto(world.base, { waitUntil: "commit" });
+          await page.locator('tr[data-agent="beta"]').waitFor();
+          times.push(performance.now() - started);
+        } else {
+          await page.goto(bareUrl, { waitUntil: "commit" });
+          await page.locator("#ready").waitFor();
+          bareTimes.push(performance.now() - started);
+        }
+        await context.close();
+      }
     }
+    bare.close();
     results.firstLoadToAgentsMsP50 = round(percentile(times, 50));
     results.firstLoadToAgentsMsP90 = round(percentile(times, 90));
+    results.baselineBarePageMsP50 = round(percentile(bareTimes, 50));
     expect(results.firstLoadToAgentsMsP50).toBeLessThanOrEqual(300);
   });
 
