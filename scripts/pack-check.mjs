@@ -167,6 +167,7 @@ for (const { dir, name } of packages) {
 const registry = await startLocalRegistry([...tarballs.values()]);
 const { startOpenAICompatibleServer } = await import("@downcity/core/test");
 const model = await startOpenAICompatibleServer({ respond: () => scriptedReply });
+// The download cache is shared (even with the fresh HOME) for speed: it holds tarballs, no settings.
 const npmEnv = {
   ...process.env,
   npm_config_cache: npmCache,
@@ -310,15 +311,34 @@ if (cli && (!only || only.includes(cli.name))) {
   let startedDaemon = false;
   await step(`${cli.name}: init, start, chat send hi against the scripted model`, async () => {
     mkdirSync(projectDir);
-    downcity(
+    await downcity(
       ["init", "--provider", "openai-compatible", "--model", "scripted", "--base-url", model.url],
       projectDir,
     );
+    // A channel adapter named by package: not in the project, so it must resolve from the CLI's install.
+    const configPath = join(projectDir, "downcity.json");
+    const config = JSON.parse(readFileSync(configPath, "utf8"));
+    config.channels = {
+      hook: {
+        adapter: "@downcity/adapters-webhook",
+        listen: { host: "127.0.0.1", port: 0 },
+        url: "http://127.0.0.1:9/replies",
+        secret: "pack-check-secret-0123456789abcdef",
+      },
+    };
+    writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`);
     await downcity(["start"], projectDir);
     startedDaemon = true;
     const reply = await downcity(["chat", "send", "hi"], projectDir);
     if (!reply.includes(scriptedReply)) throw new Error(`unexpected reply: ${reply}`);
     log(`      reply: ${reply.trim()}`);
+  });
+  await step(`${cli.name}: a first-party adapter named in downcity.json loads from the install`, async () => {
+    const listing = await downcity(["channels", "list", "--json"], projectDir);
+    log(`      channels: ${listing.replace(/\s+/g, " ").slice(0, 300)}`);
+    if (!listing.includes('"hook"') || /Cannot find|exports no channel adapter|"failed"/.test(listing)) {
+      throw new Error(`the webhook channel did not load: ${listing}`);
+    }
   });
   await step(`${cli.name}: doctor passes`, async () => {
     const report = await downcity(["doctor"], projectDir);
