@@ -292,4 +292,14 @@ describe("web console in headless Chromium", () => {
     await waitUntil(async () => !(await daemonStatus({ rootDir: world.roots.beta })).running, "beta stopped");
     await shot("agents-stopped");
   });
+
+  it("signs out: the session cookie stops working and the login screen returns", async () => {
+    const cookie = (await context.cookies()).find((item) => item.name === `downcity_console_${world.port}`);
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByText("downcity console open").first().waitFor();
+    const api = await fetch(`${world.base}/console/api/agents`, {
+      headers: { cookie: `${cookie?.name}=${cookie?.value}` },
+    });
+    expect(api.status).toBe(401);
+  });
 });

@@ -1,4 +1,5 @@
 import type { JSX } from "preact";
+import { postJson } from "./api/console-api.js";
 import { AgentsPage } from "./pages/agents-page.js";
 import { ChatsPage } from "./pages/chats-page.js";
 import { ExtensionsPage } from "./pages/extensions-page.js";
@@ -63,6 +64,17 @@ export function App(): JSX.Element {
               ))}
             </ul>
           ) : null}
+          <ul>
+            <li>
+              <button
+                type="button"
+                class="outline secondary small"
+                onClick={() => void postJson("logout", {}).finally(() => window.location.reload())}
+              >
+                Sign out
+              </button>
+            </li>
+          </ul>
         </nav>
       </header>
       <main class="container-fluid">
