@@ -10,6 +10,7 @@ import { registerLifecycleCommands } from "./commands/lifecycle-commands.js";
 import { registerPluginsCommand } from "./commands/plugins-command.js";
 import { registerRunCommand } from "./commands/run-command.js";
 import { registerServiceCommand } from "./commands/service-command.js";
+import { registerUsageCommand } from "./commands/usage-command.js";
 
 /** The version `downcity --version` prints. */
 export const cliVersion = "0.0.0";
@@ -23,6 +24,7 @@ export const builtinCommandNames = [
   "restart",
   "status",
   "chat",
+  "usage",
   "service",
   "console",
   "agent",
@@ -71,6 +73,7 @@ export function createProgram(io: CliIo, options: { json?: boolean } = {}): Comm
   registerRunCommand(program, io);
   registerLifecycleCommands(program, io);
   registerChatCommand(program, io);
+  registerUsageCommand(program, io);
   registerServiceCommand(program, io);
   registerConsoleCommand(program, io);
   registerAgentCommand(program, io);

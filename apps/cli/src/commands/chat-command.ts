@@ -2,8 +2,10 @@ import { defaultContextId as defaultChatContextId } from "@downcity/daemon/clien
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.js";
 import { connectDaemon } from "../daemon/connect-daemon.js";
+import { createColors, isTerminal } from "../output/colors.js";
 import { messageRole, messageText } from "../output/message-text.js";
 import { printData } from "../output/print-data.js";
+import { streamChatSend } from "./chat-send-stream.js";
 import { runChatSession } from "./chat-session.js";
 import { parsePositiveIntegerValue } from "./parse-option-value.js";
 
@@ -27,20 +29,63 @@ export function registerChatCommand(program: Command, io: CliIo): void {
 
   chat
     .command("send")
-    .description("Send one message and print the agent's reply")
+    .description("Send one message and print the agent's reply (streamed, with tool lines, on a terminal)")
     .argument("<text...>", "the message (words are joined with spaces)")
     .option("--context <id>", `context id (default: the agent shell's context, else ${defaultChatContextId})`)
     .option("--dir <dir>", "project directory")
     .option("--json", "print the daemon's reply as JSON")
-    .action(async (words: string[], options: ChatOptions, command: Command) => {
+    .option(
+      "--no-wait",
+      "return once the message is in the daemon's durable inbox, without waiting for the reply",
+    )
+    .action(async (words: string[], options: ChatOptions & { wait?: boolean }, command: Command) => {
       const merged = { ...command.parent?.opts<ChatOptions>(), ...options };
       const connection = await connectDaemon(io, { dir: merged.dir });
-      const contextId = merged.context ?? connection.defaultContextId;
-      const reply = await connection.client.chatSend({
-        text: words.join(" "),
-        ...(contextId !== undefined ? { contextId } : {}),
-      });
+      const contextId = merged.context ?? connection.defaultContextId ?? defaultChatContextId;
+      const text = words.join(" ");
+      // From inside the agent's own shell, waiting on its own context would wait on the very run that
+      // is executing this command: queue instead, the reply comes after the current run.
+      const ownContext = io.env.DC_CTX_CONTEXT_ID !== undefined && io.env.DC_CTX_CONTEXT_ID === contextId;
+      if (merged.wait === false || ownContext) {
+        const queued = await connection.client.chatQueue({ text, contextId });
+        printData(io, queued, {
+          json: merged.json,
+          human: () =>
+            `Queued ${queued.messageId} in ${queued.contextId}${queued.duplicate ? " (already received before)" : ""}; the reply goes to the chat.`,
+        });
+        return;
+      }
+      if (!merged.json && isTerminal(io.stdout)) {
+        const colors = createColors({ env: io.env, isTTY: true });
+        await streamChatSend({ io, client: connection.client, contextId, text, colors });
+        return;
+      }
+      const reply = await connection.client.chatSend({ text, contextId });
       printData(io, reply, { json: merged.json, human: () => reply.text });
+    });
+
+  chat
+    .command("cancel")
+    .description("Cancel the running reply of a context (its shell commands are stopped too)")
+    .option("--context <id>", `context id (default: the agent shell's context, else ${defaultChatContextId})`)
+    .option("--dir <dir>", "project directory")
+    .option("--json", "print the cancelled runs as JSON")
+    .action(async (options: ChatOptions, command: Command) => {
+      const merged = { ...command.parent?.opts<ChatOptions>(), ...options };
+      const connection = await connectDaemon(io, { dir: merged.dir });
+      const contextId = merged.context ?? connection.defaultContextId ?? defaultChatContextId;
+      const result = await connection.client.chatCancel({ contextId });
+      printData(
+        io,
+        { contextId, ...result },
+        {
+          json: merged.json,
+          human: () =>
+            result.cancelled.length === 0
+              ? `Nothing was running in ${contextId}.`
+              : `Cancelled ${result.cancelled.length === 1 ? "the run" : `${result.cancelled.length} runs`} in ${contextId} (${result.cancelled.map((run) => run.requestId).join(", ")}).`,
+        },
+      );
     });
 
   chat

@@ -1,7 +1,10 @@
 import { clearLine, createInterface, cursorTo } from "node:readline";
 import type { CliIo } from "../cli-io.js";
 import type { ChatEvent, DaemonClient } from "../daemon/load-daemon-api.js";
+import { type Colors, createColors } from "../output/colors.js";
 import { messageText } from "../output/message-text.js";
+import { type Progress, startProgress } from "../output/progress.js";
+import { createRunView } from "../output/run-view.js";
 
 /** Options of `runChatSession`. */
 export interface ChatSessionOptions {
@@ -12,33 +15,42 @@ export interface ChatSessionOptions {
   banner?: string[];
   /** Ends the session from outside (the demo's cleanup). */
   signal?: AbortSignal;
+  /** Overrides the colours derived from the environment and the terminal. */
+  colors?: Colors;
 }
 
-type RunView = { streamed: string; open: boolean };
-
 /**
- * The interactive `downcity chat`: reads lines, sends each through the cli channel, streams
- * the reply's text deltas as they arrive and prints messages the agent sends later on its own
- * (a background shell job's follow-up, for example). `/exit` or end of input leaves.
+ * The interactive `downcity chat`: reads lines, sends each through the cli channel, streams the
+ * reply's text and one dim line per tool call as they arrive, and prints messages the agent sends
+ * later on its own (a background shell job's follow-up, for example). Ctrl-C during a reply cancels
+ * it; Ctrl-C again (or while idle), `/exit` or end of input leaves.
  */
 export async function runChatSession(options: ChatSessionOptions): Promise<void> {
   const { io, client, contextId } = options;
   const out = io.stdout;
   const tty = io.interactive;
+  const colors = options.colors ?? createColors({ env: io.env, isTTY: tty });
   const events = new AbortController();
-  const runs = new Map<string, RunView>();
   const runEndWaiters = new Set<() => void>();
   let busy = false;
+  let cancelRequested = false;
   let atLineStart = true;
   let printedThisTurn = false;
   let promptShown = false;
   let closed = false;
+  let waiting: Progress | undefined;
+  let leave: () => void = () => {};
+  const left = new Promise<"left">((resolve) => {
+    leave = () => resolve("left");
+  });
 
   const rl = createInterface({ input: io.stdin, output: out, terminal: tty });
   rl.setPrompt("you› ");
 
   const write = (text: string) => {
     if (!text) return;
+    waiting?.stop();
+    waiting = undefined;
     if (promptShown) {
       if (tty) {
         clearLine(out, 0);
@@ -56,67 +68,22 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
     rl.prompt(true);
     promptShown = true;
   };
-  const openAgentLine = () => {
-    if (!atLineStart) write("\n");
-    write("agent› ");
-  };
-  const runOf = (event: { requestId: string }): RunView => {
-    const key = event.requestId;
-    let run = runs.get(key);
-    if (!run) {
-      run = { streamed: "", open: false };
-      runs.set(key, run);
-    }
-    return run;
-  };
+  const view = createRunView({
+    write,
+    atLineStart: () => atLineStart,
+    colors,
+    live: tty,
+    replyPrefix: "agent› ",
+  });
 
   const onEvent = (event: ChatEvent) => {
     if (event.type === "ready" || event.type === "context-compacted" || event.contextId !== contextId) return;
-    switch (event.type) {
-      case "run-start":
-        runOf(event);
-        break;
-      case "text-delta": {
-        const delta = event.delta;
-        if (!delta) break;
-        const run = runOf(event);
-        if (!run.open) {
-          openAgentLine();
-          run.open = true;
-        }
-        write(delta);
-        run.streamed += delta;
-        printedThisTurn = true;
-        break;
-      }
-      case "chat-message": {
-        const text = event.text.trim();
-        const run = runOf(event);
-        if (!text || run.streamed.trim() === text) break;
-        if (run.open) {
-          write("\n");
-          run.open = false;
-        }
-        openAgentLine();
-        write(`${text}\n`);
-        printedThisTurn = true;
-        prompt();
-        break;
-      }
-      case "run-end":
-      case "run-error": {
-        const run = runOf(event);
-        if (run.open) write("\n");
-        runs.delete(event.requestId);
-        if (event.type === "run-error") {
-          write(`error› ${event.message}${event.code ? ` (${event.code})` : ""}\n`);
-          printedThisTurn = true;
-        }
-        for (const resolve of runEndWaiters) resolve();
-        runEndWaiters.clear();
-        prompt();
-        break;
-      }
+    if (view.handle(event)) printedThisTurn = true;
+    if (event.type === "chat-message" && !busy) prompt();
+    if (event.type === "run-end" || event.type === "run-error") {
+      for (const resolve of runEndWaiters) resolve();
+      runEndWaiters.clear();
+      prompt();
     }
   };
 
@@ -132,12 +99,23 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
     if (closed) return;
     closed = true;
     rl.close();
+    leave();
   };
   options.signal?.addEventListener("abort", close, { once: true });
-  rl.on("SIGINT", close);
+  rl.on("SIGINT", () => {
+    if (!busy || cancelRequested) {
+      close();
+      return;
+    }
+    cancelRequested = true;
+    view.print(colors.dim("(cancelling the reply; Ctrl-C again leaves)\n"));
+    client.chatCancel({ contextId }).catch((error: unknown) => {
+      view.print(colors.red(`error› could not cancel: ${(error as Error).message}\n`));
+    });
+  });
 
   for (const line of options.banner ?? []) write(`${line}\n`);
-  write(`Chatting in context ${contextId}. Type a message, /exit to leave.\n`);
+  write(`Chatting in context ${contextId}. Type a message, /exit to leave; Ctrl-C cancels a reply.\n`);
   prompt();
 
   try {
@@ -152,25 +130,27 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
       }
       if (!tty) write(`you› ${text}\n`);
       busy = true;
+      cancelRequested = false;
       printedThisTurn = false;
+      waiting = startProgress({ stream: out, label: "thinking", enabled: tty, style: colors.dim });
       const ended = new Promise<void>((resolve) => runEndWaiters.add(resolve));
       try {
-        const reply = await client.chatSend({ contextId, text });
+        const reply = await Promise.race([client.chatSend({ contextId, text }), left]);
+        if (reply === "left") break;
         // The SSE stream may trail the HTTP reply by a moment; fall back to the reply itself.
         await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 500).unref())]);
         if (!printedThisTurn) {
           const replyText = messageText(reply);
-          if (replyText) {
-            openAgentLine();
-            write(`${replyText}\n`);
-          }
+          if (replyText) view.print(`agent› ${replyText}\n`);
         }
       } catch (error) {
         // A run-error event may already have shown this failure.
         await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 100).unref())]);
-        if (!printedThisTurn) write(`error› ${(error as Error).message}\n`);
+        if (!printedThisTurn) view.print(colors.red(`error› ${(error as Error).message}\n`));
       } finally {
         busy = false;
+        waiting?.stop();
+        waiting = undefined;
       }
       prompt();
     }

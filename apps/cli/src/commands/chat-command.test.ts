@@ -1,0 +1,127 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { createScriptedModel } from "@downcity/core/test";
+import { createDaemonClient, ensureToken, initProject, runDaemon } from "@downcity/daemon";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CliIo } from "../cli-io.js";
+import { runCli } from "../run-cli.js";
+import { parseSinceValue } from "./usage-command.js";
+
+let base: string;
+beforeAll(async () => {
+  base = await mkdtemp(join(tmpdir(), "downcity-chat-command-"));
+});
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+function capture(env: NodeJS.ProcessEnv, cwd: string, options: { tty?: boolean } = {}) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  if (options.tty) Object.assign(stdout, { isTTY: true, columns: 120 });
+  const out = { stdout: "", stderr: "" };
+  stdout.on("data", (chunk: Buffer) => {
+    out.stdout += chunk.toString("utf8");
+  });
+  stderr.on("data", (chunk: Buffer) => {
+    out.stderr += chunk.toString("utf8");
+  });
+  const io: CliIo = { stdin: new PassThrough(), stdout, stderr, env, cwd, interactive: false };
+  return { io, out };
+}
+
+async function waitFor<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+): Promise<T> {
+  const deadline = Date.now() + 15000;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("chat send, chat cancel and usage", () => {
+  it("streams on a terminal with tool lines, cancels a running reply, and sums usage", async () => {
+    const rootDir = join(base, "project");
+    await initProject(rootDir);
+    const env: NodeJS.ProcessEnv = { ...process.env, DOWNCITY_HOME: join(base, "home"), NO_COLOR: "1" };
+    for (const key of Object.keys(env)) if (key.startsWith("DC_CTX_")) delete env[key];
+    const scripted = createScriptedModel([
+      { toolCalls: [{ toolName: "shell_exec", input: { command: "echo streamed" } }] },
+      "Done streaming.",
+      "Plain reply.",
+      { toolCalls: [{ toolName: "shell_exec", input: { command: "sleep 47 & echo $! > sleep.pid; wait" } }] },
+    ]);
+    const daemon = await runDaemon({
+      rootDir,
+      env,
+      handleSignals: false,
+      plugins: [],
+      model: scripted.model,
+    });
+    try {
+      const streamed = capture(env, rootDir, { tty: true });
+      expect(await runCli({ argv: ["chat", "send", "run", "it"], io: streamed.io })).toBe(0);
+      expect(streamed.out.stdout).toMatch(
+        /⏺ shell_exec {2}echo streamed {2}\(\d+\.\d s, exit 0\)\nDone streaming\.\n$/,
+      );
+      expect(streamed.out.stdout.match(/Done streaming/g)).toHaveLength(1);
+
+      const piped = capture(env, rootDir);
+      expect(await runCli({ argv: ["chat", "send", "again"], io: piped.io })).toBe(0);
+      expect(piped.out.stdout).toBe("Plain reply.\n");
+
+      const idle = capture(env, rootDir);
+      expect(await runCli({ argv: ["chat", "cancel"], io: idle.io })).toBe(0);
+      expect(idle.out.stdout).toBe("Nothing was running in cli:main.\n");
+
+      const client = createDaemonClient({
+        host: daemon.host,
+        port: daemon.port,
+        token: await ensureToken(env),
+      });
+      const reply = client.chatSend({ contextId: "cli:main", text: "sleep" });
+      const pid = await waitFor(
+        async () =>
+          Number((await readFile(join(rootDir, "sleep.pid"), "utf8").catch(() => "")).trim()) || undefined,
+        "the sleep",
+      );
+      const cancel = capture(env, rootDir);
+      expect(await runCli({ argv: ["chat", "cancel", "--context", "cli:main"], io: cancel.io })).toBe(0);
+      expect(cancel.out.stdout).toMatch(/^Cancelled the run in cli:main \(.+\)\.\n$/);
+      expect((await reply).text).toBe("The run was cancelled on request.");
+
+      const usage = capture(env, rootDir);
+      expect(await runCli({ argv: ["usage", "--json"], io: usage.io })).toBe(0);
+      const totals = JSON.parse(usage.out.stdout);
+      // Three finished model calls of 10 input and 10 output tokens each (the cancelled step never finished).
+      expect(totals).toMatchObject({ calls: 3, inputTokens: 30, outputTokens: 30, totalTokens: 60 });
+      const human = capture(env, rootDir);
+      expect(await runCli({ argv: ["usage", "--since", "1h"], io: human.io })).toBe(0);
+      expect(human.out.stdout).toMatch(/^3 model calls \(since .+, all contexts\)\n {2}input {3}30 tokens/);
+      const other = capture(env, rootDir);
+      expect(await runCli({ argv: ["usage", "--context", "telegram:1"], io: other.io })).toBe(0);
+      expect(other.out.stdout).toBe("No model calls recorded (all time, context telegram:1).\n");
+      const bad = capture(env, rootDir);
+      const code = await runCli({ argv: ["usage", "--since", "yesterday-ish"], io: bad.io });
+      expect(code).toBe(2);
+      expect(bad.out.stderr).toContain('"yesterday-ish" is not a time');
+    } finally {
+      await daemon.close();
+    }
+  });
+
+  it("reads --since as a duration, today or a date", () => {
+    const now = new Date("2026-11-23T12:00:00.000Z");
+    expect(parseSinceValue("24h", now).toISOString()).toBe("2026-11-22T12:00:00.000Z");
+    expect(parseSinceValue("7d", now).toISOString()).toBe("2026-11-16T12:00:00.000Z");
+    expect(parseSinceValue("today", now).toISOString()).toBe("2026-11-23T00:00:00.000Z");
+    expect(parseSinceValue("2026-11-01", now).toISOString()).toBe("2026-11-01T00:00:00.000Z");
+    expect(() => parseSinceValue("soon", now)).toThrow(/not a time/);
+  });
+});
