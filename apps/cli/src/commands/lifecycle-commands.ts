@@ -4,6 +4,7 @@ import { CliExit, exitCodes } from "../cli-exit.js";
 import type { CliIo } from "../cli-io.js";
 import { loadDaemonApi } from "../daemon/load-daemon-api.js";
 import { printData } from "../output/print-data.js";
+import { withProgress } from "../output/progress.js";
 import { findProjectRoot } from "../project/find-project-root.js";
 import { parseIntegerValue } from "./parse-option-value.js";
 
@@ -32,7 +33,7 @@ export function registerLifecycleCommands(program: Command, io: CliIo): void {
     api: Awaited<ReturnType<typeof loadDaemonApi>>,
     json: boolean | undefined,
   ) => {
-    await api.startDaemonDetached({ rootDir });
+    await withProgress(io, "Starting the daemon", { json }, () => api.startDaemonDetached({ rootDir }));
     const status = await api.daemonStatus({ rootDir });
     printData(io, { rootDir, ...status }, { json, human: () => describeStatus(rootDir, status) });
   };
@@ -56,10 +57,12 @@ export function registerLifecycleCommands(program: Command, io: CliIo): void {
     .action(async (dir: string | undefined, options: JsonOption & { grace?: number }) => {
       const rootDir = findProjectRoot(io.cwd, dir);
       const api = await loadDaemonApi();
-      const result = await api.stopDaemon({
-        rootDir,
-        ...(options.grace !== undefined ? { graceMs: options.grace } : {}),
-      });
+      const result = await withProgress(io, "Stopping the daemon", options, () =>
+        api.stopDaemon({
+          rootDir,
+          ...(options.grace !== undefined ? { graceMs: options.grace } : {}),
+        }),
+      );
       printData(
         io,
         { rootDir, ...result },
@@ -78,7 +81,7 @@ export function registerLifecycleCommands(program: Command, io: CliIo): void {
     .action(async (dir: string | undefined, options: JsonOption) => {
       const rootDir = findProjectRoot(io.cwd, dir);
       const api = await loadDaemonApi();
-      await api.stopDaemon({ rootDir });
+      await withProgress(io, "Stopping the daemon", options, () => api.stopDaemon({ rootDir }));
       await startAndReport(rootDir, api, options.json);
     });
 

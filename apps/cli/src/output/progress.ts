@@ -1,4 +1,5 @@
 import { clearLine, cursorTo } from "node:readline";
+import { createColors } from "./colors.js";
 import { formatSeconds } from "./tool-activity-line.js";
 
 /** A wait indicator; `stop()` removes it. */
@@ -45,4 +46,25 @@ export function startProgress(options: {
       }
     },
   };
+}
+
+/** Runs `work`, showing `label… 1.2 s` on stderr when it is a terminal and the wait passes a second (never with --json). */
+export async function withProgress<Result>(
+  io: { stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv },
+  label: string,
+  options: { json?: boolean | undefined },
+  work: () => Promise<Result>,
+): Promise<Result> {
+  const tty = Boolean((io.stderr as { isTTY?: boolean }).isTTY);
+  const progress = startProgress({
+    stream: io.stderr,
+    label,
+    enabled: tty && !options.json,
+    style: createColors({ env: io.env, isTTY: tty }).dim,
+  });
+  try {
+    return await work();
+  } finally {
+    progress.stop();
+  }
 }
