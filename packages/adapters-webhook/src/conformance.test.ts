@@ -2,7 +2,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type ChannelFake, type FakeSent, testChannelAdapter } from "@downcity/core/test";
 import webhook from "./index.js";
-import { signWebhookBody } from "./webhook-signature.js";
+import { webhookCapabilities } from "./webhook-adapter.js";
+import { signWebhookBody, verifyWebhookSignature } from "./webhook-signature.js";
 
 const secret = "s".repeat(32);
 async function freePort(): Promise<number> {
@@ -24,15 +25,22 @@ async function createFake(): Promise<WebhookFake> {
   let retryAfterMs = 0;
   let counter = 0;
   const receiver: Server = createServer((request, response) => {
-    let body = "";
-    request.on("data", (chunk) => (body += chunk));
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      if (limited > 0) {
-        limited -= 1;
-        response.writeHead(429, { "retry-after": String(retryAfterMs / 1000) }).end();
+      // The signature covers the raw bytes: check them before decoding.
+      const body = Buffer.concat(chunks);
+      if (!verifyWebhookSignature(secret, body, request.headers["x-downcity-signature"])) {
+        response.writeHead(401).end();
         return;
       }
-      const parsed = JSON.parse(body);
+      if (limited > 0) {
+        limited -= 1;
+        // Retry-After in whole seconds, as HTTP defines it.
+        response.writeHead(429, { "retry-after": String(Math.ceil(retryAfterMs / 1000)) }).end();
+        return;
+      }
+      const parsed = JSON.parse(body.toString("utf8"));
       if (!keys.has(parsed.idempotencyKey)) {
         keys.add(parsed.idempotencyKey);
         sent.push({
@@ -89,6 +97,7 @@ async function createFake(): Promise<WebhookFake> {
 testChannelAdapter<WebhookFake>({
   name: "webhook",
   createFake,
+  capabilities: webhookCapabilities,
   createAdapter: (fake) => ({
     definition: webhook,
     options: { listen: { host: "127.0.0.1", port: fake.port }, url: fake.url, secret },
