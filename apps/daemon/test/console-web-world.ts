@@ -1,3 +1,6 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import {
   type OpenAICompatibleServer,
   type ScriptedReply,
@@ -81,6 +84,19 @@ export async function createConsoleWebWorld(entries: { daemonEntry: string; cons
       llm: { provider: "openai-compatible", model: "scripted", baseURL: model.url },
     });
   }
+  // beta also runs the MCP reference server over stdio, so the page can reconnect a real server.
+  const mcpPackages = createRequire(new URL("../../../packages/mcp/package.json", import.meta.url));
+  const everything = join(
+    dirname(mcpPackages.resolve("@modelcontextprotocol/server-everything/package.json")),
+    "dist",
+    "index.js",
+  );
+  const betaConfig = join(roots.beta, "downcity.json");
+  const config = JSON.parse(await readFile(betaConfig, "utf8"));
+  config.mcp = {
+    servers: { everything: { type: "stdio", command: process.execPath, args: [everything, "stdio"] } },
+  };
+  await writeFile(betaConfig, `${JSON.stringify(config, null, 2)}\n`);
   const consoleServer = await startConsole({ env, entry: entries.consoleEntry });
   await Promise.all(
     Object.values(roots).map((rootDir) => agentOn({ rootDir, env, entry: entries.daemonEntry })),

@@ -272,6 +272,20 @@ describe("web console in headless Chromium", () => {
     await shot("logs");
   });
 
+  it("reconnects an MCP server from the page (a new server process answers)", async () => {
+    await page.goto(agentUrl(world.roots.beta, "extensions"));
+    const server = page.locator('li[data-mcp-server="everything"]');
+    await server.getByText("ready").waitFor({ timeout: 20000 });
+    const pidText = async () => (await server.getByTestId("mcp-pid").textContent()) ?? "";
+    const before = await pidText();
+    expect(before).toMatch(/pid \d+/);
+    await server.getByRole("button", { name: "Reconnect everything" }).click();
+    await waitUntil(async () => {
+      const now = await pidText().catch(() => "");
+      return /pid \d+/.test(now) && now !== before && (await server.textContent())?.includes("ready");
+    }, "a new MCP server process");
+  });
+
   it("shows an agent stopped from the CLI as stopped within 2 s, and starts it again from the page", async () => {
     await page.goto(world.base);
     const row = page.locator('tr[data-agent="alpha"]');

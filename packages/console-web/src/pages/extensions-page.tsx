@@ -15,6 +15,7 @@ interface McpServerRow {
   name: string;
   status: string;
   toolCount?: number;
+  pid?: number;
   error?: string;
 }
 
@@ -63,10 +64,11 @@ export function ExtensionsPage(props: { agent: string }): JSX.Element {
       <ul>
         {value && "servers" in value.mcp
           ? value.mcp.servers.map((server) => (
-              <li key={server.name}>
+              <li key={server.name} data-mcp-server={server.name}>
                 <code>{server.name}</code>{" "}
                 <span class={`status status-${server.status}`}>{server.status}</span>
                 {server.toolCount !== undefined ? ` · ${server.toolCount} tools` : ""}
+                {server.pid !== undefined ? <small data-testid="mcp-pid"> · pid {server.pid}</small> : null}
                 {server.error ? <small> · {server.error}</small> : null}{" "}
                 <button
                   type="button"
