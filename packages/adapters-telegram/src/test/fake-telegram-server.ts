@@ -1,6 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Message, MessageEntity, Update, User, UserFromGetMe } from "grammy/types";
+import type { Update, UserFromGetMe } from "grammy/types";
+import { buildFakeMessage, type FakeMessageInput } from "./fake-telegram-message.js";
+
+export type { FakeMessageInput };
 
 /** One recorded Bot API call. */
 export interface FakeTelegramCall {
@@ -15,22 +18,6 @@ export interface FakeSentMessage {
   text: string;
   message_thread_id?: number | string;
   reply_parameters?: { message_id: number; allow_sending_without_reply?: boolean };
-}
-
-/** A message update to inject, with defaults for everything not under test. */
-export interface FakeMessageInput {
-  /** Telegram ids are integers; the conformance suite's string ids are passed through as they are. */
-  chatId?: number | string;
-  chatType?: "private" | "group" | "supergroup";
-  from?: Partial<Omit<User, "id">> & { id: number | string };
-  text?: string;
-  caption?: string;
-  entities?: MessageEntity[];
-  /** A forum topic: sets message_thread_id and is_topic_message. */
-  threadId?: number | string;
-  replyTo?: { message_id: number; from: User };
-  /** A sticker instead of text. */
-  sticker?: boolean;
 }
 
 /** A scripted failure of the next call of one method. */
@@ -320,70 +307,7 @@ export async function startFakeTelegramServer(
     token,
     bot,
     injectMessage(input = {}) {
-      const from: User = {
-        is_bot: false,
-        first_name: "Ada",
-        username: "ada",
-        ...input.from,
-        id: input.from?.id ?? 42,
-      } as User;
-      const chatType = input.chatType ?? "private";
-      const chatId = input.chatId ?? (chatType === "private" ? from.id : -1001234567890);
-      const chat =
-        chatType === "private"
-          ? {
-              id: chatId,
-              type: "private",
-              first_name: from.first_name,
-              ...(from.username ? { username: from.username } : {}),
-            }
-          : {
-              id: chatId,
-              type: chatType,
-              title: "Test group",
-              ...(input.threadId !== undefined ? { is_forum: true } : {}),
-            };
-      const message: Record<string, unknown> = {
-        message_id: nextMessageId++,
-        from,
-        chat,
-        date: Math.floor(Date.now() / 1000),
-      };
-      if (input.threadId !== undefined) {
-        message.message_thread_id = input.threadId;
-        message.is_topic_message = true;
-        // In a forum topic, a message that replies to nothing still points at the topic's creation message.
-        message.reply_to_message = input.replyTo ?? {
-          message_id: input.threadId,
-          from,
-          chat,
-          date: message.date,
-          forum_topic_created: { name: "Topic", icon_color: 7322096 },
-          message_thread_id: input.threadId,
-          is_topic_message: true,
-        };
-      } else if (input.replyTo) {
-        message.reply_to_message = { ...input.replyTo, chat, date: message.date, text: "earlier" };
-      }
-      if (input.sticker) {
-        message.sticker = {
-          file_id: "CAAC",
-          file_unique_id: "AgAD",
-          type: "regular",
-          width: 512,
-          height: 512,
-          is_animated: false,
-          is_video: false,
-        };
-      } else if (input.caption !== undefined) {
-        message.photo = [{ file_id: "AgAC", file_unique_id: "AQAD", width: 90, height: 90 }];
-        message.caption = input.caption;
-        if (input.entities) message.caption_entities = input.entities;
-      } else {
-        message.text = input.text ?? "hello";
-        if (input.entities) message.entities = input.entities;
-      }
-      return push({ update_id: nextUpdateId++, message: message as unknown as Message } as Update);
+      return push({ update_id: nextUpdateId++, message: buildFakeMessage(input, nextMessageId++) } as Update);
     },
     injectUpdate(update) {
       return push({ ...update, update_id: nextUpdateId++ } as Update);
