@@ -21,7 +21,8 @@ function bundleImports(): Set<string> {
   const found = new Set<string>();
   for (const file of readdirSync(dist).filter((name) => name.endsWith(".js"))) {
     const text = readFileSync(join(dist, file), "utf8");
-    const statements = /^\s*(?:import|export)\s[^;]*?\bfrom\s*"([^"]+)"|^\s*import\s*"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)/gm;
+    const statements =
+      /^\s*(?:import|export)\s[^;]*?\bfrom\s*"([^"]+)"|^\s*import\s*"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)/gm;
     for (const match of text.matchAll(statements)) {
       const specifier = (match[1] ?? match[2] ?? match[3]) as string;
       if (!specifier.startsWith(".")) found.add(specifier);
