@@ -23,6 +23,7 @@ describe("setTelegramWebhook", () => {
     expect(fake.calls("setWebhook")[0]?.payload).toMatchObject({
       allowed_updates: ["message"],
       drop_pending_updates: false,
+      max_connections: 1,
     });
     await deleteTelegramWebhook({ token: fake.token, apiRoot: fake.url });
     expect(fake.webhook()).toBeUndefined();

@@ -14,6 +14,13 @@ const webhookRequestSchema = z.object({
     .describe("The public HTTPS URL Telegram posts updates to (it reaches the webhook's listen/path)"),
   secretToken: z.string().regex(/^[\w-]{1,256}$/, "expected 1-256 characters of A-Z, a-z, 0-9, _ and -"),
   dropPendingUpdates: z.boolean().default(false),
+  maxConnections: z
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(1)
+    .describe("Concurrent webhook requests Telegram may make; 1 delivers one update at a time, in order"),
 });
 
 /** Input of `setTelegramWebhook`: the channel's token, apiRoot and secretToken plus the public URL. */
@@ -33,6 +40,8 @@ export async function setTelegramWebhook(input: TelegramWebhookRequest): Promise
       secret_token: request.secretToken,
       allowed_updates: ["message"],
       drop_pending_updates: request.dropPendingUpdates,
+      // Telegram posts updates in parallel up to this many: one keeps each chat's messages in order.
+      max_connections: request.maxConnections,
     });
   } catch (error) {
     throw new DowncityError(
