@@ -152,6 +152,25 @@ describe("telegram polling", () => {
     expect(conflictPolls).toBeGreaterThanOrEqual(1);
   });
 
+  it("two pollers on one token: Telegram ends the older poll with 409, which is reported, not fatal", async () => {
+    const { fake, recording } = await setup();
+    const other = await createRecordingContext();
+    cleanup.push(() => other.dispose());
+    await started(adapterFor(fake, { pollTimeoutSeconds: 5 }), recording);
+    await recording.until(() => fake.calls("getUpdates").length >= 1, "first poll");
+    await started(adapterFor(fake, { pollTimeoutSeconds: 5 }), other);
+    await recording.until(
+      () => [...recording.states, ...other.states].some((state) => /409 Conflict/.test(state.error ?? "")),
+      "a 409 from the competing poll",
+    );
+    // Both may get the update before either confirms it; they hand the inbox the same event id to dedupe.
+    const id = fake.injectMessage({ text: "contended" });
+    await recording.until(() => fake.isConfirmed(id), "the contended update");
+    const seen = [...recording.events, ...other.events];
+    expect(seen.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(seen.map((event) => event.eventId))).toEqual(new Set([String(id)]));
+  });
+
   it("waits out a 429 on getUpdates and survives a dropped connection", async () => {
     const { fake, recording } = await setup();
     await started(adapterFor(fake), recording);
