@@ -1,0 +1,133 @@
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createFeishuAdapter, type FeishuAdapter } from "./feishu-adapter.js";
+import {
+  encryptLarkBody,
+  type FakeOpenPlatform,
+  fakeAppId,
+  fakeAppSecret,
+  larkMessageEnvelope,
+  signLarkBody,
+  startFakeOpenPlatform,
+} from "./test/fake-open-platform.js";
+import { createRecordingContext, type RecordingContext } from "./test/recording-context.js";
+
+const encryptKey = "webhook-encrypt-key";
+
+describe("feishu webhook mode", () => {
+  let fake: FakeOpenPlatform;
+  let recording: RecordingContext;
+  let adapter: FeishuAdapter | undefined;
+  let url: string;
+
+  const start = async (extra: Record<string, unknown>) => {
+    const created = createFeishuAdapter({
+      appId: fakeAppId,
+      appSecret: fakeAppSecret,
+      domain: fake.domain,
+      mode: "webhook",
+      listen: 0,
+      ...extra,
+    });
+    adapter = created;
+    await created.start(recording.context);
+    url = `http://127.0.0.1:${created.webhookPort()}/lark/events`;
+  };
+  const envelope = (eventId = `ev_${randomUUID()}`) =>
+    JSON.stringify(
+      larkMessageEnvelope({
+        chatType: "direct",
+        chatId: "oc_1",
+        userId: "ou_1",
+        text: "hi",
+        eventId,
+        messageId: `om_${eventId}`,
+        botOpenId: "ou_bot",
+      }),
+    );
+  const post = async (body: string, headers: Record<string, string> = {}) => {
+    const response = await fetch(url, {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json", ...headers },
+    });
+    return { status: response.status, body: await response.text() };
+  };
+  const signed = (body: string, options: { key?: string; timestamp?: string } = {}) => {
+    const timestamp = options.timestamp ?? String(Math.floor(Date.now() / 1000));
+    const nonce = randomUUID();
+    return {
+      "x-lark-request-timestamp": timestamp,
+      "x-lark-request-nonce": nonce,
+      "x-lark-signature": signLarkBody(timestamp, nonce, options.key ?? encryptKey, body),
+    };
+  };
+
+  beforeEach(async () => {
+    fake = await startFakeOpenPlatform();
+    recording = await createRecordingContext();
+  });
+  afterEach(async () => {
+    await adapter?.stop();
+    adapter = undefined;
+    await fake.close();
+    await recording.dispose();
+    expect(JSON.stringify(recording.logs)).not.toContain(encryptKey);
+  });
+
+  it("refuses to start unauthenticated: webhook mode needs encryptKey or verificationToken", () => {
+    expect(() =>
+      createFeishuAdapter({ appId: fakeAppId, appSecret: "s", mode: "webhook", listen: 0 }),
+    ).toThrow(/encryptKey/);
+  });
+
+  it("decrypts a signed event and answers 200 only after the accept; a failed accept gets 500", async () => {
+    await start({ encryptKey });
+    const body = JSON.stringify({ encrypt: encryptLarkBody(encryptKey, envelope("ev_ok")) });
+    recording.failNext(1);
+    expect((await post(body, signed(body))).status).toBe(500);
+    expect(recording.events).toHaveLength(0);
+    expect((await post(body, signed(body))).status).toBe(200);
+    expect(recording.events).toMatchObject([{ eventId: "ev_ok", chatType: "direct", text: "hi" }]);
+  });
+
+  it("rejects a bad signature, a stale timestamp, a missing signature and a plain body, before any accept", async () => {
+    await start({ encryptKey });
+    const body = JSON.stringify({ encrypt: encryptLarkBody(encryptKey, envelope()) });
+    expect((await post(body, signed(body, { key: "other-key" }))).status).toBe(401);
+    expect(
+      (await post(body, signed(body, { timestamp: String(Math.floor(Date.now() / 1000) - 7200) }))).status,
+    ).toBe(401);
+    expect((await post(body)).status).toBe(401);
+    const plain = envelope();
+    expect((await post(plain, signed(plain))).status).toBe(401);
+    expect((await post("{nope", signed("{nope"))).status).toBe(400);
+    expect(recording.attempts()).toBe(0);
+  });
+
+  it("answers the encrypted url_verification challenge, and refuses one encrypted with another key", async () => {
+    await start({ encryptKey });
+    const challenge = JSON.stringify({ challenge: "c-123", token: "vt", type: "url_verification" });
+    const good = await post(JSON.stringify({ encrypt: encryptLarkBody(encryptKey, challenge) }));
+    expect(good).toEqual({ status: 200, body: '{"challenge":"c-123"}' });
+    expect((await post(JSON.stringify({ encrypt: encryptLarkBody("wrong-key", challenge) }))).status).toBe(
+      401,
+    );
+  });
+
+  it("checks the verification token on plain events and challenges", async () => {
+    await start({ verificationToken: "verification-token" });
+    expect((await post(envelope("ev_plain"))).status).toBe(200);
+    expect(recording.events.map((event) => event.eventId)).toEqual(["ev_plain"]);
+    const forged = JSON.parse(envelope("ev_forged"));
+    forged.header.token = "guess";
+    expect((await post(JSON.stringify(forged))).status).toBe(401);
+    expect(
+      await post(JSON.stringify({ challenge: "c-9", token: "verification-token", type: "url_verification" })),
+    ).toEqual({ status: 200, body: '{"challenge":"c-9"}' });
+    expect(
+      (await post(JSON.stringify({ challenge: "c-9", token: "nope", type: "url_verification" }))).status,
+    ).toBe(401);
+    expect(recording.events).toHaveLength(1);
+  });
+});
