@@ -47,4 +47,36 @@ describe("downcity console open", () => {
     expect(link.opened).toBe(false);
     expect(Date.parse(link.expiresAt) - Date.now()).toBeLessThanOrEqual(60_000);
   });
+
+  it("an agent stopped through the web console is reported stopped by downcity status", async () => {
+    const project = await mkdtemp(join(tmpdir(), "dc-console-open-project-"));
+    try {
+      expect((await runBuiltCli(["init", project], { env: env() })).code).toBe(0);
+      const on = await runBuiltCli(["agent", "on", project, "--json"], { env: env() });
+      expect(on.code, on.stderr).toBe(0);
+      expect((await runBuiltCli(["status", project], { env: env() })).code).toBe(0);
+
+      // What the page's Stop button sends: the session cookie and this console's Origin.
+      const link = JSON.parse((await runBuiltCli(["console", "open", "--json"], { env: env() })).stdout) as {
+        url: string;
+      };
+      const origin = new URL(link.url).origin;
+      const login = await fetch(link.url, { redirect: "manual" });
+      const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] as string;
+      const stopped = await fetch(`${origin}/console/api/agents/control`, {
+        method: "POST",
+        headers: { cookie, origin, "content-type": "application/json" },
+        body: JSON.stringify({ agent: project, action: "stop" }),
+      });
+      expect(stopped.status).toBe(200);
+      expect(((await stopped.json()) as { agent: { status: string } }).agent.status).toBe("stopped");
+
+      const status = await runBuiltCli(["status", project, "--json"], { env: env() });
+      expect(status.code).toBe(3);
+      expect(JSON.parse(status.stdout)).toMatchObject({ running: false });
+    } finally {
+      await runBuiltCli(["stop", project], { env: env() });
+      await rm(project, { recursive: true, force: true });
+    }
+  });
 });
