@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/test";
@@ -51,6 +51,7 @@ describe("downcity doctor", () => {
       pty: "ok",
       state: "ok",
       console: "warn",
+      channels: "skip",
     });
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]).toMatchObject({ model: "scripted", max_tokens: 1 });
@@ -85,5 +86,37 @@ describe("downcity doctor", () => {
     expect(report.ok).toBe(false);
     expect(statusOf(report)).toMatchObject({ config: "fail", model: "skip", state: "fail" });
     expect(report.checks.find((check) => check.name === "config")?.fix).toBe("downcity init");
+  });
+
+  it("reports each configured channel as the running daemon sees it", async () => {
+    await init();
+    const configPath = join(dir, "downcity.json");
+    const config = JSON.parse(await readFile(configPath, "utf8")) as Record<string, unknown>;
+    config.channels = {
+      hook: {
+        adapter: "@downcity/adapters-webhook",
+        listen: { host: "127.0.0.1", port: 0 },
+        url: "http://127.0.0.1:9/replies",
+        secret: "doctor-test-secret-0123456789",
+      },
+      missing: { adapter: "@downcity/adapters-that-does-not-exist" },
+    };
+    await writeFile(configPath, JSON.stringify(config));
+    const stopped = JSON.parse(
+      (await runBuiltCli(["doctor", dir, "--offline", "--json"], { env: env() })).stdout,
+    );
+    expect(statusOf(stopped).channels).toBe("warn");
+    expect((await runBuiltCli(["start", dir], { env: env() })).code).toBe(0);
+    try {
+      const run = await runBuiltCli(["doctor", dir, "--offline", "--json"], { env: env() });
+      expect(run.code).toBe(1);
+      const channels = (JSON.parse(run.stdout) as Report).checks.find((check) => check.name === "channels");
+      expect(channels?.status).toBe("fail");
+      expect(channels?.detail).toContain("missing (@downcity/adapters-that-does-not-exist) failed");
+      expect(channels?.detail).not.toContain("hook");
+      expect(channels?.fix).toContain("channels.missing");
+    } finally {
+      await runBuiltCli(["stop", dir], { env: env() });
+    }
   });
 });

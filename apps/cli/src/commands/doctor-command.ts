@@ -5,6 +5,7 @@ import { downcityPaths, type LlmConfig, loadConfig } from "@downcity/core";
 import type { Command } from "commander";
 import { CliExit } from "../cli-exit.js";
 import type { CliIo } from "../cli-io.js";
+import { connectDaemon } from "../daemon/connect-daemon.js";
 import { loadDaemonApi } from "../daemon/load-daemon-api.js";
 import { printData } from "../output/print-data.js";
 import { findProjectRoot } from "../project/find-project-root.js";
@@ -193,6 +194,56 @@ async function checkConsole(io: CliIo): Promise<DoctorCheck> {
   }
 }
 
+interface ChannelListing {
+  channels: Array<{ name: string; adapter: string; state: string; error?: string }>;
+}
+
+/** The configured channels as the running daemon reports them: a channel not connected is a failure. */
+async function checkChannels(io: CliIo, rootDir: string, configured: string[]): Promise<DoctorCheck> {
+  const name = "channels";
+  if (configured.length === 0) return { name, status: "skip", detail: "no channels in downcity.json" };
+  const { daemonStatus } = await import("@downcity/daemon/client");
+  if (!(await daemonStatus({ rootDir })).running) {
+    return {
+      name,
+      status: "warn",
+      detail: `${configured.join(", ")} configured; their credentials are checked by the running daemon`,
+      fix: "downcity start, then downcity doctor again",
+    };
+  }
+  try {
+    const { client } = await connectDaemon(io, { dir: rootDir });
+    const { result } = await client.servicesCommand({ service: "channels", action: "list" });
+    const { channels } = result as ChannelListing;
+    const broken = channels.filter((channel) => channel.state !== "connected");
+    if (broken.length === 0) {
+      return {
+        name,
+        status: "ok",
+        detail: channels.map((channel) => `${channel.name} connected`).join(", "),
+      };
+    }
+    return {
+      name,
+      status: "fail",
+      detail: broken
+        .map(
+          (channel) =>
+            `${channel.name} (${channel.adapter}) ${channel.state}${channel.error ? `: ${channel.error}` : ""}`,
+        )
+        .join("; "),
+      fix: `Check the credentials of ${broken.map((channel) => `channels.${channel.name}`).join(", ")} in downcity.json and .env, then downcity restart; downcity channels list shows the state.`,
+    };
+  } catch (error) {
+    return {
+      name,
+      status: "fail",
+      detail: `could not ask the daemon: ${error instanceof Error ? error.message : String(error)}`,
+      fix: "downcity status; downcity restart",
+    };
+  }
+}
+
 /** Runs every check of `downcity doctor` for the project in `rootDir`. */
 export async function runDoctorChecks(
   io: CliIo,
@@ -201,10 +252,13 @@ export async function runDoctorChecks(
 ): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [checkNode()];
   let llm: LlmConfig | undefined;
+  let channels: string[] = [];
   let env: Record<string, string | undefined> = io.env;
   try {
     const loaded = await loadConfig(rootDir, { env: io.env });
     llm = loaded.config.llm;
+    const section = (loaded.config as { channels?: unknown }).channels;
+    if (typeof section === "object" && section !== null) channels = Object.keys(section);
     env = loaded.env;
     checks.push({ name: "config", status: "ok", detail: `${loaded.path} is valid` });
   } catch (error) {
@@ -227,14 +281,17 @@ export async function runDoctorChecks(
   checks.push(await checkPty());
   checks.push(await checkStateFolder(rootDir));
   checks.push(await checkConsole(io));
+  if (configOk) checks.push(await checkChannels(io, rootDir, channels));
   return checks;
 }
 
-/** `downcity doctor [dir] [--offline] [--json]`: checks Node, config, model, PTY, state folder and console; exits 1 on a failure. */
+/** `downcity doctor [dir] [--offline] [--json]`: checks Node, config, model, PTY, state folder, console and channels; exits 1 on a failure. */
 export function registerDoctorCommand(program: Command, io: CliIo): void {
   program
     .command("doctor")
-    .description("Check Node, the config, the model endpoint, the PTY, the state folder and the console")
+    .description(
+      "Check Node, the config, the model endpoint, the PTY, the state folder, the console and the channels",
+    )
     .argument("[dir]", "project directory (default: the nearest folder with downcity.json)")
     .option("--offline", "skip the 1-token request to the model")
     .option("--json", "print the checks as JSON")
@@ -252,7 +309,7 @@ export function registerDoctorCommand(program: Command, io: CliIo): void {
               `Project: ${rootDir}`,
               ...checks.map(
                 (check) =>
-                  `${check.status.toUpperCase().padEnd(4)}  ${check.name.padEnd(7)}  ${check.detail}${check.fix && check.status !== "ok" ? `\n${" ".repeat(15)}fix: ${check.fix}` : ""}`,
+                  `${check.status.toUpperCase().padEnd(4)}  ${check.name.padEnd(8)}  ${check.detail}${check.fix && check.status !== "ok" ? `\n${" ".repeat(16)}fix: ${check.fix}` : ""}`,
               ),
               ok ? "All checks passed." : "Some checks failed; each says how to fix it.",
             ].join("\n"),
