@@ -87,6 +87,12 @@ export class OutputBuffer {
   append(chunk: Buffer): void {
     const length = chunk.length;
     if (length === 0) return;
+    if (this.disk && this.disk.bytes >= this.bytesTotal + length) {
+      // Already on disk (the view reads it back): memory keeps only what the disk will not hold.
+      this.bytesTotal += length;
+      this.tailFrom = this.bytesTotal;
+      return;
+    }
     if (this.logFd !== undefined && !this.ownLogTruncated) {
       const room = this.logLimit - this.ownLogBytes;
       const count = Math.min(room, length);
