@@ -42,18 +42,21 @@ export const coreConfigShape = {
         .number()
         .int()
         .min(0)
+        .max(604800000)
         .default(600000)
         .describe("Longest one step (a model call and its tools) may take, in ms; 0 = no limit"),
       runTimeoutMs: z
         .number()
         .int()
         .min(0)
+        .max(604800000)
         .default(3600000)
         .describe("Longest a whole run may take, in ms; 0 = no limit"),
       idleTimeoutMs: z
         .number()
         .int()
         .min(0)
+        .max(604800000)
         .default(120000)
         .describe("A model stream silent this long (while no tool runs) is aborted, in ms; 0 = no limit"),
     })
