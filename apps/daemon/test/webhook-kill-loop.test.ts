@@ -233,8 +233,9 @@ describe("webhook channel: SIGKILL loop under an inbound flood", () => {
       const floods = Array.from({ length: senders }, (_, lane) => flood(lane));
 
       let killedMidRun = 0;
+      const loopStarted = Date.now();
       for (let cycle = 0; cycle < kills; cycle++) {
-        const daemon = await startDaemonDetached({ rootDir, env: world.env, entry });
+        const daemon = await startDaemonDetached({ rootDir, env: world.env, entry, timeoutMs: 30_000 });
         // Kill after a random number of fresh acknowledgements, then a random few milliseconds
         // more: sometimes right after an accept, sometimes during runs and sends.
         const before = acknowledged.size;
@@ -253,8 +254,10 @@ describe("webhook channel: SIGKILL loop under an inbound flood", () => {
         await waitUntil(async () => !(await daemonStatus({ rootDir })).running, `daemon ${daemon.pid} gone`);
       }
 
+      const loopMs = Date.now() - loopStarted;
+      const drainStarted = Date.now();
       // A last daemon drains everything: stop the flood, wait until every acknowledged event has a reply.
-      await startDaemonDetached({ rootDir, env: world.env, entry });
+      await startDaemonDetached({ rootDir, env: world.env, entry, timeoutMs: 30_000 });
       flooding = false;
       await Promise.all(floods);
       const unanswered = () => [...acknowledged.keys()].filter((eventId) => !replied().has(eventId));
@@ -264,6 +267,7 @@ describe("webhook channel: SIGKILL loop under an inbound flood", () => {
       }).catch(() => {});
       // A graceful stop finishes in-flight sends; nothing can arrive after it.
       await stopDaemon({ rootDir, graceMs: 5000 });
+      const drainMs = Date.now() - drainStarted;
 
       expect(unanswered(), `seed ${seed}: acknowledged, never answered`).toEqual([]);
       expect(unexpected).toEqual([]);
@@ -294,7 +298,8 @@ describe("webhook channel: SIGKILL loop under an inbound flood", () => {
       expect(problems, `seed ${seed}`).toEqual([]);
       console.info(
         `webhook kill loop (seed ${seed}): ${kills} kills (${killedMidRun} with runs or sends pending), ${sent.size} events, ` +
-          `${lostAcks.size} acknowledgements lost to a kill and redelivered, ${sameKeyDuplicates} same-key resends`,
+          `${lostAcks.size} acknowledgements lost to a kill and redelivered, ${sameKeyDuplicates} same-key resends; ` +
+          `kill loop ${loopMs} ms, final drain ${drainMs} ms`,
       );
     },
     60_000 + kills * 4000,
