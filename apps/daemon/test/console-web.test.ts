@@ -135,6 +135,26 @@ describe("web console in headless Chromium", () => {
     await shot("chat-streamed");
   });
 
+  it("stops a reply part-way with the Stop button", async () => {
+    await page.getByRole("textbox", { name: "Message" }).fill("please stream slowly");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.waitForFunction(
+      () => (document.querySelector('[data-testid="streaming-reply"]')?.textContent ?? "").length >= 8,
+      undefined,
+      { polling: 10, timeout: 15000 },
+    );
+    await page.getByRole("button", { name: "Stop" }).click();
+    await page.getByTestId("streaming-reply").waitFor({ state: "detached", timeout: 15000 });
+    const history = await (await world.client(world.roots.alpha)).chatHistory({
+      contextId: "cli:main",
+      last: 1,
+    });
+    const text = JSON.stringify(history.messages.at(-1)?.parts ?? []);
+    // The full reply is 120 digits; a stopped run keeps only what was streamed before the stop.
+    expect(text).not.toContain("0123456789".repeat(12));
+    expect(await page.getByRole("button", { name: "Stop" }).count()).toBe(0);
+  });
+
   it("follows a shell job the agent started until it ends, then sees the agent's follow-up", async () => {
     await page.getByRole("textbox", { name: "Message" }).fill("please start a shell job");
     await page.getByRole("button", { name: "Send" }).click();

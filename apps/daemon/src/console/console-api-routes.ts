@@ -88,6 +88,7 @@ export function createConsoleApiRoutes(agents: ConsoleAgents): ConsoleApiRoutes 
         last: input.last,
       });
     },
+    // Answers once the message is durable in the daemon's inbox; the reply arrives over `events`.
     "POST chat/send": async ({ body }) => {
       const input = parse(
         z.strictObject({
@@ -97,10 +98,14 @@ export function createConsoleApiRoutes(agents: ConsoleAgents): ConsoleApiRoutes 
         }),
         body,
       );
-      return (await agents.client(input.agent)).chatSend({
+      return (await agents.client(input.agent)).chatQueue({
         text: input.text,
         ...(input.contextId ? { contextId: input.contextId } : {}),
       });
+    },
+    "POST chat/cancel": async ({ body }) => {
+      const input = parse(z.strictObject({ agent: agentField, contextId: z.string().min(1) }), body);
+      return (await agents.client(input.agent)).chatCancel({ contextId: input.contextId });
     },
     "POST command": async ({ body }) => {
       const input = parse(commandBody, body);

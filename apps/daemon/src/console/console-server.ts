@@ -145,8 +145,8 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
       const agent = url.searchParams.get("agent") ?? "";
       const client = await agents.client(agent);
       const events = openEventResponse(request, response);
+      // The daemon's own `ready` comes through once its subscription is live.
       if (path === "/console/api/events") {
-        events.send("ready", { contextId: url.searchParams.get("contextId") });
         return relayChatEvents(client, url.searchParams.get("contextId") ?? undefined, events);
       }
       return relayShellOutput(client, url.searchParams.get("shellId") ?? "", events);

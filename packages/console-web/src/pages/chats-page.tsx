@@ -179,6 +179,19 @@ export function ChatsPage(props: {
             }}
           />
           <button type="submit">Send</button>
+          {runs.length > 0 ? (
+            <button
+              type="button"
+              class="secondary"
+              onClick={() =>
+                void postJson("chat/cancel", { agent, contextId }).catch((error: Error) =>
+                  setProblem(error.message),
+                )
+              }
+            >
+              Stop
+            </button>
+          ) : null}
         </form>
       </section>
     </div>
