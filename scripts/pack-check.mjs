@@ -144,14 +144,17 @@ const typeRoots = join(root, "node_modules", "@types");
 
 log(`pack-check in ${work}`);
 const tarballs = new Map();
-for (const { dir, name } of packages) {
-  await step(`pack ${name}`, async () => {
-    const before = new Set(readdirSync(tarballDir));
-    await run("npx", ["-y", "pnpm@10", "pack", "--pack-destination", tarballDir], { cwd: dir });
-    const file = readdirSync(tarballDir).find((entry) => !before.has(entry));
-    if (!file) throw new Error("pnpm pack wrote no tarball");
-    tarballs.set(name, join(tarballDir, file));
-    const manifest = tarballManifest(join(tarballDir, file));
+await step("pnpm -r pack", async () => {
+  await run("npx", ["-y", "pnpm@10", "-r", "pack", "--pack-destination", tarballDir], { cwd: root });
+  for (const file of readdirSync(tarballDir)) {
+    tarballs.set(tarballManifest(join(tarballDir, file)).name, join(tarballDir, file));
+  }
+});
+for (const { name } of packages) {
+  await step(`${name}: packed with complete metadata`, async () => {
+    const tarball = tarballs.get(name);
+    if (!tarball) throw new Error("pnpm -r pack wrote no tarball for it");
+    const manifest = tarballManifest(tarball);
     const leftover = Object.entries(manifest.dependencies ?? {}).filter(([, range]) =>
       String(range).startsWith("workspace:"),
     );
@@ -161,6 +164,15 @@ for (const { dir, name } of packages) {
       if (field === "exports" && manifest.bin) continue;
       if (!manifest[field]) throw new Error(`package.json has no "${field}"`);
     }
+    // A scoped package publishes as restricted (paid, private) unless told otherwise.
+    if (manifest.name.startsWith("@") && manifest.publishConfig?.access !== "public") {
+      throw new Error('package.json needs "publishConfig": { "access": "public" }');
+    }
+    const untyped = Object.entries(manifest.exports ?? {}).filter(
+      ([, target]) => typeof target === "object" && target.import && !target.types,
+    );
+    if (untyped.length > 0)
+      throw new Error(`exports without "types": ${untyped.map(([key]) => key).join(", ")}`);
   });
 }
 
