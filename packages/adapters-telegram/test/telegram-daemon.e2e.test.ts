@@ -145,6 +145,30 @@ describe("telegram through the daemon: pairing, approval, groups and topics, a c
     expect(sentTo(groupId, /just chatting/)).toHaveLength(0);
   }, 60_000);
 
+  test("a 409 Conflict shows in downcity channels list as retrying, then clears", async () => {
+    type Listed = { channels: Array<{ name: string; state: string; error?: string }> };
+    fake.setConflict(true);
+    const conflicted = await (async () => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const listed = ok(await cli(["channels", "list", "--json"])) as Listed;
+        const channel = listed.channels.find((entry) => entry.name === "tg");
+        if (channel?.state === "retrying") return channel;
+        if (Date.now() > deadline) throw new Error(`no retrying state: ${JSON.stringify(listed)}`);
+      }
+    })();
+    expect(conflicted.error).toMatch(/409 Conflict: another process is polling this bot token/);
+    fake.setConflict(false);
+    fake.injectMessage({ from: { id: 5001, username: "ada" }, text: "after the conflict" });
+    await until(() => sentTo(5001, "echo: after the conflict")[0], "the answer after the conflict", 40_000);
+    const listed = ok(await cli(["channels", "list", "--json"])) as Listed;
+    expect(listed.channels.find((entry) => entry.name === "tg")).toMatchObject({ state: "connected" });
+    let logged = "";
+    for (const file of await readdir(join(project, ".downcity", "logs")))
+      logged += await readFile(join(project, ".downcity", "logs", file), "utf8");
+    expect(logged).toMatch(/409 Conflict/);
+  }, 90_000);
+
   test("a SIGKILL between accept and reply, then a restart, gives exactly one reply", async () => {
     const status = ok(await cli(["status", "--json"])) as { pid: number };
     const slow = fake.injectMessage({ from: { id: 5001, username: "ada" }, text: "slow question" });
