@@ -29,7 +29,10 @@ describe("daemon client errors", () => {
   it("reports a connection that breaks before the reply as such, not as an unreachable daemon", async () => {
     const port = await listen(createServer((socket) => socket.destroy()));
     const client = createDaemonClient({ host: "127.0.0.1", port, token: "t" });
-    const error = await client.chatSend({ text: "hi" }).catch((caught: Error) => caught);
+    const error = await client.chatSend({ text: "hi" }).then(
+      () => new Error("the request succeeded"),
+      (caught: Error) => caught,
+    );
     expect(error.message).toContain("failed before it answered");
     expect(error.message).not.toContain("Cannot reach");
   });
