@@ -92,15 +92,26 @@ describe("run control through the daemon", () => {
       const reply = client.chatSend({ contextId: "cli:main", text: "sleep a while" });
       const pid = await waitUntil(() => readPid(rootDir, "exec.pid"), "the exec's grandchild pid");
       expect(alive(pid)).toBe(true);
-      await expect(client.chatCancel({} as { contextId: string })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+      await expect(client.chatCancel({} as { contextId: string })).rejects.toMatchObject({
+        code: "INVALID_INPUT",
+      });
       const started = Date.now();
       const { cancelled } = await client.chatCancel({ contextId: "cli:main" });
       expect(Date.now() - started).toBeLessThan(1500);
       expect(cancelled).toEqual([{ contextId: "cli:main", requestId: expect.any(String) }]);
       const answer = await reply;
-      expect(answer.text).toBe("The run was cancelled on request.");
+      expect(answer).toMatchObject({
+        text: "The run was cancelled on request.",
+        aborted: { reason: "cancelled", message: "The run was cancelled on request." },
+        usage: { inputTokens: 0, outputTokens: 0 },
+      });
       await waitUntil(() => !alive(pid), "the exec's grandchild to die", { timeoutMs: 3000 });
-      expect((await client.chatSend({ contextId: "cli:main", text: "again" })).text).toBe("next reply");
+      const next = await client.chatSend({ contextId: "cli:main", text: "again" });
+      expect(next).toMatchObject({
+        text: "next reply",
+        usage: { inputTokens: 10, outputTokens: 10, totalTokens: 20 },
+      });
+      expect(next.aborted).toBeUndefined();
       await waitUntil(
         () => events.some((event) => event.type === "run-end" && !event.aborted),
         "the second run-end",

@@ -58,6 +58,8 @@ export async function chatRoutes(
       requestId: result.requestId,
       text: result.text,
       steps: result.steps,
+      usage: result.usage,
+      ...(result.aborted ? { aborted: result.aborted } : {}),
     };
   });
 
