@@ -133,6 +133,14 @@ describe("web console in headless Chromium", () => {
     await page.locator(".message-assistant:not(.live)", { hasText: full }).waitFor({ timeout: 15000 });
     await page.locator(".message-user", { hasText: "hello there" }).first().waitFor();
     await shot("chat-streamed");
+    // Keyboard: Tab from the message box reaches Send, whose focus ring is visible.
+    await page.getByRole("textbox", { name: "Message" }).focus();
+    await page.keyboard.press("Tab");
+    const focused = await page.evaluate(() => {
+      const element = document.activeElement as HTMLElement;
+      return { text: element.textContent, outline: getComputedStyle(element).outlineStyle };
+    });
+    expect(focused).toEqual({ text: "Send", outline: "solid" });
   });
 
   it("stops a reply part-way with the Stop button", async () => {
