@@ -57,6 +57,10 @@ export const exampleHarness = {
   "@downcity/memory": {
     prelude: [...scriptedModel, "const rootDir = process.cwd();"],
   },
+  "@downcity/adapters-feishu": {
+    // The example reads the secret from the environment, as a project does from .env.
+    env: { LARK_APP_SECRET: "pack-check-app-secret" },
+  },
   "@downcity/tasks": {
     prelude: [
       ...scriptedModel,

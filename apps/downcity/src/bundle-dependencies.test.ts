@@ -11,6 +11,12 @@ const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8
   dependencies: Record<string, string>;
 };
 
+// First-party libraries a project installs itself (the daemon resolves them from the project first),
+// each with the reason it is not shipped: the install must stay within its 80 MiB budget.
+const installedByTheProject: Record<string, string> = {
+  "@downcity/adapters-feishu": "@larksuiteoapi/node-sdk and its dependencies add about 38 MiB",
+};
+
 function packageOf(specifier: string): string {
   const parts = specifier.split("/");
   return specifier.startsWith("@") ? `${parts[0]}/${parts[1]}` : (parts[0] as string);
@@ -55,6 +61,11 @@ describe("the downcity bundle", () => {
       .filter((library: { private?: boolean }) => !library.private)
       .map((library: { name: string }) => library.name);
     expect(libraries.length).toBeGreaterThan(0);
-    expect(libraries.filter((name) => !(name in manifest.dependencies))).toEqual([]);
+    const missing = libraries.filter(
+      (name) => !(name in manifest.dependencies) && !(name in installedByTheProject),
+    );
+    expect(missing).toEqual([]);
+    for (const name of Object.keys(installedByTheProject))
+      expect(manifest.dependencies).not.toHaveProperty([name]);
   });
 });
