@@ -25,7 +25,7 @@ describe("web console in headless Chromium", () => {
       createConsoleWebWorld({ daemonEntry: inject("daemonEntry"), consoleEntry: inject("consoleEntry") }),
       launchChromium(),
     ]);
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    context = await browser.newContext({ viewport: { width: 1100, height: 420 } });
     page = await context.newPage();
   }, 90000);
   afterAll(async () => {
