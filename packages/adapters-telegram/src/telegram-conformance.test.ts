@@ -2,12 +2,10 @@ import { testChannelAdapter } from "@downcity/core/test";
 import { telegramChannelAdapter } from "./telegram-adapter.js";
 import { createTelegramConformanceFake } from "./test/telegram-conformance-fake.js";
 
-testChannelAdapter({
-  name: "telegram",
-  createFake: createTelegramConformanceFake,
-  createAdapter: (fake) => ({
-    definition: telegramChannelAdapter,
-    options: { token: fake.server.token, apiRoot: fake.server.url, pollTimeoutSeconds: 2 },
-  }),
-  capabilities: { maxTextLength: 4096, threads: true, idempotentSends: false },
-});
+for (const mode of ["polling", "webhook"] as const)
+  testChannelAdapter({
+    name: `telegram (${mode})`,
+    createFake: () => createTelegramConformanceFake(mode),
+    createAdapter: (fake) => ({ definition: telegramChannelAdapter, options: fake.options }),
+    capabilities: { maxTextLength: 4096, threads: true, idempotentSends: false },
+  });

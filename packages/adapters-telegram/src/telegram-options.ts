@@ -22,7 +22,8 @@ export const telegramOptionsSchema = z
     pollTimeoutSeconds: z
       .number()
       .int()
-      .min(0)
+      // 0 (short polling) would spin against Telegram while nothing happens.
+      .min(1)
       .max(50)
       .default(30)
       .describe("How long one getUpdates call waits for updates (polling mode)"),

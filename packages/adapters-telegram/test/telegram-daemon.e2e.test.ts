@@ -1,8 +1,11 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/test";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { setTelegramWebhook } from "../src/set-telegram-webhook.js";
 import { type FakeTelegramServer, startFakeTelegramServer } from "../src/test/fake-telegram-server.js";
 import { type CliRun, ensureBuiltCli, runCli } from "./built-cli.js";
 
@@ -197,4 +200,88 @@ describe("telegram through the daemon: pairing, approval, groups and topics, a c
       expect(text).not.toContain(fake.token.split(":")[1]);
     }
   }, 90_000);
+});
+
+describe("telegram webhook mode through the daemon", () => {
+  let cliMain: string;
+  let home: string;
+  let project: string;
+  let fake: FakeTelegramServer;
+  let model: OpenAICompatibleServer;
+  let listen: string;
+  const secret = "e2e-webhook-secret";
+  const cli = (args: string[]) => runCli(cliMain, args, { cwd: project, env: { DOWNCITY_HOME: home } });
+
+  beforeAll(async () => {
+    cliMain = ensureBuiltCli();
+    home = await mkdtemp(join(tmpdir(), "downcity-tgw-home-"));
+    project = await mkdtemp(join(tmpdir(), "downcity-tgw-project-"));
+    fake = await startFakeTelegramServer();
+    model = await startOpenAICompatibleServer({
+      respond: (call) =>
+        `echo: ${call.messages.filter((message) => message.role === "user").at(-1)?.text ?? ""}`,
+    });
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    listen = `127.0.0.1:${(probe.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    expect((await cli(["init", ".", "--json"])).code).toBe(0);
+    const configPath = join(project, "downcity.json");
+    const config = JSON.parse(await readFile(configPath, "utf8")) as Record<string, unknown>;
+    config.llm = { provider: "openai-compatible", model: "scripted", baseURL: model.url };
+    config.channels = {
+      tg: {
+        adapter: "@downcity/adapters-telegram",
+        token: "${TELEGRAM_BOT_TOKEN}",
+        apiRoot: fake.url,
+        mode: "webhook",
+        listen,
+        path: "/telegram",
+        secretToken: "${TELEGRAM_WEBHOOK_SECRET}",
+        access: { dm: "allowlist", allow: ["5001"] },
+      },
+    };
+    await writeFile(configPath, JSON.stringify(config, null, 2));
+    await writeFile(
+      join(project, ".env"),
+      `TELEGRAM_BOT_TOKEN=${fake.token}\nTELEGRAM_WEBHOOK_SECRET=${secret}\n`,
+    );
+    const started = await cli(["start", "--json"]);
+    expect(started.code, started.stderr).toBe(0);
+  }, 240_000);
+
+  afterAll(async () => {
+    if (project) await cli(["stop", "--json"]).catch(() => undefined);
+    await model?.close();
+    await fake?.close();
+    if (home) await rm(home, { recursive: true, force: true });
+    if (project) await rm(project, { recursive: true, force: true });
+  });
+
+  test("Telegram's POSTs are answered 200 once accepted and replied to; a forged POST gets 401", async () => {
+    // The daemon registered nothing: webhook mode leaves that to set-webhook.
+    expect(fake.calls("setWebhook")).toHaveLength(0);
+    expect(fake.calls("deleteWebhook")).toHaveLength(0);
+    await setTelegramWebhook({
+      token: fake.token,
+      apiRoot: fake.url,
+      url: `http://${listen}/telegram`,
+      secretToken: secret,
+    });
+    const id = fake.injectMessage({ from: { id: 5001, username: "ada" }, text: "via webhook" });
+    await until(
+      () => fake.sent().find((message) => message.text === "echo: via webhook"),
+      "the webhook reply",
+    );
+    expect(fake.isConfirmed(id)).toBe(true);
+    expect(fake.webhookAnswers(id).at(-1)).toBe(200);
+
+    const forged = await fetch(`http://${listen}/telegram`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": "guess" },
+      body: JSON.stringify(fake.update(id)),
+    });
+    expect(forged.status).toBe(401);
+    expect(model.calls).toHaveLength(1);
+  }, 60_000);
 });

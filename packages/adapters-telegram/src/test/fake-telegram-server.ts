@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { Update, UserFromGetMe } from "grammy/types";
 import { buildFakeMessage, type FakeMessageInput } from "./fake-telegram-message.js";
+import { createFakeWebhookDelivery } from "./fake-webhook-delivery.js";
 
 export type { FakeMessageInput };
 
@@ -39,8 +40,10 @@ export interface FakeTelegramServer {
   injectUpdate(update: Omit<Update, "update_id">): number;
   /** The Update object of an injected update. */
   update(updateId: number): Update;
-  /** True once getUpdates was called with an offset above `updateId`. */
+  /** True once getUpdates was called with an offset above `updateId` (or the webhook answered it 2xx). */
   isConfirmed(updateId: number): boolean;
+  /** What the webhook answered for an update, in order (0: no answer). */
+  webhookAnswers(updateId: number): number[];
   /** Returns an update again in the next getUpdates answer, even if confirmed (a duplicate delivery). */
   redeliver(updateId: number): void;
   /** Answers the next call of `method` with this error. */
@@ -89,6 +92,8 @@ export async function startFakeTelegramServer(
   const drops = new Map<string, number>();
   let conflict = false;
   let hook: { url: string; secret_token?: string } | undefined;
+  // With a webhook set, updates are pushed to it (and getUpdates answers 409), as Telegram does.
+  const delivery = createFakeWebhookDelivery();
   let poller: Waiter | undefined;
   const sockets = new Set<import("node:net").Socket>();
 
@@ -296,6 +301,10 @@ export async function startFakeTelegramServer(
 
   const push = (update: Update) => {
     all.set(update.update_id, update);
+    if (hook) {
+      delivery.send(update, hook);
+      return update.update_id;
+    }
     queue.push(update);
     queue.sort((a, b) => a.update_id - b.update_id);
     wake();
@@ -317,10 +326,12 @@ export async function startFakeTelegramServer(
       if (!update) throw new Error(`no update ${updateId}`);
       return update;
     },
-    isConfirmed: (updateId) => updateId < confirmedBelow,
+    isConfirmed: (updateId) => updateId < confirmedBelow || delivery.acked(updateId),
+    webhookAnswers: (updateId) => delivery.answers(updateId),
     redeliver(updateId) {
       const update = all.get(updateId);
       if (!update) throw new Error(`no update ${updateId}`);
+      if (hook) return delivery.send(update, hook);
       // Delivered once more under the same update_id, whatever offset the next poll confirms.
       forced.push(update);
       wake();
@@ -352,6 +363,7 @@ export async function startFakeTelegramServer(
     sent: () => sent.map((message) => ({ ...message })),
     webhook: () => (hook ? { ...hook } : undefined),
     async close() {
+      delivery.close();
       poller?.finish([]);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();

@@ -1,17 +1,49 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { ChannelFake, FakeIncoming, FakeSent } from "@downcity/core/test";
+import { setTelegramWebhook } from "../set-telegram-webhook.js";
 import { type FakeTelegramServer, startFakeTelegramServer } from "./fake-telegram-server.js";
 
-/** The conformance suite's view of the fake Bot API: deliveries are acknowledged by offset confirmation. */
+/**
+ * The conformance suite's view of the fake Bot API. Polling: a delivery is acknowledged when a later
+ * getUpdates confirms it. Webhook: the fake POSTs it to the channel until it answers 2xx.
+ */
 export interface TelegramConformanceFake extends ChannelFake {
   readonly server: FakeTelegramServer;
+  /** The channel options that point the adapter at this fake. */
+  readonly options: Record<string, unknown>;
 }
 
-/** Starts a fake Bot API server wrapped for `testChannelAdapter`. */
-export async function createTelegramConformanceFake(): Promise<TelegramConformanceFake> {
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+/** Starts a fake Bot API server wrapped for `testChannelAdapter`, for polling or webhook mode. */
+export async function createTelegramConformanceFake(
+  mode: "polling" | "webhook" = "polling",
+): Promise<TelegramConformanceFake> {
   const server = await startFakeTelegramServer();
   const handle = `@${server.bot.username}`;
+  let options: Record<string, unknown> = { token: server.token, apiRoot: server.url, pollTimeoutSeconds: 2 };
+  if (mode === "webhook") {
+    const listen = `127.0.0.1:${await freePort()}`;
+    const secretToken = "conformance-secret";
+    options = { token: server.token, apiRoot: server.url, mode, listen, path: "/tg", secretToken };
+    // As `downcity tg set-webhook` would have done once, beforehand.
+    await setTelegramWebhook({
+      token: server.token,
+      apiRoot: server.url,
+      url: `http://${listen}/tg`,
+      secretToken,
+    });
+  }
   return {
     server,
+    options,
     hasNonText: true,
     async deliver(message: FakeIncoming, options = {}) {
       let updateId: number;
@@ -36,7 +68,7 @@ export async function createTelegramConformanceFake(): Promise<TelegramConforman
               }),
         });
       }
-      // Acknowledged = a later getUpdates asked for an offset above this update.
+      // Acknowledged = a later getUpdates asked for an offset above it, or the webhook answered 2xx.
       const deadline = Date.now() + (options.timeoutMs ?? 10_000);
       while (!server.isConfirmed(updateId) && Date.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, 10));
