@@ -1,6 +1,4 @@
-import { tmpdir } from "node:os";
-import type { AcceptResult, ChannelContext, ChannelEvent, ChannelInbox, ChannelState } from "@downcity/core";
-import { silentLogger } from "@downcity/core";
+import type { AcceptResult, ChannelEvent, ChannelInbox } from "@downcity/core";
 
 /** A test inbox: records accepted events, dedupes by event id, and fails on demand. */
 export interface RecordingInbox extends ChannelInbox {
@@ -41,19 +39,4 @@ export function createRecordingInbox(): RecordingInbox {
     },
   };
   return inbox;
-}
-
-/** A channel context around `inbox`, recording every state the adapter reports. */
-export function createTestChannelContext(inbox: ChannelInbox) {
-  const controller = new AbortController();
-  const states: Array<{ state: ChannelState; error?: string }> = [];
-  const context: ChannelContext = {
-    channel: "hook",
-    inbox,
-    logger: silentLogger,
-    signal: controller.signal,
-    stateDir: tmpdir(),
-    setState: (state, error) => states.push(error === undefined ? { state } : { state, error }),
-  };
-  return { context, states, abort: () => controller.abort() };
 }

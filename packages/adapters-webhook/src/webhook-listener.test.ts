@@ -1,7 +1,8 @@
 import { request as httpRequest } from "node:http";
 import { connect, createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { createRecordingInbox, createTestChannelContext } from "./recording-inbox.js";
+import { createRecordingInbox } from "./recording-inbox.js";
+import { createTestChannelContext } from "./test-channel-context.js";
 import { createWebhookAdapter, type WebhookAdapter } from "./webhook-adapter.js";
 import { signWebhookBody } from "./webhook-signature.js";
 
