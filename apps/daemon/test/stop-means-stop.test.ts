@@ -1,0 +1,79 @@
+import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import {
+  createDaemonClient,
+  initProject,
+  readToken,
+  startDaemonDetached,
+  startDemoModel,
+  stopDaemon,
+} from "../src/index.js";
+import { createTempWorld } from "./temp-project.js";
+import { waitUntil } from "./wait-until.js";
+
+/** Running (not a zombie left to a container's pid 1 that never reaps). */
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
+  } catch {
+    return true;
+  }
+};
+
+describe("downcity stop while a run executes a long shell_exec", () => {
+  let world: Awaited<ReturnType<typeof createTempWorld>>;
+  let demo: Awaited<ReturnType<typeof startDemoModel>>;
+  beforeAll(async () => {
+    world = await createTempWorld("dc-stop-");
+    demo = await startDemoModel();
+  });
+  afterAll(async () => {
+    await stopDaemon({ rootDir: world.project(), graceMs: 2000 }).catch(() => {});
+    await demo.close();
+    await world.cleanup();
+  });
+
+  it("exits within 2 s without SIGKILL, kills the command and keeps the run in history", async () => {
+    const rootDir = world.project();
+    await initProject(rootDir, { llm: demo.llm });
+    const started = await startDaemonDetached({ rootDir, env: world.env, entry: inject("daemonEntry") });
+    const client = createDaemonClient({
+      host: started.host,
+      port: started.port,
+      token: (await readToken(world.env)) as string,
+    });
+    // The command's real work runs in a grandchild: killing only the shell would orphan it.
+    const reply = client
+      .chatSend({ text: "run sleep 47 & echo $! > exec.pid; wait" })
+      .catch((error: Error) => error);
+    const pid = await waitUntil(
+      async () =>
+        Number((await readFile(join(rootDir, "exec.pid"), "utf8").catch(() => "")).trim()) || undefined,
+      "the sleep's pid",
+    );
+    expect(alive(pid)).toBe(true);
+
+    const stopping = Date.now();
+    const stopped = await stopDaemon({ rootDir, graceMs: 10000 });
+    expect(Date.now() - stopping).toBeLessThan(2000);
+    expect(stopped).toMatchObject({ stopped: true, pid: started.pid });
+    expect(stopped.killed).toBeFalsy();
+    expect(alive(started.pid)).toBe(false);
+    await waitUntil(() => !alive(pid), "the sleep to be gone", { timeoutMs: 500 });
+    await reply;
+
+    const historyPath = join(rootDir, ".downcity/context/cli%3Amain/messages/messages.jsonl");
+    const lines = (await readFile(historyPath, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines.at(-1)).toMatchObject({ role: "assistant", metadata: { aborted: "shutdown" } });
+  });
+});
