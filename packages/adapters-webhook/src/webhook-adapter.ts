@@ -76,6 +76,8 @@ export function createWebhookAdapter(input: WebhookOptionsInput): WebhookAdapter
       throw error;
     }
     const onAbort = () => void stop();
+    // Not awaited: stop waits for this start to settle first.
+    if (channel.signal.aborted) return onAbort();
     channel.signal.addEventListener("abort", onAbort, { once: true });
     detachAbort = () => channel.signal.removeEventListener("abort", onAbort);
   };

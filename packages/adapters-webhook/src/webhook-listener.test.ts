@@ -287,6 +287,19 @@ describe("webhook listener (POST /events)", () => {
     await expectPortFree(port);
   });
 
+  it("stops at once when started with an already aborted signal", async () => {
+    const first = await started();
+    await first.adapter.stop();
+    // Started again on the same (known) port, with the signal already aborted.
+    const { channel, adapter, port } = await started({ listen: { host: "127.0.0.1", port: first.port } });
+    await adapter.stop();
+    channel.abort();
+    await adapter.start(channel.context);
+    await expect.poll(() => adapter.address(), { timeout: 5000 }).toBeUndefined();
+    await adapter.stop();
+    await expectPortFree(port);
+  });
+
   it("fails to start naming listen.port when the port is taken, and reports the state", async () => {
     const first = await started();
     const inbox = createRecordingInbox();
