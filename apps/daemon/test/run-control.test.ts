@@ -8,6 +8,7 @@ import { createScriptedModel } from "@downcity/core/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDaemonClient, ensureToken, initProject } from "../src/index.js";
 import { runDaemon } from "../src/server.js";
+import { readDaemonLog } from "./daemon-log.js";
 import { createTempWorld } from "./temp-project.js";
 import { waitUntil } from "./wait-until.js";
 
@@ -140,6 +141,57 @@ describe("run control through the daemon", () => {
           finishReason: "stop",
         }),
       );
+    } finally {
+      await daemon.close();
+    }
+    // The abort and every model call are logged with the run's ids.
+    const log = await readDaemonLog(rootDir, process.pid);
+    expect(log).toContainEqual(
+      expect.objectContaining({
+        msg: "run aborted",
+        reason: "cancelled",
+        contextId: "cli:main",
+        requestId: expect.any(String),
+      }),
+    );
+    expect(log).toContainEqual(
+      expect.objectContaining({
+        msg: "model call",
+        contextId: "cli:main",
+        requestId: expect.any(String),
+        inputTokens: 10,
+        outputTokens: 10,
+        finishReason: "stop",
+      }),
+    );
+  });
+
+  it("takes its limits from run.* in downcity.json: a stalled model stream is cut after run.idleTimeoutMs", async () => {
+    const rootDir = world.project("idle");
+    await initProject(rootDir);
+    const configPath = join(rootDir, "downcity.json");
+    const config = JSON.parse(await readFile(configPath, "utf8"));
+    await writeFile(configPath, JSON.stringify({ ...config, run: { idleTimeoutMs: 300 } }));
+    const scripted = createScriptedModel([() => new Promise<never>(() => {}), "awake again"]);
+    const daemon = await runDaemon({
+      rootDir,
+      env: world.env,
+      handleSignals: false,
+      plugins: [],
+      model: scripted.model,
+    });
+    try {
+      const client = createDaemonClient({
+        host: daemon.host,
+        port: daemon.port,
+        token: await ensureToken(world.env),
+      });
+      const started = Date.now();
+      const stalled = await client.chatSend({ contextId: "cli:main", text: "hello?" });
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(stalled.aborted?.reason).toBe("idle-timeout");
+      expect(stalled.text).toContain("run.idleTimeoutMs");
+      expect((await client.chatSend({ contextId: "cli:main", text: "again" })).text).toBe("awake again");
     } finally {
       await daemon.close();
     }
