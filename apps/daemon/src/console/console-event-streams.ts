@@ -101,6 +101,8 @@ export async function relayShellOutput(
           next_cursor: number;
         };
         if (rest.output) events.send("output", { text: rest.output, cursor: rest.next_cursor });
+        // Tells the page not to reconnect: a reconnect would replay the output from the start.
+        events.send("end", {});
         break;
       }
       await call("wait", { cursor, until: "any", timeout_ms: 10000 });

@@ -22,15 +22,18 @@ function SessionOutput(props: { agent: string; shellId: string; onChange: () => 
   const { agent, shellId } = props;
   const [output, setOutput] = useState("");
   const [status, setStatus] = useState<string>("…");
+  const [ended, setEnded] = useState(false);
   const [input, setInput] = useState("");
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const pane = useRef<HTMLPreElement>(null);
   useEffect(() => {
     setOutput("");
     setStatus("…");
+    setEnded(false);
   }, [shellId]);
   useEventStream(streamUrl("shell/output", { agent, shellId }), ["output", "status"], (name, data) => {
     if (name === "output") setOutput((current) => current + String(data.text ?? ""));
+    else if (name === "end") setEnded(true);
     else {
       setStatus(String(data.status));
       props.onChange();
@@ -54,7 +57,14 @@ function SessionOutput(props: { agent: string; shellId: string; onChange: () => 
       <h2>
         Session <code>{shellId}</code> <span class={`status status-${status}`}>{status}</span>
       </h2>
-      <pre class="terminal" ref={pane} data-testid="shell-output" role="log" aria-label="Output">
+      <pre
+        class="terminal"
+        ref={pane}
+        data-testid="shell-output"
+        data-ended={ended ? "true" : undefined}
+        role="log"
+        aria-label="Output"
+      >
         {output}
       </pre>
       {problem ? <p role="alert">{problem}</p> : null}
