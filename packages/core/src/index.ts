@@ -2,10 +2,11 @@
  * The complete public surface of @downcity/core: the agent runtime, lanes, crash-safe history,
  * prompt providers, chat tools, services, config and errors. Nothing else is public.
  */
+
+export type { CancelTarget } from "./agent/active-runs.js";
 export {
   type AgentRuntime,
   type AgentRuntimeOptions,
-  type CancelTarget,
   createAgentRuntime,
   type RunContext,
   type RunResult,

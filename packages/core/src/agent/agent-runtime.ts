@@ -12,10 +12,12 @@ import { createLaneScheduler } from "../lanes/lane-scheduler.js";
 import { errorFields, type Logger, silentLogger, withRequestContext } from "../logger/logger.js";
 import { contextDir } from "../paths/downcity-paths.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
-import { RunAbortedError, type RunAbortReason } from "../run/run-aborted-error.js";
+import type { RunAbortReason } from "../run/run-aborted-error.js";
 import type { RunUsage } from "../run/run-usage.js";
 import type { RunLimits } from "../run/run-watchdog.js";
+import { type ActiveRun, type CancelTarget, createActiveRuns } from "./active-runs.js";
 import { buildSystemMessages } from "./build-system-messages.js";
+import { finishAbortedRun } from "./finish-aborted-run.js";
 import { createHistoryWindow } from "./history-window.js";
 import type { IncomingMessage } from "./incoming-message.js";
 import { createMessageIntake, type PendingMessage } from "./message-intake.js";
@@ -52,11 +54,6 @@ export interface RunResult {
   /** Set when a cancel, a watchdog limit or shutdown stopped the run; `text` is then the notice. */
   aborted?: { reason: RunAbortReason; message: string };
 }
-
-/** Which runs `cancel()` stops: every running run of a context, or one run by its request id. */
-export type CancelTarget =
-  | { contextId: string; requestId?: undefined }
-  | { requestId: string; contextId?: undefined };
 
 /** Options of `createAgentRuntime`. */
 export interface AgentRuntimeOptions {
@@ -119,8 +116,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   let directory: RecipientDirectory | undefined;
   const listeners = new Set<RuntimeEventListener>();
   const stores = new Map<string, HistoryStore>();
-  // Running runs by request id: their cancel switch and when their lane is free again.
-  const active = new Map<string, { contextId: string; controller: AbortController; ended: Promise<void> }>();
+  const active = createActiveRuns(logger);
   let closed = false;
 
   const emit = (event: RuntimeEvent) => {
@@ -164,12 +160,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     const first = batch[0];
     if (!first) return;
     const requestId = generateId();
-    const controller = new AbortController();
-    let markEnded: () => void = () => {};
-    const ended = new Promise<void>((resolve) => {
-      markEnded = resolve;
-    });
-    active.set(requestId, { contextId, controller, ended });
+    const run = active.start(requestId, contextId);
     const route = first.message.channel ? first.message : await lastRoute(history(contextId), logger);
     const requestContext: RequestContext = {
       contextId,
@@ -182,7 +173,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     const participants: Pending[] = [...batch];
     try {
       const result = await runWithRequestContext(requestContext, () =>
-        runAgent(requestContext, batch, participants, drain, controller.signal),
+        runAgent(requestContext, batch, participants, drain, run),
       );
       for (const participant of participants) participant.resolve(result);
     } catch (error) {
@@ -197,8 +188,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       emit({ type: "run-error", contextId, requestId, code: failure.code, message: failure.message });
       for (const participant of participants) participant.reject(failure);
     } finally {
-      active.delete(requestId);
-      markEnded();
+      run.end();
     }
   };
 
@@ -207,8 +197,9 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     batch: Pending[],
     participants: Pending[],
     drain: () => Pending[],
-    abortSignal: AbortSignal,
+    activeRun: ActiveRun,
   ): Promise<RunResult> => {
+    const abortSignal = activeRun.signal;
     const { contextId, requestId } = requestContext;
     const store = history(contextId);
     const stamp = (pending: Pending) => {
@@ -292,7 +283,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       contextId,
       requestId,
       ...(options.limits ? { limits: options.limits } : {}),
-      abortRun: (reason) => active.get(requestId)?.controller.abort(reason),
+      abortRun: (reason) => activeRun.abort(reason),
       emit,
       system: system.messages,
       systemTokens: system.tokens,
@@ -310,30 +301,8 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       onTextDelta: (delta) => emit({ type: "text-delta", contextId, requestId, delta }),
     });
     if (aborted) {
-      // The partial run and a notice saying what stopped it stay in history, marked aborted.
-      const { reason, message: notice } = aborted.error;
-      const message: HistoryMessage = {
-        id: generateId(),
-        role: "assistant",
-        parts: [...stepsToParts(steps), ...aborted.parts, { type: "text", text: notice }],
-        metadata: { createdAt: now().toISOString(), contextId, requestId, aborted: reason },
-      };
-      await store.append(message);
-      await deliver(notice, "final-text").catch((error: unknown) =>
-        logger.warn(errorFields(error), "could not deliver the abort notice"),
-      );
-      const result = { reason, message: notice };
-      emit({
-        type: "run-end",
-        contextId,
-        requestId,
-        text: notice,
-        steps: steps.length,
-        usage,
-        aborted: result,
-      });
-      logger.warn({ reason, steps: steps.length, ...usage }, "run aborted");
-      return { contextId, requestId, text: notice, message, steps: steps.length, usage, aborted: result };
+      const finish = { contextId, requestId, steps, usage, aborted, store, deliver, emit, logger };
+      return finishAbortedRun({ ...finish, generateId, now });
     }
     if (sent.length === 0 && finalText.trim()) await deliver(finalText, "final-text");
     const message: HistoryMessage = {
@@ -400,17 +369,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       return () => listeners.delete(listener);
     },
     stats: () => ({ running: lanes.running(), queued: lanes.queued() }),
-    async cancel(target) {
-      const matches = [...active.entries()].filter(([requestId, run]) =>
-        target.requestId !== undefined ? requestId === target.requestId : run.contextId === target.contextId,
-      );
-      for (const [requestId, run] of matches) {
-        logger.info({ contextId: run.contextId, requestId }, "run cancel requested");
-        run.controller.abort(new RunAbortedError("cancelled", "The run was cancelled on request."));
-      }
-      await Promise.all(matches.map(([, run]) => run.ended));
-      return matches.map(([requestId, run]) => ({ contextId: run.contextId, requestId }));
-    },
+    cancel: (target: CancelTarget) => active.cancel(target),
     async close() {
       if (closed) return lanes.idle();
       closed = true;
@@ -425,10 +384,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         lanes.idle(),
         new Promise<void>((resolve) => {
           timer = setTimeout(() => {
-            for (const run of active.values())
-              run.controller.abort(
-                new RunAbortedError("shutdown", "The run was stopped because the agent is shutting down."),
-              );
+            active.abortAll();
             resolve();
           }, grace);
         }),
