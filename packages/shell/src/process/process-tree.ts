@@ -82,3 +82,18 @@ export function signalProcesses(
   }
   return count;
 }
+
+/** A signaller that sends its signal only to processes it has not signalled before. */
+export function createSignalOnce(
+  table: ProcessTable,
+): (found: ProcessIdentity[], signal: NodeJS.Signals) => void {
+  const signalled = new Set<number>();
+  return (found, signal) => {
+    signalProcesses(
+      table,
+      found.filter((identity) => !signalled.has(identity.pid)),
+      signal,
+    );
+    for (const identity of found) signalled.add(identity.pid);
+  };
+}

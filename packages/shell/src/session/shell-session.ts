@@ -4,6 +4,7 @@ import { SessionOutput, type ShellStream } from "../output/session-output.js";
 import type { ChildHandle } from "../process/child-handle.js";
 import type { ProcessTable } from "../process/process-table.js";
 import {
+  createSignalOnce,
   findSessionProcesses,
   type ProcessIdentity,
   readProcessStartTime,
@@ -245,16 +246,21 @@ export class ShellSession {
       known = findSessionProcesses(this.processes, this.root, marker, known);
       return known;
     };
-    const first = find();
-    if (first.length > 0 || !this.isFinal) {
-      signalProcesses(this.processes, first, graceMs > 0 ? "SIGTERM" : "SIGKILL");
-      const deadline = performance.now() + graceMs;
-      while (performance.now() < deadline) {
-        await Promise.race([this.whenFinal(), sleep(25)]);
-        if (this.isFinal && find().length === 0) break;
-      }
-      signalProcesses(this.processes, find(), "SIGKILL");
+    const signalNew = createSignalOnce(this.processes);
+    signalNew(find(), graceMs > 0 ? "SIGTERM" : "SIGKILL");
+    // A process in the middle of execve shows no environment for a moment, so one empty scan
+    // proves nothing: the grace ends early only after two empty scans 25 ms apart.
+    let emptyScans = 0;
+    const deadline = performance.now() + graceMs;
+    while (performance.now() < deadline) {
+      await (this.isFinal ? sleep(25) : Promise.race([this.whenFinal(), sleep(25)]));
+      if (!this.isFinal) continue;
+      const found = find();
+      signalNew(found, "SIGTERM");
+      emptyScans = found.length === 0 ? emptyScans + 1 : 0;
+      if (emptyScans >= 2) break;
     }
+    signalProcesses(this.processes, find(), "SIGKILL");
     if (!this.isFinal) {
       await Promise.race([this.whenFinal(), sleep(3000)]);
       // The child vanished without a report (should not happen); settle the state anyway.
