@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,6 +32,20 @@ function capture(env: NodeJS.ProcessEnv, cwd: string, options: { tty?: boolean }
   const io: CliIo = { stdin: new PassThrough(), stdout, stderr, env, cwd, interactive: false };
   return { io, out };
 }
+
+/** Running (not a zombie left to a container's pid 1 that never reaps). */
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
+  } catch {
+    return true;
+  }
+};
 
 async function waitFor<T>(
   check: () => T | undefined | false | Promise<T | undefined | false>,
@@ -94,7 +109,11 @@ describe("chat send, chat cancel and usage", () => {
       const cancel = capture(env, rootDir);
       expect(await runCli({ argv: ["chat", "cancel", "--context", "cli:main"], io: cancel.io })).toBe(0);
       expect(cancel.out.stdout).toMatch(/^Cancelled the run in cli:main \(.+\)\.\n$/);
-      expect((await reply).text).toBe("The run was cancelled on request.");
+      expect(await reply).toMatchObject({
+        text: "The run was cancelled on request.",
+        aborted: { reason: "cancelled" },
+      });
+      await waitFor(() => !alive(pid), "the cancelled command to be killed");
 
       const usage = capture(env, rootDir);
       expect(await runCli({ argv: ["usage", "--json"], io: usage.io })).toBe(0);

@@ -77,7 +77,10 @@ describe("interactive chat", () => {
       const session = runChatSession({ io, client, contextId: "cli:main" });
       await waitFor(() => output.includes("you›"), "the prompt");
       stdin.write("say hi\r");
-      await waitFor(() => /It printed hi\.\n[^]*you› /.test(output), "the first reply and the next prompt");
+      await waitFor(
+        () => /It printed hi\.\n[\s\S]*you› /.test(output),
+        "the first reply and the next prompt",
+      );
       expect(output).toMatch(/⏺ shell_exec {2}echo hi {2}\(\d+\.\d s, exit 0\)\n/);
 
       stdin.write("sleep\r");

@@ -196,7 +196,7 @@ describe("run control", () => {
     expect(result.aborted?.reason).toBe("step-timeout");
     // Tools and hosts watch the run's signal: a limit aborts it like a cancel does.
     expect(runSignal?.aborted).toBe(true);
-    expect((runSignal?.reason as { reason?: string }).reason).toBe("step-timeout");
+    expect(runSignal?.reason).toMatchObject({ code: "RUN_ABORTED", reason: "step-timeout" });
     expect(result.text).toContain("run.stepTimeoutMs");
     blocking.release();
     await runtime.close();
