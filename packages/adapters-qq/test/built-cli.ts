@@ -1,0 +1,119 @@
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** What one `downcity` run printed and how it ended. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function workspaceRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "pnpm-workspace.yaml"))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error("not inside the Downcity workspace (no pnpm-workspace.yaml above)");
+    dir = parent;
+  }
+  return dir;
+}
+
+interface Workspace {
+  name: string;
+  dir: string;
+  dependencies: string[];
+  builds: boolean;
+}
+
+function workspaces(root: string): Map<string, Workspace> {
+  const found = new Map<string, Workspace>();
+  for (const group of ["packages", "apps"])
+    for (const entry of readdirSync(join(root, group), { withFileTypes: true })) {
+      const dir = join(root, group, entry.name);
+      if (!entry.isDirectory() || !existsSync(join(dir, "package.json"))) continue;
+      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+      found.set(manifest.name, {
+        name: manifest.name,
+        dir,
+        dependencies: Object.entries<string>(manifest.dependencies ?? {})
+          .filter(([, range]) => range.startsWith("workspace:"))
+          .map(([name]) => name),
+        builds: Boolean(manifest.scripts?.build),
+      });
+    }
+  return found;
+}
+
+const notInputs = new Set(["dist", "node_modules", ".turbo", "bench", "test"]);
+const newest = (dir: string): number =>
+  readdirSync(dir, { withFileTypes: true }).reduce((latest, entry) => {
+    if (notInputs.has(entry.name)) return latest;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return Math.max(latest, newest(path));
+    return /\.(test\.ts|md)$/.test(entry.name) ? latest : Math.max(latest, statSync(path).mtimeMs);
+  }, 0);
+const oldest = (dir: string): number =>
+  readdirSync(dir, { withFileTypes: true }).reduce((earliest, entry) => {
+    const path = join(dir, entry.name);
+    return Math.min(earliest, entry.isDirectory() ? oldest(path) : statSync(path).mtimeMs);
+  }, Number.POSITIVE_INFINITY);
+
+/**
+ * The path of the built `downcity` CLI, after rebuilding every package it runs (this adapter included)
+ * whose dist is older than its sources: the daemon loads this adapter from its install, as users get it.
+ */
+export function ensureBuiltCli(): string {
+  const root = workspaceRoot();
+  const all = workspaces(root);
+  const order: Workspace[] = [];
+  const visit = (name: string) => {
+    const workspace = all.get(name);
+    if (!workspace || order.includes(workspace)) return;
+    for (const dependency of workspace.dependencies) visit(dependency);
+    order.push(workspace);
+  };
+  visit("@downcity/cli");
+  for (const workspace of order) {
+    if (!workspace.builds) continue;
+    const dist = join(workspace.dir, "dist");
+    const missing = !existsSync(dist) || readdirSync(dist).length === 0;
+    if (!missing && oldest(dist) >= newest(workspace.dir)) continue;
+    if (process.env.CI && missing)
+      throw new Error(`${workspace.name}: dist is missing; run pnpm build first.`);
+    execFileSync("npm", ["run", "--silent", "build"], { cwd: workspace.dir, stdio: "pipe" });
+  }
+  return join(all.get("@downcity/cli")?.dir ?? join(root, "apps", "cli"), "dist", "main.js");
+}
+
+/** Runs the built CLI with `args` and collects its output. */
+export function runCli(
+  cliMain: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string> },
+): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const env: Record<string, string | undefined> = { ...process.env, ...options.env };
+    for (const name of Object.keys(env)) if (name.startsWith("DC_CTX_")) delete env[name];
+    const child = spawn(process.execPath, [cliMain, ...args], {
+      cwd: options.cwd,
+      env: env as NodeJS.ProcessEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
