@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { useCallback, useLayoutEffect, useRef, useState } from "preact/hooks";
 
 /** What `usePoll` returns: the latest value or error, and `refresh()` to load again now. */
 export interface Polled<Value> {
@@ -21,7 +21,9 @@ export function usePoll<Value>(load: () => Promise<Value>, intervalMs: number, k
       setError(failure instanceof Error ? failure.message : String(failure));
     }
   }, []);
-  useEffect(() => {
+  // A layout effect starts the first load right after the first render instead of after a paint,
+  // which is what makes the agents list appear in the first frames.
+  useLayoutEffect(() => {
     setValue(undefined);
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
