@@ -98,7 +98,7 @@ export async function startQqWebhookReceiver(settings: {
         401,
         "the signature timestamp is outside the accepted window (a replay, or a clock off)",
       );
-    if (payload.op !== 0) return answer(response, 200, { op: 12, d: 0 });
+    if (payload.op !== 0) return answer(response, 200, { op: 12 });
     try {
       await intake.take(
         String(payload.t ?? ""),
@@ -112,7 +112,7 @@ export async function startQqWebhookReceiver(settings: {
       );
       return answer(response, 500, { error: "not accepted, retry later" });
     }
-    answer(response, 200, { op: 12, d: 0 });
+    answer(response, 200, { op: 12 });
   };
 
   const server = createServer((request, response) => {
