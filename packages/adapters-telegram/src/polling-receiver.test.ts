@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { DowncityError } from "@downcity/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTelegramAdapter, type TelegramAdapter } from "./telegram-adapter.js";
 import { type FakeTelegramServer, startFakeTelegramServer } from "./test/fake-telegram-server.js";
@@ -82,6 +83,31 @@ describe("telegram polling", () => {
     );
     expect(
       recording.states.some((state) => state.state === "retrying" && /inbox/.test(state.error ?? "")),
+    ).toBe(true);
+  });
+
+  it("acknowledges an update the inbox rejects as invalid, so it cannot block the ones behind it", async () => {
+    const { fake, recording } = await setup();
+    const inner = recording.context.inbox;
+    recording.context.inbox = {
+      accept: async (event) => {
+        if (event.text === "poison")
+          throw new DowncityError("INVALID_INPUT", "Invalid event from channel tg: text: too long", {
+            field: "text",
+          });
+        return inner.accept(event);
+      },
+    };
+    await started(adapterFor(fake), recording);
+    const poison = fake.injectMessage({ text: "poison" });
+    const next = fake.injectMessage({ text: "next" });
+    await recording.until(() => fake.isConfirmed(next), "the update behind the invalid one");
+    expect(fake.isConfirmed(poison)).toBe(true);
+    expect(recording.events.map((event) => event.text)).toEqual(["next"]);
+    expect(
+      recording.logs.some(
+        (line) => line.level === "warn" && /rejected by the inbox/.test(line.message ?? ""),
+      ),
     ).toBe(true);
   });
 
