@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -20,6 +22,22 @@ import {
   stopDaemon,
 } from "../src/index.js";
 import { createTempWorld } from "./temp-project.js";
+
+function newestChange(path: string): number {
+  const info = statSync(path);
+  if (!info.isDirectory()) return info.mtimeMs;
+  return Math.max(info.mtimeMs, ...readdirSync(path).map((entry) => newestChange(join(path, entry))));
+}
+
+/** Builds the page of `@downcity/console-web` when its `dist/` is missing or older than its sources. */
+export function ensureConsoleWebBuilt(): void {
+  const require = createRequire(import.meta.url);
+  const packageDir = dirname(require.resolve("@downcity/console-web/package.json"));
+  const built = join(packageDir, "dist", "index.html");
+  const sources = ["src", "public", "index.html", "vite.config.ts"].map((entry) => join(packageDir, entry));
+  if (existsSync(built) && statSync(built).mtimeMs >= Math.max(...sources.map(newestChange))) return;
+  execFileSync("npx", ["vite", "build", "--logLevel", "error"], { cwd: packageDir, stdio: "inherit" });
+}
 
 /** Debian's Chromium, started the way this machine's closed network needs (no background traffic). */
 export function launchChromium(): Promise<Browser> {
@@ -74,6 +92,7 @@ function respond(call: { messages: Array<{ role: string; text: string }> }): Scr
 
 /** A console with two running agents (alpha, beta) on a scripted model, in a throwaway DOWNCITY_HOME. */
 export async function createConsoleWebWorld(entries: { daemonEntry: string; consoleEntry: string }) {
+  ensureConsoleWebBuilt();
   const world = await createTempWorld("dc-web-");
   const model: OpenAICompatibleServer = await startOpenAICompatibleServer({ respond });
   const env = { ...world.env, DOWNCITY_DAEMON_ENTRY: entries.daemonEntry };
