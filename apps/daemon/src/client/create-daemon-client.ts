@@ -37,7 +37,14 @@ export type DaemonEvent = RuntimeEvent | { type: "ready"; contextId: string | nu
 /** The typed HTTP client of a daemon's API (what the CLI uses). */
 export interface DaemonClient {
   health(): Promise<{ ok: boolean; version: string; pid: number; name?: string; uptimeMs: number }>;
+  /** Sends a message and waits for the reply. */
   chatSend(input: { text: string; contextId?: string; messageId?: string }): Promise<ChatReply>;
+  /** Sends a message without waiting: resolves once it is in the daemon's durable inbox. */
+  chatQueue(input: {
+    text: string;
+    contextId?: string;
+    messageId?: string;
+  }): Promise<{ messageId: string; contextId: string; duplicate?: boolean }>;
   /** Stops the running run of a context, or one run by request id; answers once the lane is free. */
   chatCancel(
     input: { contextId: string } | { requestId: string },
@@ -163,6 +170,13 @@ export function createDaemonClient(target: DaemonTarget): DaemonClient {
     chatSend: (input) =>
       call("POST", "/api/chat/send", {
         text: input.text,
+        ...((input.contextId ?? target.contextId) ? { contextId: input.contextId ?? target.contextId } : {}),
+        ...(input.messageId ? { messageId: input.messageId } : {}),
+      }),
+    chatQueue: (input) =>
+      call("POST", "/api/chat/send", {
+        text: input.text,
+        wait: false,
         ...((input.contextId ?? target.contextId) ? { contextId: input.contextId ?? target.contextId } : {}),
         ...(input.messageId ? { messageId: input.messageId } : {}),
       }),

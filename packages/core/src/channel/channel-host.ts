@@ -18,6 +18,7 @@ import type {
 } from "./channel-adapter.js";
 import { type ChannelEvent, channelContextId, channelEventSchema } from "./channel-event.js";
 import { type ContactBook, openContactBook } from "./contact-book.js";
+import { createInboxDispatcher } from "./inbox-dispatcher.js";
 import { type InboxEntry, type InboxMessage, type InboxStore, openInboxStore } from "./inbox-store.js";
 import { createOutboxSender, type OutboxSender } from "./outbox-sender.js";
 import { type OutboxStore, openOutboxStore } from "./outbox-store.js";
@@ -108,12 +109,6 @@ interface Running {
   abort: AbortController;
 }
 
-/** A run ended by the runtime shutting down (not the event's fault): it replays at the next start. */
-function isShutdown(error: unknown): boolean {
-  if (!DowncityError.isInstance(error)) return false;
-  return error.code === "RUNTIME_CLOSED" || (error as { reason?: unknown }).reason === "shutdown";
-}
-
 /** Creates the channel host of a project; `start()` opens its stores, replays unfinished events and starts adapters. */
 export async function createChannelHost(options: ChannelHostOptions): Promise<ChannelHost> {
   const { runtime, logger } = options;
@@ -124,10 +119,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
   const outbox = await openOutboxStore({ path: join(paths.channelsDir, "outbox.jsonl") });
   const contacts = await openContactBook(paths.contactsFile);
   const channels = new Map<string, Running>();
-  const runs = new Map<string, Promise<RunResult>>();
-  const timers = new Set<NodeJS.Timeout>();
   const unregister: Array<() => void> = [];
-  let closing = false;
 
   const counts = (name: string) => channels.get(name)?.status.counts;
   const sender: OutboxSender = createOutboxSender({
@@ -172,63 +164,18 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     await enqueue(channel, message.contextId, target, message.text, base);
   };
 
-  const dispatch = (entry: InboxEntry) => {
-    const run = runtime.send({
-      contextId: entry.contextId,
-      text: entry.message.text,
-      messageId: entry.id,
-      channel: entry.channel,
-      ...(entry.message.chatId ? { chatId: entry.message.chatId } : {}),
-      ...(entry.message.userId ? { userId: entry.message.userId } : {}),
-      ...(entry.message.username ? { username: entry.message.username } : {}),
-      ...(entry.message.threadId ? { threadId: entry.message.threadId } : {}),
-      origin: "user",
-    });
-    runs.set(entry.id, run);
-    run.then(
-      async () => {
-        runs.delete(entry.id);
-        await inbox
-          .complete(entry.id)
-          .catch((error: unknown) =>
-            logger.error({ id: entry.id, ...errorFields(error) }, "could not mark an inbox entry done"),
-          );
-      },
-      async (error: unknown) => {
-        runs.delete(entry.id);
-        // A run cut short by shutdown is not a failure: it replays at the next start.
-        if (closing || isShutdown(error)) return;
-        try {
-          const updated = await inbox.fail(
-            entry.id,
-            (error as Error)?.message ?? String(error),
-            maxRunAttempts,
-          );
-          if (updated.status === "dead") {
-            const channelCounts = counts(entry.channel);
-            if (channelCounts) channelCounts.deadLettered += 1;
-            logger.error(
-              { id: entry.id, contextId: entry.contextId, ...errorFields(error) },
-              "inbox event dead-lettered after repeated failures",
-            );
-            return;
-          }
-          const timer = setTimeout(
-            () => {
-              timers.delete(timer);
-              if (!closing) dispatch(updated);
-            },
-            retryDelayMs * 2 ** (updated.attempts - 1),
-          );
-          timer.unref();
-          timers.add(timer);
-        } catch (storeError) {
-          logger.error({ id: entry.id, ...errorFields(storeError) }, "could not record a failed run");
-        }
-      },
-    );
-    return run;
-  };
+  const dispatcher = createInboxDispatcher({
+    runtime,
+    inbox,
+    logger,
+    maxRunAttempts,
+    retryDelayMs,
+    onDead: (entry) => {
+      const channelCounts = counts(entry.channel);
+      if (channelCounts) channelCounts.deadLettered += 1;
+    },
+  });
+  const dispatch = (entry: InboxEntry) => dispatcher.dispatch(entry);
 
   const offerPairing = async (running: Running, event: ReturnType<typeof channelEventSchema.parse>) => {
     const offer = await running.pairing?.offer({
@@ -409,7 +356,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
       }
       return accepted;
     },
-    result: (id) => runs.get(id),
+    result: (id) => dispatcher.result(id),
     status: () => [...channels.values()].map((running) => structuredClone(running.status)),
     inbox,
     outbox,
@@ -431,8 +378,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     },
     wakeOutbox: () => sender.wake(),
     async close() {
-      closing = true;
-      for (const timer of timers) clearTimeout(timer);
+      dispatcher.close();
       for (const running of channels.values()) {
         running.abort.abort();
         try {

@@ -54,6 +54,19 @@ describe("openInboxStore", () => {
     await store.close();
   });
 
+  it("loses nothing when compactions run in the middle of a flood of concurrent accepts", async () => {
+    const path = join(dir, "inbox.jsonl");
+    const store = await openInboxStore({ path, compactAfter: 40 });
+    await Promise.all(Array.from({ length: 500 }, (_, index) => store.accept(event(String(index)))));
+    await Promise.all(Array.from({ length: 250 }, (_, index) => store.complete(`tg:${index * 2}`)));
+    await store.close();
+    const reopened = await openInboxStore({ path });
+    expect(reopened.pending()).toHaveLength(250);
+    expect(reopened.pending().every((entry) => Number(entry.eventId) % 2 === 1)).toBe(true);
+    expect((await reopened.accept(event("0"))).result).toBe("duplicate");
+    await reopened.close();
+  });
+
   it("compacts to live entries and recent keys, forgetting keys older than the window", async () => {
     const path = join(dir, "inbox.jsonl");
     let now = new Date("2026-01-01T00:00:00Z");

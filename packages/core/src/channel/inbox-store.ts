@@ -108,11 +108,12 @@ export async function openInboxStore(options: InboxStoreOptions): Promise<InboxS
   const write = async (record: InboxRecord) => {
     await log.append(record);
     apply(record);
-    if (log.appendedSince() >= compactAfter) await compact();
+    // One compaction at a time; appends meanwhile go to the new file.
+    if (log.appendedSince() >= compactAfter) await log.rewrite(snapshot);
   };
 
   // Keeps live entries and the dedupe keys still inside the window; finished runs shrink to a key.
-  const compact = async () => {
+  const snapshot = (): InboxRecord[] => {
     const cutoff = now().getTime() - window;
     const records: InboxRecord[] = [];
     for (const [id, at] of seen) {
@@ -131,7 +132,7 @@ export async function openInboxStore(options: InboxStoreOptions): Promise<InboxS
         });
     }
     for (const [id, at] of seen) if (at < cutoff) seen.delete(id);
-    await log.rewrite(records);
+    return records;
   };
 
   const require = (id: string) => {

@@ -85,7 +85,7 @@ export async function openOutboxStore(options: {
   };
   for (const record of await log.readAll()) apply(record);
 
-  const compact = async () => {
+  const snapshot = (): OutboxRecord[] => {
     const cutoff = now().getTime() - remember;
     for (const [key, at] of sent) if (at < cutoff) sent.delete(key);
     const records: OutboxRecord[] = [...sent].map(([key, at]) => ({
@@ -99,12 +99,13 @@ export async function openOutboxStore(options: {
       if (status === "dead")
         records.push({ op: "dead", key: entry.key, at: recorded.createdAt, error: lastError ?? "" });
     }
-    await log.rewrite(records);
+    return records;
   };
   const write = async (record: OutboxRecord) => {
     await log.append(record);
     apply(record);
-    if (log.appendedSince() >= compactAfter) await compact();
+    // One compaction at a time; appends meanwhile go to the new file.
+    if (log.appendedSince() >= compactAfter) await log.rewrite(snapshot);
   };
   const require = (key: string) => {
     const entry = entries.get(key);

@@ -9,42 +9,94 @@ export interface AppendLog<T> {
   append(records: T | T[]): Promise<void>;
   /** Every complete, parseable record in file order (a torn last line from a crash is skipped). */
   readAll(): Promise<T[]>;
-  /** Replaces the whole file with `records` atomically (temp file, fsync, rename). */
-  rewrite(records: T[]): Promise<void>;
+  /**
+   * Replaces the file with `snapshot()` atomically (temp file, fsync, rename). `snapshot` runs once every
+   * earlier append is on disk and its caller has seen it resolve; later appends go to the new file.
+   */
+  rewrite(snapshot: () => T[]): Promise<void>;
   /** Appends since the last `rewrite` (or open), to decide when to compact. */
   appendedSince(): number;
   close(): Promise<void>;
 }
+
+interface Pending {
+  bytes: Buffer;
+  done: () => void;
+  fail: (error: unknown) => void;
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Opens (creating) the append log at `path`. */
 export async function openAppendLog<T>(path: string): Promise<AppendLog<T>> {
   await mkdir(dirname(path), { recursive: true });
   let file: RawFile = await openRawFile(path, "a+");
   await repairTornTail(file);
-  let queue: Array<{ bytes: Buffer; done: () => void; fail: (error: unknown) => void }> = [];
-  let flushing: Promise<void> | undefined;
+  let queue: Pending[] = [];
+  let rewriteRequest:
+    | { snapshot: () => T[]; promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void }
+    | undefined;
+  let worker: Promise<void> | undefined;
   let appended = 0;
   let closed = false;
 
-  // Group commit: while one write+sync runs, later appends queue up and go out together.
-  const flush = async () => {
-    while (queue.length > 0) {
-      const batch = queue;
-      queue = [];
-      try {
-        const bytes = Buffer.concat(batch.map((entry) => entry.bytes));
-        let offset = 0;
-        while (offset < bytes.length) {
-          const { bytesWritten } = await file.write(bytes, offset, bytes.length - offset);
-          offset += bytesWritten;
+  const writeAll = async (target: RawFile, bytes: Buffer) => {
+    let offset = 0;
+    while (offset < bytes.length)
+      offset += (await target.write(bytes, offset, bytes.length - offset)).bytesWritten;
+  };
+
+  const replace = async (records: T[]) => {
+    const temp = `${path}.${process.pid}.tmp`;
+    const tempFile = await openRawFile(temp, "w");
+    try {
+      await writeAll(
+        tempFile,
+        Buffer.from(records.map((record) => `${JSON.stringify(record)}\n`).join(""), "utf8"),
+      );
+      await tempFile.sync();
+    } finally {
+      await tempFile.close();
+    }
+    await rename(temp, path);
+    await syncDirectory(dirname(path));
+    await file.close();
+    file = await openRawFile(path, "a+");
+    appended = 0;
+  };
+
+  // One worker does all file work in order. Group commit: appends that queue up while a write and
+  // sync run go out together in the next one.
+  const work = async () => {
+    while (queue.length > 0 || rewriteRequest) {
+      if (queue.length > 0) {
+        const batch = queue;
+        queue = [];
+        try {
+          await writeAll(file, Buffer.concat(batch.map((entry) => entry.bytes)));
+          await file.datasync();
+          for (const entry of batch) entry.done();
+        } catch (error) {
+          for (const entry of batch) entry.fail(error);
         }
-        await file.datasync();
-        for (const entry of batch) entry.done();
+        continue;
+      }
+      const request = rewriteRequest;
+      rewriteRequest = undefined;
+      if (!request) continue;
+      // Lets the callers of finished appends apply them before the snapshot is taken.
+      await nextTurn();
+      try {
+        await replace(request.snapshot());
+        request.resolve();
       } catch (error) {
-        for (const entry of batch) entry.fail(error);
+        request.reject(error);
       }
     }
-    flushing = undefined;
+    worker = undefined;
+  };
+  const kick = () => {
+    worker ??= work();
   };
 
   return {
@@ -55,11 +107,11 @@ export async function openAppendLog<T>(path: string): Promise<AppendLog<T>> {
       appended += list.length;
       const bytes = Buffer.from(list.map((record) => `${JSON.stringify(record)}\n`).join(""), "utf8");
       const done = new Promise<void>((resolve, reject) => queue.push({ bytes, done: resolve, fail: reject }));
-      flushing ??= flush();
+      kick();
       return done;
     },
     async readAll() {
-      await flushing;
+      await worker;
       // By path: the descriptor's offset sits at the end after appends.
       const text = (await readTextFileIfExists(path)) ?? "";
       const records: T[] = [];
@@ -73,30 +125,24 @@ export async function openAppendLog<T>(path: string): Promise<AppendLog<T>> {
       }
       return records;
     },
-    async rewrite(records) {
-      await flushing;
-      const temp = `${path}.${process.pid}.tmp`;
-      const tempFile = await openRawFile(temp, "w");
-      try {
-        const bytes = Buffer.from(records.map((record) => `${JSON.stringify(record)}\n`).join(""), "utf8");
-        let offset = 0;
-        while (offset < bytes.length)
-          offset += (await tempFile.write(bytes, offset, bytes.length - offset)).bytesWritten;
-        await tempFile.sync();
-      } finally {
-        await tempFile.close();
-      }
-      await rename(temp, path);
-      await syncDirectory(dirname(path));
-      await file.close();
-      file = await openRawFile(path, "a+");
-      appended = 0;
+    rewrite(snapshot) {
+      if (closed) return Promise.reject(new Error(`${path} is closed`));
+      if (rewriteRequest) return rewriteRequest.promise;
+      let resolve: () => void = () => {};
+      let reject: (error: unknown) => void = () => {};
+      const promise = new Promise<void>((done, fail) => {
+        resolve = done;
+        reject = fail;
+      });
+      rewriteRequest = { snapshot, promise, resolve, reject };
+      kick();
+      return promise;
     },
     appendedSince: () => appended,
     async close() {
       if (closed) return;
       closed = true;
-      await flushing;
+      while (worker) await worker;
       await file.close();
     },
   };
