@@ -12,6 +12,7 @@ export interface MessageHandler {
 /**
  * Creates the handler both modes register with the SDK's dispatcher. It only maps and accepts (the agent runs
  * later), so the acknowledgement leaves well within Lark's 3 s; a throw means no positive ack, so Lark redelivers.
+ * Events are taken one at a time in arrival order (the SDK would otherwise run handlers concurrently).
  */
 export function createMessageHandler(
   context: ChannelContext,
@@ -34,9 +35,12 @@ export function createMessageHandler(
     if (!event) return;
     await context.inbox.accept({ ...event, raw: data });
   };
+  // One at a time, in arrival order: the inbox sees a chat's messages in the order Lark pushed them.
+  let tail: Promise<unknown> = Promise.resolve();
   return {
     handle(data) {
-      const task = handle(data);
+      const task = tail.then(() => handle(data));
+      tail = task.catch(() => undefined);
       inFlight.add(task);
       void task.then(
         () => inFlight.delete(task),

@@ -6,7 +6,7 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
   let redacted = text;
   for (const secret of secrets) if (secret.length >= 4) redacted = redacted.split(secret).join("***");
   // Tenant tokens and long-connection tickets never belong in a log line either.
-  return redacted.replace(/\b(t-[\w-]{8,}|Bearer\s+\S+|ticket=[^&\s]+)/g, "***");
+  return redacted.replace(/\b(t-[\w-]{8,}|Bearer\s+[^\s,;"']+|ticket=[^&\s]+)/g, "***");
 }
 
 function line(parts: unknown[], secrets: readonly string[]): string {

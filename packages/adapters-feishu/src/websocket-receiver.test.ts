@@ -90,6 +90,20 @@ describe("feishu long connection", () => {
     expect((await delivery).acked).toBe(true);
   });
 
+  it("takes events one at a time in the order Lark pushed them", async () => {
+    await start();
+    const release = recording.hold();
+    const first = fake.deliver({ chatType: "direct", chatId: "oc_o", userId: "ou_u1", text: "first" });
+    const second = fake.deliver({ chatType: "direct", chatId: "oc_o", userId: "ou_u1", text: "second" });
+    await recording.until(() => recording.attempts() === 1, "the first accept to begin");
+    // Both frames are on the wire; the second waits for the first accept instead of overtaking it.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(recording.attempts()).toBe(1);
+    release();
+    expect([(await first).acked, (await second).acked]).toEqual([true, true]);
+    expect(recording.events.map((event) => event.text)).toEqual(["first", "second"]);
+  });
+
   it("ignores HTTP(S)_PROXY: a dead proxy in the environment does not capture the open platform", async () => {
     const saved = {
       HTTP_PROXY: process.env.HTTP_PROXY,
