@@ -25,9 +25,9 @@ export interface SessionOutputOptions {
   restored?: { combined: StreamCounters; streams: SeparateStreamCounters };
 }
 
-/** File names of a session's output: the combined log and the index of which pipe wrote what. */
-export const OUTPUT_LOG = "output.log";
-export const STREAM_INDEX = "streams.idx";
+// File names of a session's output: the combined log and the index of which pipe wrote what.
+const OUTPUT_LOG = "output.log";
+const STREAM_INDEX = "streams.idx";
 
 /**
  * All output of one session: the combined stream and, for pipes, stdout and stderr apart, each
@@ -92,11 +92,6 @@ export class SessionOutput {
         stderr: new OutputBuffer({ ...memory, disk: this.index.view("stderr") }),
       };
     }
-  }
-
-  /** True when stdout and stderr are recorded apart. */
-  get isSeparate(): boolean {
-    return this.separate !== undefined;
   }
 
   /** Records a chunk in the combined stream and in its own stream (when known and kept apart). */
