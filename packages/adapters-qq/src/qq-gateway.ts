@@ -55,6 +55,13 @@ export async function startQqGateway(options: QqGatewayOptions): Promise<QqGatew
   let heartbeatTimer: NodeJS.Timeout | undefined;
   let queue: Promise<void> = Promise.resolve();
   let firstOutcome: (() => void) | undefined;
+  // Session writes go one after another (never two renames racing), and stop waits for the last one.
+  let writes: Promise<void> = Promise.resolve();
+  const saveSession = () => {
+    const snapshot = session;
+    writes = writes.then(() => writeSessionFile(context.stateDir, snapshot)).catch(() => {});
+    return writes;
+  };
 
   const watermark = () => session?.seq ?? null;
   const clearTimers = () => {
@@ -156,7 +163,7 @@ export async function startQqGateway(options: QqGatewayOptions): Promise<QqGatew
           const resumable = payload.d === true;
           if (!resumable) {
             session = undefined;
-            void writeSessionFile(context.stateDir, undefined).catch(() => {});
+            void saveSession();
           }
           return dropAndResume(`invalid session (op 9${resumable ? ", resumable" : ", identifying anew"})`);
         }
@@ -171,7 +178,10 @@ export async function startQqGateway(options: QqGatewayOptions): Promise<QqGatew
         if (failedAccept || current !== generation || stopped) return;
         if (type === "READY") {
           const sessionId = (payload.d as { session_id?: unknown } | undefined)?.session_id;
-          if (typeof sessionId === "string") session = { sessionId, seq: seq ?? 0 };
+          if (typeof sessionId === "string") {
+            session = { sessionId, seq: seq ?? 0 };
+            await saveSession();
+          }
           attempts = 0;
           authFailures = 0;
           context.setState("connected");
@@ -195,7 +205,7 @@ export async function startQqGateway(options: QqGatewayOptions): Promise<QqGatew
         }
         if (seq !== undefined && session && seq > session.seq) {
           session = { ...session, seq };
-          await writeSessionFile(context.stateDir, session).catch(() => {});
+          await saveSession();
         }
       });
     });
@@ -222,7 +232,7 @@ export async function startQqGateway(options: QqGatewayOptions): Promise<QqGatew
       }
       if (reidentifyCloses.has(code)) {
         session = undefined;
-        void writeSessionFile(context.stateDir, undefined).catch(() => {});
+        void saveSession();
       }
       context.setState("retrying", `QQ gateway closed (${code}); reconnecting`);
       // A reconnect the platform asked for, or our own resume after a failed accept, goes at once.
@@ -259,6 +269,7 @@ export async function startQqGateway(options: QqGatewayOptions): Promise<QqGatew
         clearTimeout(timer);
       }
       await queue;
+      await writes;
     },
   };
 }
