@@ -2,7 +2,8 @@ import { spawn } from "node:child_process";
 import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { pathToFileURL } from "node:url";
+import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import type { HistoryMessage } from "./history-message.js";
 import { createHistoryStore } from "./history-store.js";
 
@@ -165,7 +166,7 @@ describe("createHistoryStore", () => {
 
   it("loses no acknowledged message when a writer is SIGKILLed in a loop", async () => {
     const script = `
-      const { createHistoryStore } = await import(${JSON.stringify(new URL("../../dist/index.js", import.meta.url).href)});
+      const { createHistoryStore } = await import(${JSON.stringify(pathToFileURL(inject("coreBundle")).href)});
       const store = createHistoryStore({ dir: process.argv[1] });
       const prefix = process.argv[2];
       for (let i = 0; ; i++) {
