@@ -1,8 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
+import { signWebhookBody } from "@downcity/adapters-webhook";
 import {
   type OpenAICompatibleServer,
   type ScriptedReply,
@@ -37,6 +40,14 @@ export function ensureConsoleWebBuilt(): void {
   const sources = ["src", "public", "index.html", "vite.config.ts"].map((entry) => join(packageDir, entry));
   if (existsSync(built) && statSync(built).mtimeMs >= Math.max(...sources.map(newestChange))) return;
   execFileSync("npx", ["vite", "build", "--logLevel", "error"], { cwd: packageDir, stdio: "inherit" });
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
 
 /** Debian's Chromium, started the way this machine's closed network needs (no background traffic). */
@@ -116,6 +127,25 @@ export async function createConsoleWebWorld(entries: { daemonEntry: string; cons
     servers: { everything: { type: "stdio", command: process.execPath, args: [everything, "stdio"] } },
   };
   await writeFile(betaConfig, `${JSON.stringify(config, null, 2)}\n`);
+  // alpha also has a webhook channel, so the page can approve a real pairing request.
+  const replies: Server = createServer((request, response) => {
+    request.resume();
+    request.on("end", () => response.writeHead(200).end());
+  });
+  const webhookPort = await freePort();
+  await new Promise<void>((resolve) => replies.listen(0, "127.0.0.1", resolve));
+  const webhookSecret = "0123456789abcdef0123456789abcdef";
+  const alphaConfig = join(roots.alpha, "downcity.json");
+  const alpha = JSON.parse(await readFile(alphaConfig, "utf8"));
+  alpha.channels = {
+    hook: {
+      adapter: "@downcity/adapters-webhook",
+      listen: { host: "127.0.0.1", port: webhookPort },
+      url: `http://127.0.0.1:${(replies.address() as AddressInfo).port}/replies`,
+      secret: webhookSecret,
+    },
+  };
+  await writeFile(alphaConfig, `${JSON.stringify(alpha, null, 2)}\n`);
   const consoleServer = await startConsole({ env, entry: entries.consoleEntry });
   await Promise.all(
     Object.values(roots).map((rootDir) => agentOn({ rootDir, env, entry: entries.daemonEntry })),
@@ -135,12 +165,25 @@ export async function createConsoleWebWorld(entries: { daemonEntry: string; cons
     port: consoleServer.port,
     client,
     loginLink: () => createConsoleLoginLink({ env }),
+    /** Sends a signed event to alpha's webhook channel, as a chat bridge would. */
+    async webhookEvent(event: Record<string, unknown>) {
+      const body = JSON.stringify(event);
+      return fetch(`http://127.0.0.1:${webhookPort}/events`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-downcity-signature": signWebhookBody(webhookSecret, body),
+        },
+        body,
+      });
+    },
     async close() {
       await Promise.all(
         Object.values(roots).map((rootDir) => stopDaemon({ rootDir, graceMs: 2000 }).catch(() => {})),
       );
       await stopConsole({ env, graceMs: 2000 }).catch(() => {});
       await model.close();
+      replies.close();
       await world.cleanup();
     },
   };

@@ -316,6 +316,32 @@ describe("web console in headless Chromium", () => {
     }, "a new MCP server process");
   });
 
+  it("approves a pairing request from the Channels page", async () => {
+    const sent = await world.webhookEvent({
+      eventId: "evt-pair-1",
+      chatId: "room-7",
+      chatType: "direct",
+      userId: "u-42",
+      username: "ana",
+      text: "hello, may I talk to you?",
+    });
+    expect(sent.status).toBe(202);
+    await page.goto(agentUrl(world.roots.alpha, "channels"));
+    const channel = page.locator('article[data-channel="hook"]');
+    await channel.getByText("connected").waitFor({ timeout: 15000 });
+    const pending = channel.getByRole("list", { name: "Pairing requests of hook" });
+    await pending.getByRole("button", { name: "Approve ana" }).click();
+    await channel.getByRole("list", { name: "Approved users of hook" }).getByText("ana").waitFor();
+    expect(await pending.getByRole("listitem").count()).toBe(0);
+    await shot("channels");
+    const client = await world.client(world.roots.alpha);
+    const access = (await client.servicesCommand({ service: "access", action: "list", payload: {} }))
+      .result as {
+      channels: Array<{ approved: Array<{ userId: string }> }>;
+    };
+    expect(access.channels[0]?.approved.map((user) => user.userId)).toEqual(["u-42"]);
+  });
+
   it("shows an agent stopped from the CLI as stopped within 2 s, and starts it again from the page", async () => {
     await page.goto(world.base);
     const row = page.locator('tr[data-agent="alpha"]');

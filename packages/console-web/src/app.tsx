@@ -1,6 +1,7 @@
 import type { JSX } from "preact";
 import { postJson } from "./api/console-api.js";
 import { AgentsPage } from "./pages/agents-page.js";
+import { ChannelsPage } from "./pages/channels-page.js";
 import { ChatsPage } from "./pages/chats-page.js";
 import { ExtensionsPage } from "./pages/extensions-page.js";
 import { LogsPage } from "./pages/logs-page.js";
@@ -15,6 +16,7 @@ const agentPages: Array<{ page: Route["page"]; label: string }> = [
   { page: "tasks", label: "Tasks" },
   { page: "memory", label: "Memory" },
   { page: "extensions", label: "Skills & MCP" },
+  { page: "channels", label: "Channels" },
   { page: "logs", label: "Logs" },
 ];
 
@@ -30,6 +32,8 @@ function pageOf(route: Route, agent: string): JSX.Element {
       return <MemoryPage agent={agent} />;
     case "extensions":
       return <ExtensionsPage agent={agent} />;
+    case "channels":
+      return <ChannelsPage agent={agent} />;
     default:
       return <LogsPage agent={agent} />;
   }

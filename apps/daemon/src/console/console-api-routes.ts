@@ -22,6 +22,8 @@ const allowedCommands: Record<string, readonly string[]> = {
   memory: ["status", "search", "forget"],
   skills: ["list"],
   mcp: ["list", "tools", "reconnect"],
+  channels: ["list"],
+  access: ["list", "approve", "revoke"],
 };
 
 const commandBody = z.strictObject({

@@ -92,13 +92,7 @@ export function AgentsPage(): JSX.Element {
           </table>
         </div>
       )}
-      <section aria-labelledby="channels-title" class="later">
-        <h2 id="channels-title">Channels and pairing</h2>
-        <p>
-          Chat channels (Telegram, Feishu, QQ, webhooks) and their pairing requests will appear here once a
-          project configures channels.
-        </p>
-      </section>
+      <p class="later">Each agent's chat channels and pairing requests are on its Channels page.</p>
     </section>
   );
 }

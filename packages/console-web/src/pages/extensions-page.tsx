@@ -2,6 +2,7 @@ import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { getJson, serviceCommand } from "../api/console-api.js";
 import { usePoll } from "../api/use-poll.js";
+import { routeHref } from "../routing/use-hash-route.js";
 
 interface PluginRow {
   name: string;
@@ -29,7 +30,7 @@ function settled<Value>(promise: Promise<Value>): Promise<Value | { unavailable:
   return promise.catch((error: Error) => ({ unavailable: error.message }));
 }
 
-/** Skills, MCP servers and plug-ins with their status; reconnect an MCP server. Channels come later. */
+/** Skills, MCP servers and plug-ins with their status; reconnect an MCP server. */
 export function ExtensionsPage(props: { agent: string }): JSX.Element {
   const { agent } = props;
   const state = usePoll(
@@ -127,7 +128,8 @@ export function ExtensionsPage(props: { agent: string }): JSX.Element {
       </table>
       <h2>Channels</h2>
       <p>
-        Channels and their pairing requests (Approve, Deny) will be listed here once channels are available.
+        Channels, their counters and pairing requests are on the{" "}
+        <a href={routeHref({ page: "channels", agent })}>Channels</a> page.
       </p>
     </section>
   );
