@@ -178,14 +178,14 @@ export async function startQqGateway(options: QqGatewayOptions): Promise<QqGatew
         if (failedAccept || current !== generation || stopped) return;
         if (type === "READY") {
           const sessionId = (payload.d as { session_id?: unknown } | undefined)?.session_id;
-          if (typeof sessionId === "string") {
-            session = { sessionId, seq: seq ?? 0 };
-            await saveSession();
-          }
           attempts = 0;
           authFailures = 0;
           context.setState("connected");
           firstOutcome?.();
+          if (typeof sessionId === "string") {
+            session = { sessionId, seq: seq ?? 0 };
+            await saveSession();
+          }
         } else if (type === "RESUMED") {
           attempts = 0;
           authFailures = 0;
