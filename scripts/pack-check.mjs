@@ -238,10 +238,7 @@ for (const { dir: packageDir, name, manifest } of packages) {
   const harness = exampleHarness[name] ?? {};
   await step(`${name}: install its tarball alone`, async () => {
     writeConsumerProject(project);
-    await run("npm", ["install", tarball, ...(harness.install ?? []), scopeFlag], {
-      cwd: project,
-      env: npmEnv,
-    });
+    await run("npm", ["install", tarball, scopeFlag], { cwd: project, env: npmEnv });
   });
   await step(`${name}: dependencies within budget`, () => {
     const installed = JSON.parse(readFileSync(join(project, "node_modules", name, "package.json"), "utf8"));
@@ -255,6 +252,12 @@ for (const { dir: packageDir, name, manifest } of packages) {
   });
   // Packages of files only (the console's web assets) have no code to import: installing them is the proof.
   if (!manifest.exports?.["."]) continue;
+  if (harness.install) {
+    // What the example imports beside the package (a provider, an optional peer), added after measuring.
+    await step(`${name}: install what the example imports (${harness.install.join(", ")})`, () =>
+      run("npm", ["install", ...harness.install, scopeFlag], { cwd: project, env: npmEnv }),
+    );
+  }
   let wrapped = "";
   await step(`${name}: README example extracted`, () => {
     wrapped = wrapReadmeExample(
@@ -275,7 +278,7 @@ for (const { dir: packageDir, name, manifest } of packages) {
   await step(`${name}: README example runs`, async () => {
     const output = await run(process.execPath, ["example.js"], {
       cwd: project,
-      env: { ...process.env, ...(harness.env ?? {}) },
+      env: { ...process.env, SCRIPTED_MODEL_URL: model.url, ...(harness.env ?? {}) },
       timeoutMs: 120_000,
     });
     if (!output.includes(exampleDoneMarker)) throw new Error(`the example did not reach its end:\n${output}`);

@@ -9,10 +9,12 @@ export function extractReadmeExample(readme) {
   return match[1];
 }
 
+// The model talks HTTP to the scripted OpenAI-compatible server pack-check runs (SCRIPTED_MODEL_URL).
 const scriptedModel = [
-  'import { createScriptedModel } from "@downcity/core/test";',
-  'const model = createScriptedModel(Array.from({ length: 20 }, () => "scripted reply")).model;',
+  'import { createOpenAICompatible } from "@ai-sdk/openai-compatible";',
+  'const model = createOpenAICompatible({ name: "scripted", baseURL: process.env.SCRIPTED_MODEL_URL ?? "" }).chatModel("scripted");',
 ];
+const modelPackage = "@ai-sdk/openai-compatible@^2";
 
 /**
  * Per package: extra npm packages the example imports, declarations it expects, code to run after it
@@ -20,6 +22,7 @@ const scriptedModel = [
  */
 export const exampleHarness = {
   "@downcity/core": {
+    install: [modelPackage],
     files: {
       // The README uses OpenAI; the consumer project gets a stand-in module answering with the scripted model.
       "scripted-openai.ts": [...scriptedModel, "export const openai = (_modelId: string) => model;"].join(
@@ -36,6 +39,7 @@ export const exampleHarness = {
     ],
   },
   "@downcity/mcp": {
+    install: [modelPackage],
     prelude: [
       ...scriptedModel,
       'import { createServiceRegistry as createRegistryForExample } from "@downcity/core";',
@@ -46,6 +50,7 @@ export const exampleHarness = {
     env: { npm_config_offline: "true" },
   },
   "@downcity/skills": {
+    install: [modelPackage],
     prelude: [
       ...scriptedModel,
       'import { mkdirSync as mkdirForExample, writeFileSync as writeForExample } from "node:fs";',
@@ -55,6 +60,7 @@ export const exampleHarness = {
     ],
   },
   "@downcity/memory": {
+    install: [modelPackage],
     prelude: [...scriptedModel, "const rootDir = process.cwd();"],
   },
   "@downcity/adapters-feishu": {
@@ -62,6 +68,7 @@ export const exampleHarness = {
     env: { LARK_APP_SECRET: "pack-check-app-secret" },
   },
   "@downcity/tasks": {
+    install: [modelPackage],
     prelude: [
       ...scriptedModel,
       'import { createServiceRegistry as createRegistryForExample, silentLogger as logger } from "@downcity/core";',
