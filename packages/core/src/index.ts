@@ -169,4 +169,15 @@ export {
   type ServiceState,
   type ServiceSummary,
 } from "./service/service-registry.js";
+export { type ContextLease, defaultLeaseMs } from "./store/context-lease.js";
+export {
+  type DowncityStore,
+  defineStoreAdapter,
+  type StoreAdapterDefinition,
+} from "./store/downcity-store.js";
+export { type FileStoreOptions, openFileStore } from "./store/file-store.js";
+export { createLocalContextLease } from "./store/local-context-lease.js";
+export type { ContextHistory, SharedHistoryStore } from "./store/shared-history-store.js";
+export type { InboxClaimOptions, SharedInboxStore } from "./store/shared-inbox-store.js";
+export type { OutboxClaimOptions, SharedOutboxStore } from "./store/shared-outbox-store.js";
 export { type FrontMatterSplit, splitFrontMatter } from "./text/front-matter.js";

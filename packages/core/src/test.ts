@@ -1,15 +1,8 @@
 /**
  * The complete public surface of @downcity/core/test: scripted stand-ins for the LLM so any
- * package can test agent runs without a network. Never use these in production.
+ * package can test agent runs without a network, and the conformance suites every channel adapter
+ * and every store must pass. Never use these in production.
  */
-export {
-  type OpenAICompatibleServer,
-  type OpenAICompatibleServerOptions,
-  ScriptedHttpError,
-  startOpenAICompatibleServer,
-} from "./test/openai-compatible-server.js";
-export { createScriptedModel, type ScriptedModel } from "./test/scripted-model.js";
-export type { ScriptedCall, ScriptedReply, ScriptedToolCall, ScriptedTurn } from "./test/scripted-turn.js";
 export {
   type ChannelFake,
   type FakeIncoming,
@@ -17,3 +10,16 @@ export {
   type TestChannelAdapterOptions,
   testChannelAdapter,
 } from "./test/channel-conformance.js";
+export { testContextLease } from "./test/context-lease-conformance.js";
+export { testHistoryStore } from "./test/history-store-conformance.js";
+export { testInboxStore } from "./test/inbox-store-conformance.js";
+export {
+  type OpenAICompatibleServer,
+  type OpenAICompatibleServerOptions,
+  ScriptedHttpError,
+  startOpenAICompatibleServer,
+} from "./test/openai-compatible-server.js";
+export { testOutboxStore } from "./test/outbox-store-conformance.js";
+export { createScriptedModel, type ScriptedModel } from "./test/scripted-model.js";
+export type { ScriptedCall, ScriptedReply, ScriptedToolCall, ScriptedTurn } from "./test/scripted-turn.js";
+export type { StoreSuiteOptions, StoreUnderTest } from "./test/store-suite-options.js";

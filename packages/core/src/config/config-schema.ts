@@ -73,6 +73,23 @@ export const coreConfigShape = {
     )
     .default({})
     .describe("Chat channel instances; the key is the channel part of context ids"),
+  store: z
+    .strictObject({
+      adapter: z
+        .string()
+        .min(1)
+        .describe('Store package shared by several workers, e.g. "@downcity/store-postgres"'),
+      url: z.string().min(1).optional().describe('Connection URL, usually "${DATABASE_URL}"'),
+      leaseMs: z
+        .number()
+        .int()
+        .min(1000)
+        .max(600000)
+        .default(15000)
+        .describe("How long a worker owns a context without renewing it, in ms"),
+    })
+    .optional()
+    .describe("Where history, inbox and outbox live; absent = files under .downcity/ (one worker)"),
 } as const;
 
 /**

@@ -1,0 +1,26 @@
+import type { ContextLease } from "./context-lease.js";
+import type { SharedHistoryStore } from "./shared-history-store.js";
+import type { SharedInboxStore } from "./shared-inbox-store.js";
+import type { SharedOutboxStore } from "./shared-outbox-store.js";
+
+/** Everything several workers of one agent must share: history, inbox, outbox and context leases. */
+export interface DowncityStore {
+  /** `files` for the embedded store under `.downcity/`, else the adapter's name. */
+  readonly kind: string;
+  readonly history: SharedHistoryStore;
+  readonly inbox: SharedInboxStore;
+  readonly outbox: SharedOutboxStore;
+  readonly leases: ContextLease;
+  close(): Promise<void>;
+}
+
+/** What a store package (`"store": { "adapter": ... }` in `downcity.json`) default-exports. */
+export interface StoreAdapterDefinition {
+  name: string;
+  open(options: { url?: string; leaseMs?: number; rootDir: string }): Promise<DowncityStore>;
+}
+
+/** Declares a store adapter; identity at run time, it types the object a store package exports. */
+export function defineStoreAdapter(definition: StoreAdapterDefinition): StoreAdapterDefinition {
+  return definition;
+}

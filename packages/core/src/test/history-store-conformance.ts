@@ -1,0 +1,98 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { HistoryMessage } from "../history/history-message.js";
+import { messageText } from "../history/history-message.js";
+import type { DowncityStore } from "../store/downcity-store.js";
+import { closeAll, openWorkers, type StoreSuiteOptions, type StoreUnderTest } from "./store-suite-options.js";
+
+const message = (id: string, text = `text ${id}`): HistoryMessage => ({
+  id,
+  role: "user",
+  parts: [{ type: "text", text }],
+  metadata: { createdAt: "2026-11-23T00:00:00.000Z" },
+});
+
+/** The shared history contract: ordered appends, tail reads, meta, compaction keeping concurrent appends. */
+export function testHistoryStore(options: StoreSuiteOptions): void {
+  describe(`${options.name}: history store conformance`, () => {
+    let storage: StoreUnderTest;
+    let store: DowncityStore;
+    beforeEach(async () => {
+      storage = await options.create();
+      store = await storage.open();
+    });
+    afterEach(async () => {
+      await store.close().catch(() => {});
+      await storage.cleanup();
+    });
+
+    it("reads appends back in order, whole or as a tail, per context", async () => {
+      const history = store.history.context("web:a");
+      expect(await history.read()).toEqual([]);
+      await history.append(message("m1"));
+      await history.append([message("m2"), message("m3")]);
+      await store.history.context("web:b").append(message("other"));
+      expect((await history.read()).map((entry) => entry.id)).toEqual(["m1", "m2", "m3"]);
+      expect((await history.read({ last: 2 })).map((entry) => entry.id)).toEqual(["m2", "m3"]);
+      expect(await history.read({ last: 0 })).toEqual([]);
+      expect((await history.read())[1]).toEqual(message("m2"));
+    });
+
+    it("keeps meta per context and applies updates in turn", async () => {
+      const history = store.history.context("web:a");
+      expect(await history.meta()).toEqual({});
+      await Promise.all(
+        Array.from({ length: 10 }, () =>
+          history.updateMeta((meta) => ({ ...meta, count: ((meta.count as number) ?? 0) + 1 })),
+        ),
+      );
+      expect((await history.meta()).count).toBe(10);
+      expect(await store.history.context("web:b").meta()).toEqual({});
+    });
+
+    it("compacts older messages into a summary, keeping the newest and anything appended meanwhile", async () => {
+      const history = store.history.context("web:a");
+      await history.append(Array.from({ length: 6 }, (_, index) => message(`m${index}`)));
+      const result = await history.compact({
+        keepLast: 2,
+        reason: "test",
+        async summarize(older) {
+          await history.append(message("during"));
+          return `summary of ${older.length}`;
+        },
+      });
+      expect(result).toMatchObject({ archivedCount: 4, keptCount: 3, summary: "summary of 4" });
+      const after = await history.read();
+      expect(after.map((entry) => entry.id).slice(1)).toEqual(["m4", "m5", "during"]);
+      expect(messageText(after[0] as HistoryMessage)).toBe("summary of 4");
+      expect(after[0]?.metadata?.kind).toBe("summary");
+      expect((await history.meta()).compaction).toMatchObject({ keepLast: 2, archivedCount: 4 });
+      expect(await history.compact({ keepLast: 10, summarize: async () => "none" })).toBeUndefined();
+    });
+
+    it("keeps a large message intact", async () => {
+      const text = "日本語".repeat(400_000);
+      await store.history.context("web:a").append(message("big", text));
+      const [read] = await store.history.context("web:a").read({ last: 1 });
+      expect(messageText(read as HistoryMessage)).toBe(text);
+    });
+
+    it("keeps every append of concurrent writers, each once and in each writer's order", async () => {
+      await store.close();
+      const workers = await openWorkers(storage, options, 3);
+      store = workers[0] as DowncityStore;
+      await Promise.all(
+        workers.map(async (worker, number) => {
+          for (let index = 0; index < 20; index++)
+            await worker.history.context("web:a").append(message(`w${number}-${index}`));
+        }),
+      );
+      const ids = (await store.history.context("web:a").read()).map((entry) => entry.id);
+      await closeAll(workers.filter((worker) => worker !== store));
+      expect(ids).toHaveLength(60);
+      for (let number = 0; number < 3; number++)
+        expect(ids.filter((id) => id.startsWith(`w${number}-`))).toEqual(
+          Array.from({ length: 20 }, (_, index) => `w${number}-${index}`),
+        );
+    });
+  });
+}

@@ -1,0 +1,167 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { DowncityStore } from "../store/downcity-store.js";
+import {
+  closeAll,
+  openWorkers,
+  pollFor,
+  type StoreSuiteOptions,
+  type StoreUnderTest,
+} from "./store-suite-options.js";
+
+const event = (contextId: string, eventId: string, text = `text of ${eventId}`) => ({
+  channel: "web",
+  eventId,
+  contextId,
+  message: { text, chatId: contextId, chatType: "direct" as const, userId: "u1" },
+});
+
+/** The shared inbox contract every store must keep: ordering, dedupe, claims, crashes, dead letters. */
+export function testInboxStore(options: StoreSuiteOptions): void {
+  describe(`${options.name}: inbox store conformance`, () => {
+    let storage: StoreUnderTest;
+    let store: DowncityStore;
+    beforeEach(async () => {
+      storage = await options.create();
+      store = await storage.open();
+    });
+    afterEach(async () => {
+      await store.close().catch(() => {});
+      await storage.cleanup();
+    });
+
+    it("accepts once per event id and reports redeliveries as duplicates, also after completion", async () => {
+      const first = await store.inbox.accept(event("web:a", "e1"));
+      expect(first).toEqual({ result: "accepted", id: "web:e1" });
+      expect(await store.inbox.accept(event("web:a", "e1"))).toEqual({ result: "duplicate", id: "web:e1" });
+      const claimed = await store.inbox.claim({ owner: "w1" });
+      expect(claimed?.id).toBe("web:e1");
+      await store.inbox.complete("web:e1");
+      expect((await store.inbox.accept(event("web:a", "e1"))).result).toBe("duplicate");
+      expect(await store.inbox.claim({ owner: "w1" })).toBeUndefined();
+    });
+
+    it("hands out only a context's oldest event, one claim per context at a time", async () => {
+      for (const [context, id] of [
+        ["web:a", "a1"],
+        ["web:b", "b1"],
+        ["web:a", "a2"],
+        ["web:a", "a3"],
+        ["web:b", "b2"],
+      ])
+        await store.inbox.accept(event(context as string, id as string));
+      const first = await store.inbox.claim({ owner: "w1" });
+      const second = await store.inbox.claim({ owner: "w2" });
+      expect([first?.eventId, second?.eventId]).toEqual(["a1", "b1"]);
+      expect(await store.inbox.claim({ owner: "w3" })).toBeUndefined();
+      await store.inbox.complete("web:a1");
+      expect((await store.inbox.claim({ owner: "w3" }))?.eventId).toBe("a2");
+      expect(first?.message).toEqual(event("web:a", "a1").message);
+    });
+
+    it("gives a released claim to the next claimer at once, and keeps a renewed claim", async () => {
+      await store.inbox.accept(event("web:a", "e1"));
+      const claimed = await store.inbox.claim({ owner: "w1", leaseMs: 300 });
+      expect(claimed?.id).toBe("web:e1");
+      for (let round = 0; round < 4; round++) {
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        expect(await store.inbox.renew("web:e1", { owner: "w1", leaseMs: 300 })).toBe(true);
+        expect(await store.inbox.claim({ owner: "w2" })).toBeUndefined();
+      }
+      expect(await store.inbox.renew("web:e1", { owner: "w2", leaseMs: 300 })).toBe(false);
+      await store.inbox.release("web:e1", "w1");
+      expect((await store.inbox.claim({ owner: "w2" }))?.id).toBe("web:e1");
+    });
+
+    it("replays an event whose worker died between claim and complete, after its lease", async () => {
+      await store.inbox.accept(event("web:a", "e1"));
+      await store.inbox.accept(event("web:a", "e2"));
+      const claimed = await store.inbox.claim({ owner: "dead-worker", leaseMs: 400 });
+      expect(claimed?.id).toBe("web:e1");
+      await store.close();
+      const started = Date.now();
+      store = await storage.open();
+      const replayed = await pollFor(() => store.inbox.claim({ owner: "w2" }), 3000);
+      expect(replayed.id).toBe("web:e1");
+      expect(Date.now() - started).toBeLessThan(400 + 2000);
+      expect(await store.inbox.renew("web:e1", { owner: "dead-worker" })).toBe(false);
+      await store.inbox.complete("web:e1");
+      expect((await store.inbox.claim({ owner: "w2" }))?.id).toBe("web:e2");
+    });
+
+    it("counts failures, dead-letters after the limit, and retries a dead letter", async () => {
+      await store.inbox.accept(event("web:a", "e1"));
+      await store.inbox.accept(event("web:a", "e2"));
+      await store.inbox.claim({ owner: "w1" });
+      const once = await store.inbox.fail("web:e1", "boom 1", 2);
+      expect(once).toMatchObject({ status: "pending", attempts: 1, lastError: "boom 1" });
+      expect((await store.inbox.claim({ owner: "w1" }))?.id).toBe("web:e1");
+      const dead = await store.inbox.fail("web:e1", "boom 2", 2);
+      expect(dead).toMatchObject({ status: "dead", attempts: 2, lastError: "boom 2" });
+      expect((await store.inbox.deadLetters()).map((entry) => entry.id)).toEqual(["web:e1"]);
+      // A dead letter no longer holds its context back.
+      expect((await store.inbox.claim({ owner: "w1" }))?.id).toBe("web:e2");
+      await store.inbox.complete("web:e2");
+      expect(await store.inbox.retry("web:e1")).toMatchObject({ status: "pending", attempts: 0 });
+      expect(await store.inbox.deadLetters()).toEqual([]);
+      expect((await store.inbox.claim({ owner: "w1" }))?.id).toBe("web:e1");
+    });
+
+    it("keeps a large payload intact", async () => {
+      const text = "x€\n".repeat(350_000);
+      await store.inbox.accept(event("web:a", "big", text));
+      const claimed = await store.inbox.claim({ owner: "w1" });
+      expect(claimed?.message.text).toBe(text);
+      expect((await store.inbox.get("web:big"))?.message.text.length).toBe(text.length);
+    });
+
+    it("serves concurrent claimers each event exactly once, in order per context", async () => {
+      await store.close();
+      const workers = await openWorkers(storage, options, 4);
+      store = workers[0] as DowncityStore;
+      const contexts = 12;
+      const perContext = 6;
+      await Promise.all(
+        Array.from({ length: contexts }, async (_, context) => {
+          for (let index = 0; index < perContext; index++)
+            await workers[index % workers.length]?.inbox.accept(
+              event(`web:c${context}`, `c${context}-${index}`),
+            );
+        }),
+      );
+      const handled: string[] = [];
+      const inFlight = new Set<string>();
+      let overlap = false;
+      await Promise.all(
+        workers.flatMap((worker, number) =>
+          [0, 1].map(async (lane) => {
+            const owner = `w${number}.${lane}`;
+            let idle = 0;
+            while (idle < 5) {
+              const entry = await worker.inbox.claim({ owner });
+              if (!entry) {
+                idle += 1;
+                await new Promise((resolve) => setTimeout(resolve, 10));
+                continue;
+              }
+              idle = 0;
+              if (inFlight.has(entry.contextId)) overlap = true;
+              inFlight.add(entry.contextId);
+              handled.push(entry.eventId);
+              await new Promise((resolve) => setTimeout(resolve, 2));
+              inFlight.delete(entry.contextId);
+              await worker.inbox.complete(entry.id);
+            }
+          }),
+        ),
+      );
+      await closeAll(workers.filter((worker) => worker !== store));
+      expect(overlap).toBe(false);
+      expect(handled).toHaveLength(contexts * perContext);
+      expect(new Set(handled).size).toBe(contexts * perContext);
+      for (let context = 0; context < contexts; context++) {
+        const order = handled.filter((id) => id.startsWith(`c${context}-`));
+        expect(order).toEqual(Array.from({ length: perContext }, (_, index) => `c${context}-${index}`));
+      }
+    });
+  });
+}

@@ -1,0 +1,127 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { DowncityStore } from "../store/downcity-store.js";
+import {
+  closeAll,
+  openWorkers,
+  pollFor,
+  type StoreSuiteOptions,
+  type StoreUnderTest,
+} from "./store-suite-options.js";
+
+const chunk = (key: string, chatId: string, text = `text of ${key}`) => ({
+  key,
+  channel: "web",
+  contextId: `web:${chatId}`,
+  target: { chatId, chatType: "direct" as const },
+  text,
+});
+
+/** The shared outbox contract every store must keep: record once, claim in order per chat, dead letters. */
+export function testOutboxStore(options: StoreSuiteOptions): void {
+  describe(`${options.name}: outbox store conformance`, () => {
+    let storage: StoreUnderTest;
+    let store: DowncityStore;
+    beforeEach(async () => {
+      storage = await options.create();
+      store = await storage.open();
+    });
+    afterEach(async () => {
+      await store.close().catch(() => {});
+      await storage.cleanup();
+    });
+
+    it("records a key once, also after it was sent (a replayed run)", async () => {
+      expect(await store.outbox.record(chunk("r1#0", "a"))).toBe("recorded");
+      expect(await store.outbox.record(chunk("r1#0", "a"))).toBe("known");
+      expect((await store.outbox.claim({ owner: "w1" }))?.key).toBe("r1#0");
+      expect(await store.outbox.wasSent("r1#0")).toBe(false);
+      await store.outbox.markSent("r1#0", "m-1");
+      expect(await store.outbox.wasSent("r1#0")).toBe(true);
+      expect(await store.outbox.record(chunk("r1#0", "a"))).toBe("known");
+      expect(await store.outbox.claim({ owner: "w1" })).toBeUndefined();
+    });
+
+    it("hands out a chat's chunks in order, one at a time, chats in parallel", async () => {
+      for (const [key, chat] of [
+        ["a1", "a"],
+        ["b1", "b"],
+        ["a2", "a"],
+      ])
+        await store.outbox.record(chunk(key as string, chat as string));
+      const first = await store.outbox.claim({ owner: "w1" });
+      const second = await store.outbox.claim({ owner: "w2" });
+      expect([first?.key, second?.key]).toEqual(["a1", "b1"]);
+      expect(first?.target).toEqual({ chatId: "a", chatType: "direct" });
+      expect(await store.outbox.claim({ owner: "w3" })).toBeUndefined();
+      await store.outbox.markSent("a1");
+      expect((await store.outbox.claim({ owner: "w3" }))?.key).toBe("a2");
+    });
+
+    it("sends again a chunk whose sender died before marking it sent, after its lease", async () => {
+      await store.outbox.record(chunk("k1", "a"));
+      expect((await store.outbox.claim({ owner: "dead-worker", leaseMs: 400 }))?.key).toBe("k1");
+      await store.close();
+      store = await storage.open();
+      const again = await pollFor(() => store.outbox.claim({ owner: "w2" }), 3000);
+      expect(again.key).toBe("k1");
+    });
+
+    it("counts failures, dead-letters on the limit or a permanent error, and retries", async () => {
+      await store.outbox.record(chunk("k1", "a"));
+      await store.outbox.record(chunk("k2", "b"));
+      await store.outbox.claim({ owner: "w1" });
+      expect(await store.outbox.fail("k1", "429", 3)).toMatchObject({ status: "pending", attempts: 1 });
+      expect((await store.outbox.claim({ owner: "w1" }))?.key).toBe("k1");
+      expect(await store.outbox.fail("k1", "403", 3, true)).toMatchObject({
+        status: "dead",
+        lastError: "403",
+      });
+      expect((await store.outbox.deadLetters()).map((entry) => entry.key)).toEqual(["k1"]);
+      expect(await store.outbox.retry("k1")).toMatchObject({ status: "pending", attempts: 0 });
+      const keys = [
+        (await store.outbox.claim({ owner: "w1" }))?.key,
+        (await store.outbox.claim({ owner: "w1" }))?.key,
+      ];
+      expect(keys.sort()).toEqual(["k1", "k2"]);
+    });
+
+    it("keeps a large chunk intact", async () => {
+      const text = "ü".repeat(1_000_000);
+      await store.outbox.record(chunk("big", "a", text));
+      expect((await store.outbox.claim({ owner: "w1" }))?.text).toBe(text);
+    });
+
+    it("sends each chunk once across concurrent senders, in order per chat", async () => {
+      await store.close();
+      const workers = await openWorkers(storage, options, 3);
+      store = workers[0] as DowncityStore;
+      for (let index = 0; index < 8; index++)
+        for (let chat = 0; chat < 6; chat++)
+          await store.outbox.record(chunk(`c${chat}-${index}`, `c${chat}`));
+      const sent: string[] = [];
+      await Promise.all(
+        workers.map(async (worker, number) => {
+          let idle = 0;
+          while (idle < 5) {
+            const entry = await worker.outbox.claim({ owner: `w${number}` });
+            if (!entry) {
+              idle += 1;
+              await new Promise((resolve) => setTimeout(resolve, 10));
+              continue;
+            }
+            idle = 0;
+            sent.push(entry.key);
+            await worker.outbox.markSent(entry.key);
+          }
+        }),
+      );
+      await closeAll(workers.filter((worker) => worker !== store));
+      expect(new Set(sent).size).toBe(48);
+      expect(sent).toHaveLength(48);
+      for (let chat = 0; chat < 6; chat++)
+        expect(sent.filter((key) => key.startsWith(`c${chat}-`))).toEqual(
+          Array.from({ length: 8 }, (_, index) => `c${chat}-${index}`),
+        );
+    });
+  });
+}

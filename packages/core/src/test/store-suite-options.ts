@@ -1,0 +1,48 @@
+import type { DowncityStore } from "../store/downcity-store.js";
+
+/** A fresh, empty storage for one test, and how to open handles onto it. */
+export interface StoreUnderTest {
+  /** Opens a handle onto this storage, as one worker would (the file store: one at a time). */
+  open(): Promise<DowncityStore>;
+  /** Removes the storage. */
+  cleanup(): Promise<void>;
+}
+
+/** Options every store conformance suite takes. */
+export interface StoreSuiteOptions {
+  /** Shown in the test names, e.g. "file store" or "postgres". */
+  name: string;
+  /** Creates a fresh storage per test. */
+  create(): Promise<StoreUnderTest>;
+  /** True when several handles may be open at once (several workers); the file store serves one. */
+  sharedByWorkers: boolean;
+}
+
+/** Polls `probe` until it returns a value, failing after `timeoutMs`. */
+export async function pollFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`nothing after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Opens `count` handles: separate workers when the store allows it, else one shared handle. */
+export async function openWorkers(
+  storage: StoreUnderTest,
+  options: StoreSuiteOptions,
+  count: number,
+): Promise<DowncityStore[]> {
+  if (!options.sharedByWorkers) {
+    const one = await storage.open();
+    return Array.from({ length: count }, () => one);
+  }
+  return Promise.all(Array.from({ length: count }, () => storage.open()));
+}
+
+/** Closes each distinct handle once. */
+export async function closeAll(stores: DowncityStore[]): Promise<void> {
+  for (const store of new Set(stores)) await store.close();
+}
