@@ -308,7 +308,8 @@ if (cli && (!only || only.includes(cli.name))) {
     npm_config_nodedir: join(work, "no-node-headers"),
     PATH: [shims, bin, process.env.PATH].join(":"),
   };
-  delete cliEnv.DOWNCITY_HOME;
+  // Deterministic: the demo and init must not pick up a real model or another home from the caller.
+  for (const name of ["DOWNCITY_HOME", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"]) delete cliEnv[name];
   const downcity = (commandArgs, cwd) =>
     run(join(bin, "downcity"), commandArgs, { cwd, env: cliEnv, timeoutMs: 60_000 });
   const projectDir = join(work, "cli-project");
@@ -358,6 +359,10 @@ if (cli && (!only || only.includes(cli.name))) {
   await step(`${cli.name}: doctor passes`, async () => {
     const report = await downcity(["doctor"], projectDir);
     log(report.trim().replace(/^/gm, "      "));
+  });
+  await step(`${cli.name}: demo runs offline (its scripted model ships with the install)`, async () => {
+    // stdin is /dev/null: the demo's chat ends at once and the throwaway project is removed.
+    await downcity(["demo"], work);
   });
   await step(`${cli.name}: stop`, async () => {
     if (startedDaemon) await downcity(["stop"], projectDir);
