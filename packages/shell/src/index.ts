@@ -10,6 +10,9 @@ export type {
   ShellEngineOptions,
 } from "./engine/shell-engine.js";
 export type { ShellStream } from "./output/session-output.js";
+export type { CommandCheck, CommandCheckRequest } from "./policy/command-check.js";
+export { findBubblewrap } from "./sandbox/find-bubblewrap.js";
+export type { ShellSandboxOptions } from "./sandbox/sandbox-options.js";
 export type { ShellSnapshot } from "./session/snapshot-file.js";
 export { ShellError, type ShellErrorCode } from "./shell-error.js";
 export type { ShellEvent, ShellEventType, ShellExitEvent } from "./shell-event.js";

@@ -9,7 +9,9 @@ export type ShellErrorCode =
   | "SESSION_EXITED"
   | "INVALID_INPUT"
   | "SPAWN_FAILED"
-  | "SERVICE_EXISTS";
+  | "SERVICE_EXISTS"
+  | "COMMAND_REFUSED"
+  | "SANDBOX_UNAVAILABLE";
 
 /** Typed error of the shell engine; the message names the bad field and the fix. */
 export class ShellError extends Error {

@@ -1,6 +1,7 @@
 import { mkdirSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { buildChildEnv } from "../process/build-child-env.js";
+import { bubblewrapArgs } from "../sandbox/bubblewrap-args.js";
 import type { ShellSession } from "../session/shell-session.js";
 import { type ShellSnapshot, writeSnapshotFile } from "../session/snapshot-file.js";
 import { createShellId } from "../shell-id.js";
@@ -32,7 +33,9 @@ export interface SessionFactoryOptions {
   shellFile: string;
   shellFlags: string[];
   owner: ShellSnapshot["owner"];
-  engineOptions: Pick<ShellEngineOptions, "env" | "secretEnv" | "server">;
+  engineOptions: Pick<ShellEngineOptions, "env" | "secretEnv" | "server" | "sandbox">;
+  /** The bubblewrap binary when the engine runs commands in a sandbox. */
+  bwrapPath?: string | undefined;
   registry: SessionRegistry;
   /** Builds a live session over a fresh snapshot. */
   create: (dir: string, snapshot: ShellSnapshot) => ShellSession;
@@ -98,6 +101,7 @@ export function createSessionFactory(options: SessionFactoryOptions): SessionFac
       );
     } else {
       const { engineOptions } = options;
+      const token = engineOptions.server?.token;
       const env = buildChildEnv({
         base: engineOptions.env ?? process.env,
         secret: engineOptions.secretEnv ?? [],
@@ -109,12 +113,23 @@ export function createSessionFactory(options: SessionFactoryOptions): SessionFac
           requestId: call?.requestId,
           serverHost: engineOptions.server?.host,
           serverPort: engineOptions.server?.port,
-          token: engineOptions.server?.token,
+          token:
+            typeof token === "function"
+              ? token({
+                  shellId: id,
+                  ...(call?.contextId !== undefined ? { contextId: call.contextId } : {}),
+                })
+              : token,
         },
       });
+      const shellArgs = [...options.shellFlags, "-c", fields.command];
+      const sandbox = engineOptions.sandbox;
       session.start({
-        file: options.shellFile,
-        args: [...options.shellFlags, "-c", fields.command],
+        file: sandbox && options.bwrapPath ? options.bwrapPath : options.shellFile,
+        args:
+          sandbox && options.bwrapPath
+            ? [...bubblewrapArgs({ rootDir, cwd, sandbox }), "--", options.shellFile, ...shellArgs]
+            : shellArgs,
         env,
         stdin: fields.stdin,
         cols: fields.cols,

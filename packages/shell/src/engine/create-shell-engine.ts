@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { enforceCommandCheck } from "../policy/command-check.js";
 import { createProcessTable } from "../process/process-table.js";
 import { readProcessStartTime } from "../process/process-tree.js";
+import { findBubblewrap } from "../sandbox/find-bubblewrap.js";
 import { isFinalStatus, ShellSession } from "../session/shell-session.js";
 import type { ShellSnapshot } from "../session/snapshot-file.js";
 import type { ShellId } from "../shell-id.js";
@@ -42,6 +44,13 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
     tailBytes: options.limits?.tailBytes ?? 1024 * 1024,
     maxOutputBytes: options.limits?.maxOutputBytes ?? 1024 * 1024 * 1024,
   };
+  // Checked up front: an enabled sandbox that cannot run is a start-up error, never a silent fallback.
+  const bwrapPath = options.sandbox
+    ? findBubblewrap({
+        ...(options.sandbox.bwrapPath ? { bwrapPath: options.sandbox.bwrapPath } : {}),
+        ...(options.env ? { env: options.env } : {}),
+      })
+    : undefined;
   const engineId = randomBytes(8).toString("hex");
   const processes = createProcessTable(options.processTable);
   const owner = {
@@ -77,6 +86,7 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
     shellFlags,
     owner,
     engineOptions: options,
+    bwrapPath,
     registry,
     create: (dir, snapshot) => newSession(dir, snapshot, false),
   });
@@ -88,9 +98,14 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
 
   return {
     stateDir,
-    exec: (input, call) => execCommand(spawnSession, input, call),
-    start: (input, call) =>
-      startSession({ spawnSession, registry, stateDir, engineId, processes }, input, call),
+    exec: async (input, call) => {
+      await enforceCommandCheck(options.checkCommand, input, call?.contextId);
+      return execCommand(spawnSession, input, call);
+    },
+    start: async (input, call) => {
+      await enforceCommandCheck(options.checkCommand, input, call?.contextId);
+      return startSession({ spawnSession, registry, stateDir, engineId, processes }, input, call);
+    },
 
     async status(input) {
       const args = parseInput(shellStatusInput, input, "shell_status");

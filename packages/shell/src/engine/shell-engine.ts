@@ -1,3 +1,5 @@
+import type { CommandCheck } from "../policy/command-check.js";
+import type { ShellSandboxOptions } from "../sandbox/sandbox-options.js";
 import type { ShellEvent, ShellEventType } from "../shell-event.js";
 import type { ShellId } from "../shell-id.js";
 import type {
@@ -47,8 +49,19 @@ export interface ShellEngineOptions {
   secretEnv?: ReadonlyArray<string | RegExp>;
   /** Shell that runs commands with `-c` [/bin/bash, else /bin/sh]. */
   shell?: string;
-  /** Where `downcity …` inside the shell reaches the host: DC_CTX_SERVER_HOST/PORT and DC_CTX_TOKEN. */
-  server?: { host?: string; port?: number | string; token?: string };
+  /**
+   * Where `downcity …` inside the shell reaches the host: DC_CTX_SERVER_HOST/PORT and DC_CTX_TOKEN;
+   * a token function is asked once per session, so each gets its own (scoped) credential.
+   */
+  server?: {
+    host?: string;
+    port?: number | string;
+    token?: string | ((session: { shellId: string; contextId?: string }) => string | undefined);
+  };
+  /** A host policy run before every exec and start; a refusal is a COMMAND_REFUSED error [none]. */
+  checkCommand?: CommandCheck;
+  /** Run every command under bubblewrap (opt-in); creating the engine fails when bwrap is unusable [off]. */
+  sandbox?: ShellSandboxOptions;
   limits?: ShellEngineLimits;
   /**
    * How processes are found for close, timeouts and recovery [auto: /proc when present, else
