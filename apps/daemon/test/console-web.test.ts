@@ -342,7 +342,7 @@ describe("web console in headless Chromium", () => {
     expect(access.channels[0]?.approved.map((user) => user.userId)).toEqual(["u-42"]);
   });
 
-  it("shows an agent stopped from the CLI as stopped within 2 s, and starts it again from the page", async () => {
+  it("shows an agent stopped from the CLI as stopped within 2 s, starts it again and restarts it from the page", async () => {
     await page.goto(world.base);
     const row = page.locator('tr[data-agent="alpha"]');
     await row.getByTestId("agent-status").filter({ hasText: "running" }).waitFor();
@@ -352,7 +352,15 @@ describe("web console in headless Chromium", () => {
     expect(Date.now() - stoppedAt).toBeLessThan(2000);
     await row.getByRole("button", { name: "Start alpha", exact: true }).click();
     await row.getByTestId("agent-status").filter({ hasText: "running" }).waitFor({ timeout: 20000 });
-    expect((await daemonStatus({ rootDir: world.roots.alpha })).running).toBe(true);
+    const before = await daemonStatus({ rootDir: world.roots.alpha });
+    expect(before.running).toBe(true);
+    await row.getByRole("button", { name: "Restart alpha" }).click();
+    const after = await waitUntil(async () => {
+      const status = await daemonStatus({ rootDir: world.roots.alpha });
+      return status.running && status.pid !== before.pid ? status : undefined;
+    }, "a restarted alpha");
+    expect(after.pid).not.toBe(before.pid);
+    await row.getByTestId("agent-status").filter({ hasText: "running" }).waitFor();
   });
 
   it("stops an agent from the page, which downcity status then reports as stopped", async () => {
