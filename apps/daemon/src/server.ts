@@ -223,6 +223,17 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       logger.info(recovered, "shell sessions recovered");
     await registry.startAll();
     await channelHost.start();
+    // Adapters' own services (e.g. `downcity tg set-webhook <url>`), named after their instance.
+    for (const service of channelHost.adapterServices()) {
+      if (registry.get(service.name)) {
+        logger.warn(
+          { service: service.name },
+          "a channel's service name is taken; rename the channel instance",
+        );
+        continue;
+      }
+      registry.register(service);
+    }
     const startedAt = new Date().toISOString();
     await writeDaemonMeta(rootDir, {
       pid: process.pid,

@@ -14,7 +14,11 @@ const event = (index, context = 0) => ({
   channel: "bench",
   eventId: `e${index}`,
   contextId: `bench:${context}`,
-  message: { text: `message number ${index} with a realistic length of text in it`, chatId: String(context), userId: "u" },
+  message: {
+    text: `message number ${index} with a realistic length of text in it`,
+    chatId: String(context),
+    userId: "u",
+  },
 });
 
 try {

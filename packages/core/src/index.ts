@@ -45,13 +45,8 @@ export {
   channelEventSchema,
   type ParsedChannelEvent,
 } from "./channel/channel-event.js";
-export {
-  type ChannelHost,
-  type ChannelHostOptions,
-  type ChannelInstance,
-  type ChannelStatus,
-  createChannelHost,
-} from "./channel/channel-host.js";
+export { type ChannelHost, type ChannelHostOptions, createChannelHost } from "./channel/channel-host.js";
+export type { ChannelInstance, ChannelStatus } from "./channel/channel-instance.js";
 export { ChannelSendError } from "./channel/channel-send-error.js";
 export { createChannelServices } from "./channel/channel-services.js";
 export { type Contact, type ContactBook, openContactBook } from "./channel/contact-book.js";

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Logger } from "../logger/logger.js";
+import type { ServiceDefinition } from "../service/define-service.js";
 import type { ChannelEvent } from "./channel-event.js";
 
 /** What the inbox made of an event; acknowledge the platform only once this resolves. */
@@ -81,6 +82,11 @@ export interface ChannelAdapterDefinition<Schema extends z.ZodObject = z.ZodObje
   readonly name: string;
   readonly options: Schema;
   create(options: z.output<Schema>, context: { rootDir: string; logger: Logger }): ChannelAdapter;
+  /**
+   * Services of one instance (e.g. Telegram's `set-webhook`), registered while the channel runs; by
+   * convention the service is named after the instance, so `downcity <instance> <action>` reaches it.
+   */
+  services?(options: z.output<Schema>, context: { channel: string; logger: Logger }): ServiceDefinition[];
 }
 
 /** Declares a channel adapter kind (what an adapter package exports by default). */

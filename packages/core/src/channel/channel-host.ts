@@ -7,16 +7,11 @@ import { DowncityError } from "../errors/downcity-error.js";
 import { errorFromZod } from "../errors/zod-issue-message.js";
 import { errorFields, type Logger } from "../logger/logger.js";
 import { downcityPaths } from "../paths/downcity-paths.js";
+import type { ServiceDefinition } from "../service/define-service.js";
 import { type ChannelAccess, channelAccessSchema, decideAccess } from "./channel-access.js";
-import type {
-  AcceptResult,
-  ChannelAdapter,
-  ChannelAdapterDefinition,
-  ChannelInbox,
-  ChannelState,
-  ChannelTarget,
-} from "./channel-adapter.js";
+import type { AcceptResult, ChannelAdapter, ChannelInbox, ChannelTarget } from "./channel-adapter.js";
 import { type ChannelEvent, channelContextId, channelEventSchema } from "./channel-event.js";
+import type { ChannelInstance, ChannelStatus } from "./channel-instance.js";
 import { type ContactBook, openContactBook } from "./contact-book.js";
 import { createInboxDispatcher } from "./inbox-dispatcher.js";
 import { type InboxEntry, type InboxMessage, type InboxStore, openInboxStore } from "./inbox-store.js";
@@ -24,38 +19,6 @@ import { createOutboxSender, type OutboxSender } from "./outbox-sender.js";
 import { type OutboxStore, openOutboxStore } from "./outbox-store.js";
 import { openPairingStore, type PairingStore } from "./pairing-store.js";
 import { splitText } from "./split-text.js";
-
-/** One configured channel instance, as the host receives it from its loader. */
-export interface ChannelInstance {
-  /** The instance name: the channel part of its context ids. */
-  name: string;
-  /** The adapter as configured (package name or ./file). */
-  source: string;
-  definition?: ChannelAdapterDefinition;
-  /** The instance's options from downcity.json, without `adapter` and `access`. */
-  options?: Record<string, unknown>;
-  /** The raw `access` section. */
-  access?: unknown;
-  /** Why the adapter could not be loaded. */
-  loadError?: unknown;
-}
-
-/** Counters and state of one channel, as `downcity channels list` shows them. */
-export interface ChannelStatus {
-  name: string;
-  adapter: string;
-  state: ChannelState | "stopped";
-  error?: string;
-  lastEventAt?: string;
-  counts: {
-    accepted: number;
-    duplicate: number;
-    denied: number;
-    sent: number;
-    retried: number;
-    deadLettered: number;
-  };
-}
 
 /** Options of `createChannelHost`. */
 export interface ChannelHostOptions {
@@ -97,12 +60,15 @@ export interface ChannelHost {
   redispatch(id: string): void;
   /** Wakes the outbox sender (after `downcity outbox retry`). */
   wakeOutbox(): void;
+  /** The services the started channels' adapters offer (see `ChannelAdapterDefinition.services`). */
+  adapterServices(): ServiceDefinition[];
   close(): Promise<void>;
 }
 
 interface Running {
   instance: ChannelInstance;
   adapter?: ChannelAdapter;
+  services?: ServiceDefinition[];
   accessConfig?: ChannelAccess;
   pairing?: PairingStore;
   status: ChannelStatus;
@@ -122,15 +88,19 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
   const unregister: Array<() => void> = [];
 
   const counts = (name: string) => channels.get(name)?.status.counts;
+  const bump = (name: string, counter: keyof ChannelStatus["counts"]) => {
+    const channelCounts = counts(name);
+    if (channelCounts) channelCounts[counter] += 1;
+  };
   const sender: OutboxSender = createOutboxSender({
     outbox,
     adapter: (name) => channels.get(name)?.adapter,
     logger,
     ...(options.maxSendAttempts ? { maxAttempts: options.maxSendAttempts } : {}),
     baseDelayMs: Math.max(50, retryDelayMs / 2),
-    onSent: (entry) => void (counts(entry.channel) && (counts(entry.channel)!.sent += 1)),
-    onRetry: (entry) => void (counts(entry.channel) && (counts(entry.channel)!.retried += 1)),
-    onDead: (entry) => void (counts(entry.channel) && (counts(entry.channel)!.deadLettered += 1)),
+    onSent: (entry) => bump(entry.channel, "sent"),
+    onRetry: (entry) => bump(entry.channel, "retried"),
+    onDead: (entry) => bump(entry.channel, "deadLettered"),
   });
 
   // Records every chunk before any adapter sees it; keys are stable per run position, so a replay finds them.
@@ -170,10 +140,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     logger,
     maxRunAttempts,
     retryDelayMs,
-    onDead: (entry) => {
-      const channelCounts = counts(entry.channel);
-      if (channelCounts) channelCounts.deadLettered += 1;
-    },
+    onDead: (entry) => bump(entry.channel, "deadLettered"),
   });
   const dispatch = (entry: InboxEntry) => dispatcher.dispatch(entry);
 
@@ -307,6 +274,8 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
       running.pairing = await openPairingStore(join(dir, "access.json"));
       const adapter = instance.definition.create(parsedOptions.data, { rootDir: paths.rootDir, logger });
       running.adapter = adapter;
+      running.services =
+        instance.definition.services?.(parsedOptions.data, { channel: instance.name, logger }) ?? [];
       unregister.push(runtime.registerSender(instance.name, outgoing(instance.name)));
       running.status.state = "connected";
       await adapter.start({
@@ -377,6 +346,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
       if (entry?.status === "pending") void dispatch(entry).catch(() => {});
     },
     wakeOutbox: () => sender.wake(),
+    adapterServices: () => [...channels.values()].flatMap((running) => running.services ?? []),
     async close() {
       dispatcher.close();
       for (const running of channels.values()) {
