@@ -95,4 +95,34 @@ describe("downcity init", () => {
       expect(await readFile(join(dir, ".env"), "utf8")).toBe("LLM_API_KEY=secret-typed-key\n");
     },
   );
+
+  it.skipIf(!hasScript)("Ctrl-C at a question writes nothing and exits 130", async () => {
+    dir = await mkdtemp(join(tmpdir(), "dc-init-cli-"));
+    const child = spawn(
+      "script",
+      ["-qfec", `"${process.execPath}" "${cliMain}" init "${dir}"`, "/dev/null"],
+      {
+        stdio: ["pipe", "pipe", "pipe"],
+      },
+    );
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    const deadline = Date.now() + 15000;
+    let answered = false;
+    while (!output.includes("Model id: ")) {
+      if (Date.now() > deadline) throw new Error(`no model prompt in:\n${output}`);
+      if (output.includes("Provider (") && !answered) {
+        child.stdin.write("\r");
+        answered = true;
+      }
+      await sleep(20);
+    }
+    child.stdin.write("\x03");
+    expect(await exited).toBe(130);
+    expect(output).toContain("Cancelled: nothing was written.");
+    await expect(readFile(join(dir, "downcity.json"), "utf8")).rejects.toMatchObject({ code: "ENOENT" });
+  });
 });

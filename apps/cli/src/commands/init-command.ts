@@ -3,7 +3,7 @@ import { createInterface } from "node:readline";
 import { Writable } from "node:stream";
 import type { Command } from "commander";
 import { Option } from "commander";
-import { CliUsageError } from "../cli-exit.js";
+import { CliExit, CliUsageError } from "../cli-exit.js";
 import type { CliIo } from "../cli-io.js";
 import { loadDaemonApi } from "../daemon/load-daemon-api.js";
 import { printData } from "../output/print-data.js";
@@ -44,11 +44,22 @@ async function askModel(io: CliIo): Promise<ModelAnswers | undefined> {
     },
   });
   const rl = createInterface({ input: io.stdin, output, terminal: true });
+  // Ctrl-C or Ctrl-D ends the questions: nothing is written and init exits 130.
+  let cancel: (() => void) | undefined;
+  const cancelled = new Promise<never>((_, reject) => {
+    cancel = () => reject(new CliExit(130, "init cancelled"));
+  });
+  cancelled.catch(() => {});
+  rl.on("SIGINT", () => rl.close());
+  rl.on("close", () => cancel?.());
   const ask = (question: string, prefill = "") =>
-    new Promise<string>((resolveAnswer) => {
-      rl.question(question, (answer) => resolveAnswer(answer.trim()));
-      rl.write(prefill);
-    });
+    Promise.race([
+      cancelled,
+      new Promise<string>((resolveAnswer) => {
+        rl.question(question, (answer) => resolveAnswer(answer.trim()));
+        rl.write(prefill);
+      }),
+    ]);
   try {
     io.stdout.write("Set up the model (Enter keeps the suggestion; provider `none` skips).\n");
     const defaultProvider: Provider =
@@ -75,7 +86,11 @@ async function askModel(io: CliIo): Promise<ModelAnswers | undefined> {
       ...(baseURL ? { baseURL } : {}),
       ...(apiKey ? { apiKey } : {}),
     };
+  } catch (error) {
+    if (error instanceof CliExit) io.stdout.write("\nCancelled: nothing was written.\n");
+    throw error;
   } finally {
+    cancel = undefined;
     rl.close();
   }
 }
