@@ -1,7 +1,7 @@
 /**
  * The complete public surface of @downcity/skills: SKILL.md discovery, per-context pinning in the
  * history meta, the skills prompt provider (listing, pinned bodies, allowed tools), the agent
- * tools and the `skills` service. Nothing else is public.
+ * tools, the `skills` service and the shell command check enforcing `Bash(…)` patterns. Nothing else is public.
  */
 export {
   activeToolsForSkills,
@@ -10,7 +10,19 @@ export {
   shellToolNames,
   skillToolNames,
 } from "./active-tools-for-skills.js";
+export {
+  type BashCommandParser,
+  createBashCommandParser,
+  type ParsedCommandLine,
+  type SimpleCommand,
+} from "./bash-command-parser.js";
+export {
+  createSkillsCommandCheck,
+  type SkillsCommandCheckOptions,
+  type SkillsCommandCheckRequest,
+} from "./create-skills-command-check.js";
 export { type DiscoveredSkills, type DiscoverSkillsOptions, discoverSkills } from "./discover-skills.js";
+export { matchCommandPattern } from "./match-command-pattern.js";
 export { parseAllowedTools } from "./parse-allowed-tools.js";
 export {
   type ParsedSkillFile,
@@ -18,6 +30,7 @@ export {
   parseSkillFile,
   skillFrontMatterSchema,
 } from "./parse-skill-file.js";
+export { type ShellCommandPolicy, shellCommandPolicy } from "./shell-command-policy.js";
 export type { Skill, SkillProblem } from "./skill.js";
 export {
   createSkillCatalog,
