@@ -39,7 +39,7 @@ const dependencyBudgets = {
   "@downcity/core": ["ai", "zod"],
   "@downcity/shell": ["@lydell/node-pty", "zod"],
   "@downcity/mcp": ["@downcity/core", "@modelcontextprotocol/sdk", "ai", "zod"],
-  "@downcity/skills": ["@downcity/core", "ai", "yaml", "zod"],
+  "@downcity/skills": ["@downcity/core", "ai", "tree-sitter-bash", "web-tree-sitter", "yaml", "zod"],
   "@downcity/memory": ["@downcity/core", "ai", "zod"],
   "@downcity/tasks": ["@downcity/core", "ai", "cron-parser", "yaml", "zod"],
   "@downcity/adapters-telegram": ["@downcity/core", "grammy", "zod"],
@@ -47,6 +47,7 @@ const dependencyBudgets = {
   "@downcity/adapters-feishu": ["@downcity/core", "@larksuiteoapi/node-sdk", "zod"],
   "@downcity/adapters-qq": ["@downcity/core", "ws", "zod"],
   "@downcity/console-web": [],
+  "@downcity/store-postgres": ["@downcity/core", "pg", "zod"],
 };
 const cliSizeBudgetMiB = 80;
 const scriptedReply = "Hello from the scripted model.";
