@@ -1,48 +1,21 @@
 import type { JSX } from "preact";
+import { useEffect, useState } from "preact/hooks";
 import { postJson } from "./api/console-api.js";
 import { AgentsPage } from "./pages/agents-page.js";
-import { ChannelsPage } from "./pages/channels-page.js";
-import { ChatsPage } from "./pages/chats-page.js";
-import { ExtensionsPage } from "./pages/extensions-page.js";
-import { LogsPage } from "./pages/logs-page.js";
-import { MemoryPage } from "./pages/memory-page.js";
-import { ShellPage } from "./pages/shell-page.js";
-import { TasksPage } from "./pages/tasks-page.js";
-import { type Route, routeHref, useHashRoute } from "./routing/use-hash-route.js";
+import { agentPages } from "./routing/agent-pages.js";
+import { routeHref, useHashRoute } from "./routing/use-hash-route.js";
 
-const agentPages: Array<{ page: Route["page"]; label: string }> = [
-  { page: "chats", label: "Chats" },
-  { page: "shell", label: "Shell" },
-  { page: "tasks", label: "Tasks" },
-  { page: "memory", label: "Memory" },
-  { page: "extensions", label: "Skills & MCP" },
-  { page: "channels", label: "Channels" },
-  { page: "logs", label: "Logs" },
-];
-
-function pageOf(route: Route, agent: string): JSX.Element {
-  switch (route.page) {
-    case "chats":
-      return <ChatsPage agent={agent} contextId={route.detail} focus={route.focus} />;
-    case "shell":
-      return <ShellPage agent={agent} shellId={route.detail} />;
-    case "tasks":
-      return <TasksPage agent={agent} />;
-    case "memory":
-      return <MemoryPage agent={agent} />;
-    case "extensions":
-      return <ExtensionsPage agent={agent} />;
-    case "channels":
-      return <ChannelsPage agent={agent} />;
-    default:
-      return <LogsPage agent={agent} />;
-  }
-}
+// An agent's pages load on first use: the first screen (the agents list) needs none of them.
+type AgentPageModule = typeof import("./pages/agent-page.js");
 
 /** The console page: a header with navigation and the page the hash names. */
 export function App(): JSX.Element {
   const route = useHashRoute();
   const agent = route.agent;
+  const [pages, setPages] = useState<AgentPageModule | undefined>(undefined);
+  useEffect(() => {
+    if (agent && !pages) void import("./pages/agent-page.js").then((loaded) => setPages(loaded));
+  }, [agent, pages]);
   return (
     <>
       <header class="container-fluid">
@@ -87,7 +60,7 @@ export function App(): JSX.Element {
             <p class="agent-path">
               <a href="#/">Agents</a> / <code>{agent}</code>
             </p>
-            {pageOf(route, agent)}
+            {pages ? <pages.AgentPage route={route} agent={agent} /> : <p aria-busy="true">Loading…</p>}
           </>
         ) : (
           <AgentsPage />
