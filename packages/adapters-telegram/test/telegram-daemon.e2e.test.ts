@@ -5,7 +5,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/test";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { setTelegramWebhook } from "../src/set-telegram-webhook.js";
 import { type FakeTelegramServer, startFakeTelegramServer } from "../src/test/fake-telegram-server.js";
 import { type CliRun, ensureBuiltCli, runCli } from "./built-cli.js";
 
@@ -262,12 +261,11 @@ describe("telegram webhook mode through the daemon", () => {
     // The daemon registered nothing: webhook mode leaves that to set-webhook.
     expect(fake.calls("setWebhook")).toHaveLength(0);
     expect(fake.calls("deleteWebhook")).toHaveLength(0);
-    await setTelegramWebhook({
-      token: fake.token,
-      apiRoot: fake.url,
-      url: `http://${listen}/telegram`,
-      secretToken: secret,
-    });
+    // The explicit step, as a user runs it: the adapter's service, derived as a CLI command.
+    const registered = await cli(["tg", "set-webhook", `http://${listen}/telegram`, "--json"]);
+    expect(registered.code, registered.stderr).toBe(0);
+    expect(fake.calls("setWebhook")).toHaveLength(1);
+    expect(JSON.stringify(fake.calls("setWebhook")[0])).toContain(secret);
     const id = fake.injectMessage({ from: { id: 5001, username: "ada" }, text: "via webhook" });
     await until(
       () => fake.sent().find((message) => message.text === "echo: via webhook"),
