@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { CliIo } from "../cli-io.js";
 import { loadDaemonApi } from "../daemon/load-daemon-api.js";
 import { printData } from "../output/print-data.js";
+import { withProgress } from "../output/progress.js";
 import { findProjectRoot } from "../project/find-project-root.js";
 import { parseIntegerValue } from "./parse-option-value.js";
 
@@ -21,7 +22,9 @@ export function registerAgentCommand(program: Command, io: CliIo): void {
     .action(async (dir: string | undefined, options: JsonOption) => {
       const rootDir = findProjectRoot(io.cwd, dir);
       const api = await loadDaemonApi();
-      const result = await api.agentOn({ rootDir, env: io.env });
+      const result = await withProgress(io, "Starting the agent", options, () =>
+        api.agentOn({ rootDir, env: io.env }),
+      );
       printData(io, result, {
         json: options.json,
         human: () =>
@@ -38,11 +41,13 @@ export function registerAgentCommand(program: Command, io: CliIo): void {
     .action(async (dir: string | undefined, options: JsonOption & { grace?: number }) => {
       const rootDir = findProjectRoot(io.cwd, dir);
       const api = await loadDaemonApi();
-      const result = await api.agentOff({
-        rootDir,
-        env: io.env,
-        ...(options.grace !== undefined ? { graceMs: options.grace } : {}),
-      });
+      const result = await withProgress(io, "Stopping the agent", options, () =>
+        api.agentOff({
+          rootDir,
+          env: io.env,
+          ...(options.grace !== undefined ? { graceMs: options.grace } : {}),
+        }),
+      );
       printData(
         io,
         { rootDir, ...result },
