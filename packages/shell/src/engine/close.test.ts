@@ -79,7 +79,7 @@ describe("shell_close", () => {
       expect(startTime).toBeDefined();
       const reused = { pid: process.pid, startTime: `${startTime}0` };
       expect(signalProcesses(table, [reused], "SIGKILL")).toBe(0);
-      expect(findSessionProcesses(table, reused, "DC_CTX_SHELL_ID=sh_nobodyhasthis")).toEqual([]);
+      expect(findSessionProcesses(table, reused, "DC_CTX_SHELL_ID=sh_nobodyhasthis").processes).toEqual([]);
     },
   );
 

@@ -49,7 +49,8 @@ export async function recoverSessions(
           ? { pid: snapshot.pid, startTime: snapshot.pid_start_time }
           : undefined;
       const marker = `DC_CTX_SHELL_ID=${snapshot.shell_id}`;
-      signalProcesses(options.processes, findSessionProcesses(options.processes, root, marker), "SIGKILL");
+      const { processes } = findSessionProcesses(options.processes, root, marker);
+      signalProcesses(options.processes, processes, "SIGKILL");
       // The logs hold what was printed after the last snapshot was written.
       const logSize = fileSize(join(dir, "output.log"), snapshot.log_bytes);
       if (snapshot.streams) {

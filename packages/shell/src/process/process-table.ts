@@ -23,10 +23,11 @@ export interface ProcessTable {
   /** Every process but this one. */
   list(): ProcessInfo[];
   /**
-   * True when the process's environment holds `marker` (`NAME=value\0`); only /proc can tell,
-   * so a `ps` table always answers false.
+   * True when the process's environment holds `marker` (`NAME=value\0`), undefined when it
+   * cannot tell right now (an empty environment: a process in the middle of execve). Only /proc
+   * can tell at all, so a `ps` table always answers false.
    */
-  hasEnvironment(pid: number, marker: Buffer): boolean;
+  hasEnvironment(pid: number, marker: Buffer): boolean | undefined;
 }
 
 /** Creates the process table for `source` [auto: /proc when this system has it, else ps]. */

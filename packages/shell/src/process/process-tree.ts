@@ -17,6 +17,12 @@ export function isSameProcessAlive(table: ProcessTable, identity: ProcessIdentit
   return info !== undefined && info.state !== "Z" && info.startTime === identity.startTime;
 }
 
+/** What a scan found, and whether a process it could not judge (mid-execve) calls for another scan. */
+export interface ProcessScan {
+  processes: ProcessIdentity[];
+  uncertain: boolean;
+}
+
 /**
  * Finds every live process belonging to a session: the root (if pid and start time match), its
  * process group and descendants, and (where /proc can tell) any process carrying the session's
@@ -29,23 +35,24 @@ export function findSessionProcesses(
   root: ProcessIdentity | undefined,
   marker: string,
   known: readonly ProcessIdentity[] = [],
-): ProcessIdentity[] {
+): ProcessScan {
   const markerBytes = Buffer.from(`${marker}\0`);
   const live = table.list().filter((info) => info.state !== "Z");
   const rootInfo = root ? live.find((info) => info.pid === root.pid) : undefined;
   const rootAlive = root !== undefined && rootInfo?.startTime === root.startTime;
   const knownStart = new Map(known.map((identity) => [identity.pid, identity.startTime]));
   const found = new Map<number, string>();
+  let uncertain = false;
   if (rootAlive && root) found.set(root.pid, root.startTime);
   for (const info of live) {
     if (found.has(info.pid)) continue;
-    if (
-      knownStart.get(info.pid) === info.startTime ||
-      (rootAlive && root && info.pgid === root.pid) ||
-      table.hasEnvironment(info.pid, markerBytes)
-    ) {
+    if (knownStart.get(info.pid) === info.startTime || (rootAlive && root && info.pgid === root.pid)) {
       found.set(info.pid, info.startTime);
+      continue;
     }
+    const marked = table.hasEnvironment(info.pid, markerBytes);
+    if (marked) found.set(info.pid, info.startTime);
+    else if (marked === undefined) uncertain = true;
   }
   // Descendants of anything found so far (a child may have cleared its environment).
   let grew = true;
@@ -58,7 +65,7 @@ export function findSessionProcesses(
       }
     }
   }
-  return [...found].map(([pid, startTime]) => ({ pid, startTime }));
+  return { processes: [...found].map(([pid, startTime]) => ({ pid, startTime })), uncertain };
 }
 
 /** Sends a signal to each process that is still the same process; returns how many were signalled. */

@@ -31,11 +31,16 @@ export function createProcfsTable(): ProcessTable {
       return all;
     },
     hasEnvironment(pid, marker) {
+      let environ: Buffer;
       try {
-        return readFileSync(`/proc/${pid}/environ`).indexOf(marker) !== -1;
+        environ = readFileSync(`/proc/${pid}/environ`);
       } catch {
         return false;
       }
+      // Kernel threads (children of kthreadd, pid 2) have no environment; anything else with an
+      // empty one is most likely between the old and the new image of an execve.
+      if (environ.length === 0) return pid === 2 || readStat(pid)?.ppid === 2 ? false : undefined;
+      return environ.indexOf(marker) !== -1;
     },
   };
 }

@@ -7,6 +7,7 @@ import {
   createSignalOnce,
   findSessionProcesses,
   type ProcessIdentity,
+  type ProcessScan,
   readProcessStartTime,
   signalProcesses,
 } from "../process/process-tree.js";
@@ -242,32 +243,32 @@ export class ShellSession {
     const marker = `DC_CTX_SHELL_ID=${this.id}`;
     // Each scan remembers what it found: once the root has died, its group is only known this way.
     let known: ProcessIdentity[] = [];
-    const find = (): ProcessIdentity[] => {
-      known = findSessionProcesses(this.processes, this.root, marker, known);
-      return known;
+    const find = (): ProcessScan => {
+      const scan = findSessionProcesses(this.processes, this.root, marker, known);
+      known = scan.processes;
+      return scan;
     };
     const signalNew = createSignalOnce(this.processes);
-    signalNew(find(), graceMs > 0 ? "SIGTERM" : "SIGKILL");
-    // A process in the middle of execve shows no environment for a moment, so one empty scan
-    // proves nothing: the grace ends early only after two empty scans 25 ms apart.
-    let emptyScans = 0;
+    let scan = find();
+    signalNew(scan.processes, graceMs > 0 ? "SIGTERM" : "SIGKILL");
+    // The grace ends early once the session is final and a scan finds nothing; a process caught
+    // in the middle of execve (no environment yet) calls for another look 10 ms later.
     const deadline = performance.now() + graceMs;
     while (performance.now() < deadline) {
-      await (this.isFinal ? sleep(25) : Promise.race([this.whenFinal(), sleep(25)]));
+      if (this.isFinal && scan.processes.length === 0 && !scan.uncertain) break;
+      await (this.isFinal ? sleep(10) : Promise.race([this.whenFinal(), sleep(25)]));
       if (!this.isFinal) continue;
-      const found = find();
-      signalNew(found, "SIGTERM");
-      emptyScans = found.length === 0 ? emptyScans + 1 : 0;
-      if (emptyScans >= 2) break;
+      scan = find();
+      signalNew(scan.processes, "SIGTERM");
     }
-    signalProcesses(this.processes, find(), "SIGKILL");
+    signalProcesses(this.processes, find().processes, "SIGKILL");
     if (!this.isFinal) {
       await Promise.race([this.whenFinal(), sleep(3000)]);
       // The child vanished without a report (should not happen); settle the state anyway.
       if (!this.isFinal) this.finalize(null, "SIGKILL");
     }
     // Children forked between the scans above are caught here.
-    signalProcesses(this.processes, find(), "SIGKILL");
+    signalProcesses(this.processes, find().processes, "SIGKILL");
   }
 
   /** Status and bookkeeping for callers. */
