@@ -271,8 +271,9 @@ describe("web console in headless Chromium", () => {
     expect(await task.textContent()).toMatch(/next fire \d/);
     await task.getByRole("button", { name: "Run Daily report now" }).click();
     await task.getByTestId("run-status").filter({ hasText: "succeeded" }).waitFor({ timeout: 20000 });
-    await task.locator(".runs summary").first().click();
-    await task.locator(".run-files code", { hasText: "run.json" }).waitFor();
+    const run = task.locator(".runs > li").first();
+    await run.locator("summary").first().click();
+    await run.locator(".run-files code", { hasText: /^run\.json$/ }).waitFor();
     await task.getByRole("button", { name: "Pause Daily report" }).click();
     await task.getByRole("button", { name: "Resume Daily report" }).waitFor();
     await shot("tasks");

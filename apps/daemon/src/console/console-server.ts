@@ -209,7 +209,14 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
     }
     if (!authenticated) return sendLogin(response, 401);
     if (path === "/" || path === "/index.html") {
-      if (await files.send("/index.html", response)) return;
+      // The agents list rides in the page (a meta tag, not a script: the CSP forbids inline
+      // script), so the first screen renders without waiting for a request.
+      const initial = JSON.stringify({ agents: await agents.list() });
+      const html = await files.indexPage(`<meta name="downcity-agents" content="${escapeHtml(initial)}">`);
+      if (html !== undefined) {
+        response.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
+        return response.end(method === "HEAD" ? undefined : html);
+      }
       return sendJson(response, 500, {
         error: {
           code: "INTERNAL",

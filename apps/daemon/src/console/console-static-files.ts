@@ -18,6 +18,8 @@ const contentTypes: Record<string, string> = {
 export interface StaticFiles {
   /** Sends the file at the URL path; false when there is none (or the path leaves the root). */
   send(path: string, response: ServerResponse, status?: number): Promise<boolean>;
+  /** The page itself (`index.html`) with `head` (already escaped HTML) added to its head; undefined when not built. */
+  indexPage(head: string): Promise<string | undefined>;
   /** The login page, with `message` (already escaped HTML) in its message slot. */
   loginPage(message: string): Promise<string>;
 }
@@ -48,6 +50,10 @@ export function createStaticFiles(root: string): StaticFiles {
       });
       response.end(body);
       return true;
+    },
+    async indexPage(head) {
+      const template = await readFile(join(root, "index.html"), "utf8").catch(() => undefined);
+      return template?.replace("</head>", `${head}</head>`);
     },
     async loginPage(message) {
       const template = await readFile(join(root, "login.html"), "utf8").catch(

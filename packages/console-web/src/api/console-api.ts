@@ -35,9 +35,8 @@ export async function getJson<Result>(
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
   const search = params.toString();
-  // "include" matches the page's preload of the agents list (same origin either way).
   const response = await fetch(`/console/api/${path}${search ? `?${search}` : ""}`, {
-    credentials: "include",
+    credentials: "same-origin",
   });
   return parse<Result>(response);
 }
@@ -70,4 +69,17 @@ export function streamUrl(path: string, query: Record<string, string | undefined
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, value);
   return `/console/api/${path}?${params.toString()}`;
+}
+
+/** Data the server put in the page's `<meta name="downcity-<name>">` tag, read once (it is stale after that). */
+export function pageData<Value>(name: string): Value | undefined {
+  const meta = document.querySelector(`meta[name="downcity-${name}"]`);
+  const content = meta?.getAttribute("content");
+  meta?.remove();
+  if (!content) return undefined;
+  try {
+    return JSON.parse(content) as Value;
+  } catch {
+    return undefined;
+  }
 }

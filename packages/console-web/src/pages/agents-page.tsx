@@ -1,6 +1,6 @@
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { getJson, postJson } from "../api/console-api.js";
+import { getJson, pageData, postJson } from "../api/console-api.js";
 import type { AgentView } from "../api/console-types.js";
 import { usePoll } from "../api/use-poll.js";
 import { formatDuration } from "../format/format-duration.js";
@@ -9,7 +9,8 @@ import { routeHref } from "../routing/use-hash-route.js";
 /** Every registered project with its live status and start, stop and restart buttons. */
 export function AgentsPage(): JSX.Element {
   // Polled every second so a daemon stopped from the CLI shows as stopped within 2 s.
-  const agents = usePoll(() => getJson<{ agents: AgentView[] }>("agents"), 1000, "agents");
+  const [initial] = useState(() => pageData<{ agents: AgentView[] }>("agents"));
+  const agents = usePoll(() => getJson<{ agents: AgentView[] }>("agents"), 1000, "agents", initial);
   const [busy, setBusy] = useState<string | undefined>(undefined);
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const control = async (agent: AgentView, action: "start" | "stop" | "restart") => {
