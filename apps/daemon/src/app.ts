@@ -18,6 +18,11 @@ import { healthRoute } from "./routes/health-route.js";
 import { logRoutes } from "./routes/log-routes.js";
 import { pluginRoutes } from "./routes/plugin-routes.js";
 import { serviceRoutes } from "./routes/service-routes.js";
+import { capabilityAccess } from "./security/capability-routes.js";
+import {
+  type CapabilityScopeOptions,
+  registerCapabilityScope,
+} from "./security/register-capability-scope.js";
 import { daemonVersion } from "./version.js";
 
 /** Options of `buildDaemonApp`. */
@@ -35,6 +40,8 @@ export interface DaemonAppOptions {
   channels?: ChannelHost;
   /** The plug-ins and their states, for `GET /api/plugins` [none]. */
   plugins?: () => PluginStatus[];
+  /** Shell children's capability tokens and how to check their sessions [none: only the user token passes]. */
+  capabilities?: CapabilityScopeOptions;
   /** SSE keep-alive comment interval [15 s]. */
   keepAliveMs?: number;
 }
@@ -53,7 +60,12 @@ export function buildDaemonApp(options: DaemonAppOptions): FastifyInstance {
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app, logger);
-  registerRequestGuard(app, { token: options.token, publicPaths: ["/api/health"] });
+  registerRequestGuard(app, {
+    token: options.token,
+    publicPaths: ["/api/health"],
+    ...(options.capabilities ? { capability: capabilityAccess(options.capabilities.tokens) } : {}),
+  });
+  if (options.capabilities) registerCapabilityScope(app, options.capabilities);
   const streams = createEventStreams();
   let closing = false;
   app.addHook("preClose", async () => {

@@ -23,11 +23,12 @@ import {
   withRequestContext,
   writeConfigJsonSchema,
 } from "@downcity/core";
-import { createShellEngine } from "@downcity/shell";
+import { type CommandCheck, createShellEngine } from "@downcity/shell";
 import { createShellTools } from "@downcity/shell/ai";
 import type { LanguageModel } from "ai";
 import { buildDaemonApp } from "./app.js";
 import { loadChannels } from "./channels/load-channels.js";
+import { defaultContextId } from "./chat/default-context-id.js";
 import { hostSections, shellSection, startSection } from "./config/host-sections.js";
 import { createFileLogger } from "./logging/create-file-logger.js";
 import { builtinPlugins } from "./plugin-loader/builtin-plugins.js";
@@ -38,6 +39,9 @@ import { closeRunExecsOnAbort } from "./runtime/close-run-execs.js";
 import { createModel } from "./runtime/create-model.js";
 import { wireShellExitFollowUp } from "./runtime/shell-exit-follow-up.js";
 import { createSleepInterrupts, logSleepTick, type SleepInterrupts } from "./runtime/sleep-interrupts.js";
+import { createCapabilityTokens } from "./security/capability-tokens.js";
+import { createProjectCommandCheck } from "./security/create-project-command-check.js";
+import { shellSandboxOptions } from "./security/shell-sandbox-options.js";
 import { createChatService } from "./services/chat-service.js";
 import { createShellService } from "./services/shell-service.js";
 import { ensureToken } from "./token/ensure-token.js";
@@ -132,14 +136,28 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
     );
     const token = await ensureToken(env);
     const choice = options.model ? { model: options.model } : await createModel(config.llm, configEnv);
-    const server: { host: string; port?: number; token: string } = {
+    // Shell children never see the user-level token: each session gets a token scoped to this
+    // daemon, its context and its own lifetime (see security/ and the README's security model).
+    const capabilities = createCapabilityTokens();
+    coreCloses.push(() => capabilities.revokeAll());
+    const server: {
+      host: string;
+      port?: number;
+      token: (session: { shellId: string; contextId?: string }) => string;
+    } = {
       host: options.host ?? start.host,
-      token,
+      token: (session) =>
+        capabilities.issue({ shellId: session.shellId, contextId: session.contextId ?? defaultContextId }),
     };
+    // Bound once the runtime exists; until then no run can start a command.
+    let checkCommand: CommandCheck | undefined;
+    const sandbox = shellSandboxOptions(shellConfig.sandbox, env);
     const engine = createShellEngine({
       rootDir,
       env,
       ...(shellConfig.secretEnv ? { secretEnv: shellConfig.secretEnv } : {}),
+      ...(sandbox ? { sandbox } : {}),
+      checkCommand: (request) => checkCommand?.(request),
       // Read at each spawn, so the port filled in after listen reaches every child.
       server,
       ...(shellConfig.maxSessions ? { limits: { maxSessions: shellConfig.maxSessions } } : {}),
@@ -177,6 +195,12 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       historyDir: (contextId) => pluginHost?.historyDir(contextId),
       closeGraceMs: options.closeGraceMs ?? 0,
     });
+    checkCommand = createProjectCommandCheck({
+      rootDir,
+      config,
+      history: (contextId) => runtime.history(contextId),
+      logger,
+    });
     const stopUsage = recordUsage({ runtime, usageLog: createUsageLog({ rootDir }), logger });
     coreCloses.unshift(() => runtime.close());
     sleepInterrupts = createSleepInterrupts({ runtime, onTick: logSleepTick(logger) });
@@ -208,6 +232,12 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       runtime,
       registry,
       token,
+      capabilities: {
+        tokens: capabilities,
+        sessionContext: async (shellId) => (await engine.status({ shell_id: shellId })).context_id,
+        sessionLive: async (shellId) =>
+          ["starting", "running"].includes((await engine.status({ shell_id: shellId })).status),
+      },
       logger,
       version,
       plugins: () => plugins.status(),

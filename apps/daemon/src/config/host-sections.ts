@@ -19,6 +19,20 @@ export const shellSection = {
       .array(z.string())
       .optional()
       .describe("Environment variables never passed to shell commands"),
+    sandbox: z
+      .strictObject({
+        enabled: z
+          .boolean()
+          .default(false)
+          .describe("Run shell commands under bubblewrap (Linux; needs the bubblewrap package)"),
+        network: z.boolean().default(false).describe("Let sandboxed commands use the network"),
+        writable: z
+          .array(z.string().min(1))
+          .default(["."])
+          .describe("Paths sandboxed commands may write, relative to the project root or absolute"),
+      })
+      .optional()
+      .describe("Opt-in sandbox: read-only system, writable project, private /tmp, no network by default"),
   }),
 } satisfies ConfigSection;
 

@@ -5,6 +5,7 @@ import type { FastifyInstance } from "fastify";
 
 /** What the guard reads of a request; both a fastify request and a plain `node:http` request fit. */
 export interface GuardedRequest {
+  method?: string;
   url?: string;
   headers: IncomingHttpHeaders;
 }
@@ -15,6 +16,15 @@ export interface RequestGuardOptions {
   token: string;
   /** Exact paths (query ignored) served without the token, such as `/api/health`. */
   publicPaths: string[];
+  /**
+   * Recognises a shell child's capability token: "allowed" lets this request through (its
+   * context is checked later), "forbidden" refuses it with a 403, "unknown" is a wrong token.
+   * Without it (the console) only the user-level token passes.
+   */
+  capability?: (
+    token: string,
+    request: { method?: string; path: string },
+  ) => "allowed" | "forbidden" | "unknown";
 }
 
 /** Checks one request and throws a FORBIDDEN (403) or UNAUTHORIZED (401) `DowncityError` when it may not pass. */
@@ -72,6 +82,19 @@ export function createRequestGuard(options: RequestGuardOptions): RequestGuard {
     const path = (request.url ?? "/").split("?")[0] ?? "";
     if (publicPaths.has(path)) return;
     if (!tokenMatches(request.headers.authorization)) {
+      const header = request.headers.authorization;
+      const given = header?.startsWith("Bearer ") ? header.slice(7).trim() : undefined;
+      const verdict =
+        given && options.capability
+          ? options.capability(given, { ...(request.method ? { method: request.method } : {}), path })
+          : "unknown";
+      if (verdict === "allowed") return;
+      if (verdict === "forbidden")
+        throw new DowncityError(
+          "FORBIDDEN",
+          `A shell's capability token may not call ${request.method ?? "GET"} ${path}: it may only send to and read its own chat and run its context's service actions`,
+          { field: "authorization" },
+        );
       throw new DowncityError(
         "UNAUTHORIZED",
         "Missing or wrong bearer token: send Authorization: Bearer <contents of $DOWNCITY_HOME/token>",

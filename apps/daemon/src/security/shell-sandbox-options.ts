@@ -1,0 +1,20 @@
+import type { ShellSandboxOptions } from "@downcity/shell";
+import { downcityHome } from "../token/downcity-home.js";
+
+/**
+ * The engine's sandbox for the `shell.sandbox` section, or undefined when it is off. Besides the
+ * configured writable paths, the project's `.downcity` state stays read-only (a command cannot
+ * forge history or shell snapshots) and the user-level folder holding the token is hidden.
+ */
+export function shellSandboxOptions(
+  section: { enabled: boolean; network: boolean; writable: string[] } | undefined,
+  env: Record<string, string | undefined>,
+): ShellSandboxOptions | undefined {
+  if (!section?.enabled) return undefined;
+  return {
+    network: section.network,
+    writable: section.writable,
+    readOnly: [".downcity"],
+    hidden: [downcityHome(env)],
+  };
+}
