@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { createProcessTable } from "./process-table.js";
+import { findSessionProcesses } from "./process-tree.js";
 
 describe("process tables", () => {
   test("auto picks /proc on Linux", () => {
@@ -37,6 +38,27 @@ describe("process tables", () => {
       expect(ps.hasEnvironment(grandchild, Buffer.from("PATH="))).toBe(false);
     } finally {
       process.kill(-(child.pid ?? 0), "SIGKILL");
+    }
+  });
+
+  test("an empty environment (as between the images of an execve) is 'cannot tell', and makes a scan uncertain", async () => {
+    const child = spawn("env", ["-i", "/bin/sleep", "30"]);
+    try {
+      await once(child, "spawn");
+      const procfs = createProcessTable("procfs");
+      // Poll until env has exec'd sleep with its empty environment.
+      await vi.waitFor(
+        () => expect(procfs.hasEnvironment(child.pid ?? 0, Buffer.from("X="))).toBeUndefined(),
+        {
+          timeout: 5000,
+          interval: 10,
+        },
+      );
+      expect(procfs.hasEnvironment(2, Buffer.from("X="))).toBe(false);
+      const scan = findSessionProcesses(procfs, undefined, "DC_CTX_SHELL_ID=sh_nobodyhasthis");
+      expect(scan).toMatchObject({ processes: [], uncertain: true });
+    } finally {
+      child.kill("SIGKILL");
     }
   });
 });

@@ -251,13 +251,15 @@ export class ShellSession {
     const signalNew = createSignalOnce(this.processes);
     let scan = find();
     signalNew(scan.processes, graceMs > 0 ? "SIGTERM" : "SIGKILL");
-    // The grace ends early once the session is final and a scan finds nothing; a process caught
-    // in the middle of execve (no environment yet) calls for another look 10 ms later.
+    // The grace ends once the session is final and a scan finds nothing; a process seen mid-execve
+    // (empty environment) earns up to three more looks 10 ms apart, never the whole grace.
     const deadline = performance.now() + graceMs;
+    let looks = 0;
     while (performance.now() < deadline) {
-      if (this.isFinal && scan.processes.length === 0 && !scan.uncertain) break;
+      if (this.isFinal && scan.processes.length === 0 && (!scan.uncertain || looks >= 3)) break;
       await (this.isFinal ? sleep(10) : Promise.race([this.whenFinal(), sleep(25)]));
       if (!this.isFinal) continue;
+      looks++;
       scan = find();
       signalNew(scan.processes, "SIGTERM");
     }
