@@ -19,6 +19,8 @@ const codes: Record<string, DowncityErrorCode> = {
   SPAWN_FAILED: "INVALID_INPUT",
   SERVICE_EXISTS: "CONFLICT",
   ENGINE_CLOSED: "RUNTIME_CLOSED",
+  COMMAND_REFUSED: "FORBIDDEN",
+  SANDBOX_UNAVAILABLE: "INVALID_INPUT",
 };
 
 async function translate<Result>(run: () => Promise<Result>): Promise<Result> {
