@@ -120,7 +120,9 @@ export async function startFakeOpenPlatform(
   const byUuid = new Map<string, string>();
   const messages = new Map<string, { chatId: string; threadId?: string }>();
   const sockets = new Set<WebSocket>();
-  const pendingAcks = new Map<string, (acked: boolean) => void>();
+  const pendingAcks = new Map<string, (acked: boolean | "answered-failure") => void>();
+  // Lark waits about 3 s for an event's ack before pushing it again.
+  const ackTimeoutMs = 3000;
   let connections = 0;
   let pings = 0;
   let pongs = true;
@@ -284,7 +286,7 @@ export async function startFakeOpenPlatform(
           const answer = JSON.parse(new TextDecoder().decode(frame.payload ?? new Uint8Array())) as {
             code?: number;
           };
-          pendingAcks.get(id)?.(answer.code === 200);
+          pendingAcks.get(id)?.(answer.code === 200 ? true : "answered-failure");
         }
       });
     });
@@ -338,12 +340,14 @@ export async function startFakeOpenPlatform(
         }
       }
     }
-    // Like the real platform, an event whose socket closed before the ack is pushed again on the next connection.
+    // Like the real platform, an event without an ack (its socket closed, or no answer within the ack timeout) is
+    // pushed again, on the newest connection.
     for (;;) {
       const socket = await openSocket(deadline);
       if (!socket) return false;
-      const outcome = await pushEvent(socket, payload, deadline);
-      if (outcome !== "closed") return outcome;
+      const outcome = await pushEvent(socket, payload, Math.min(deadline, Date.now() + ackTimeoutMs));
+      if (typeof outcome === "boolean" && (outcome || Date.now() >= deadline)) return outcome;
+      if (outcome === "answered-failure") return false;
     }
   };
 
@@ -363,8 +367,8 @@ export async function startFakeOpenPlatform(
       ],
       payload: new TextEncoder().encode(payload),
     };
-    return new Promise<boolean | "closed">((resolve) => {
-      const finish = (outcome: boolean | "closed") => {
+    return new Promise<boolean | "closed" | "answered-failure">((resolve) => {
+      const finish = (outcome: boolean | "closed" | "answered-failure") => {
         clearTimeout(timer);
         pendingAcks.delete(id);
         socket.off("close", onClose);
@@ -418,7 +422,7 @@ export async function startFakeOpenPlatform(
     },
     async close() {
       for (const socket of sockets) socket.terminate();
-      for (const resolve of pendingAcks.values()) resolve(false);
+      for (const resolve of pendingAcks.values()) resolve("answered-failure");
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
