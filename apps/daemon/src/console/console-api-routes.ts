@@ -23,7 +23,7 @@ const allowedCommands: Record<string, readonly string[]> = {
   skills: ["list"],
   mcp: ["list", "tools", "reconnect"],
   channels: ["list"],
-  access: ["list", "approve", "revoke"],
+  access: ["list", "approve", "deny", "revoke"],
 };
 
 const commandBody = z.strictObject({

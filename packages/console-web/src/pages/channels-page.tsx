@@ -92,6 +92,14 @@ export function ChannelsPage(props: { agent: string }): JSX.Element {
                         onClick={() => void act("approve", { code: request.code })}
                       >
                         Approve
+                      </button>{" "}
+                      <button
+                        type="button"
+                        class="small secondary"
+                        aria-label={`Deny ${request.username ?? request.userId}`}
+                        onClick={() => void act("deny", { code: request.code })}
+                      >
+                        Deny
                       </button>
                     </li>
                   ))}

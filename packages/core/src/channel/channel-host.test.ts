@@ -207,6 +207,20 @@ describe("createChannelHost", () => {
     await until(() => /approve ([A-Z2-9]{8})/.test(all()) && /expires/.test(all()), "the pairing reply");
     const code = /approve ([A-Z2-9]{8})/.exec(all())?.[1] as string;
     const access = createChannelServices(host).find((service) => service.name === "access");
+    // A second stranger's request is denied: the code stops working.
+    expect(await channel.deliver({ eventId: "p9", chatId: "x-dm", userId: "x", text: "me too" })).toBe(
+      "denied",
+    );
+    const pending = host.access("mem").pairing.listPending();
+    const other = pending.find((entry) => entry.userId === "x")?.code as string;
+    expect(await access?.actions.deny?.handler({ code: other }, { logger: silentLogger })).toMatchObject({
+      userId: "x",
+    });
+    await expect(
+      access?.actions.approve?.handler({ code: other }, { logger: silentLogger }),
+    ).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
     await expect(
       access?.actions.approve?.handler({ code: "NOPE1234" }, { logger: silentLogger }),
     ).rejects.toMatchObject({

@@ -5,6 +5,17 @@ import type { ChannelHost } from "./channel-host.js";
 
 const channelName = z.string().min(1).describe("Channel instance name (a key of downcity.json channels)");
 
+/** The pairing state of every running channel (a channel that failed to start has none). */
+function pairings(host: ChannelHost) {
+  return host.channelNames().flatMap((channel) => {
+    try {
+      return [{ channel, pairing: host.access(channel).pairing }];
+    } catch {
+      return [];
+    }
+  });
+}
+
 /** `downcity channels|inbox|outbox|access|contacts ...`: the channel host as services (HTTP, CLI, agent). */
 export function createChannelServices(host: ChannelHost): ServiceDefinition[] {
   return [
@@ -83,19 +94,30 @@ export function createChannelServices(host: ChannelHost): ServiceDefinition[] {
           description: "Let in the sender of a pairing code",
           input: z.object({ code: z.string().min(1).describe("The 8-character code the sender received") }),
           handler: async ({ code }) => {
-            for (const channel of host.channelNames()) {
-              let pairing: ReturnType<ChannelHost["access"]>["pairing"];
-              try {
-                pairing = host.access(channel).pairing;
-              } catch {
-                continue;
-              }
+            for (const { channel, pairing } of pairings(host)) {
               const user = await pairing.approve(code);
               if (user) return { channel, ...user };
             }
             throw new DowncityError(
               "NOT_FOUND",
               `No pending pairing code "${code}" (codes expire after 1 hour). See pending codes with downcity access list.`,
+              {
+                field: "code",
+              },
+            );
+          },
+        },
+        deny: {
+          description: "Refuse a pairing request (its code stops working; the sender is not told)",
+          input: z.object({ code: z.string().min(1).describe("The 8-character code the sender received") }),
+          handler: async ({ code }) => {
+            for (const { channel, pairing } of pairings(host)) {
+              const denied = await pairing.deny(code);
+              if (denied) return { channel, denied: denied.code, userId: denied.userId };
+            }
+            throw new DowncityError(
+              "NOT_FOUND",
+              `No pending pairing code "${code}". See pending codes with downcity access list.`,
               {
                 field: "code",
               },

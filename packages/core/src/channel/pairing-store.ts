@@ -35,6 +35,8 @@ export interface PairingStore {
   listPending(): PendingPairing[];
   /** A new code for `userId`, or undefined when one is still pending for them or 3 are pending already. */
   offer(user: { userId: string; chatId: string; username?: string }): Promise<PendingPairing | undefined>;
+  /** Drops a pending code without letting its sender in; undefined when no such code is pending here. */
+  deny(code: string): Promise<PendingPairing | undefined>;
   /** Approves the user behind `code`; undefined when no such unexpired code exists here. */
   approve(code: string): Promise<ApprovedUser | undefined>;
   allow(user: { userId: string; username?: string }): Promise<ApprovedUser>;
@@ -97,6 +99,14 @@ export async function openPairingStore(
         expiresAt: new Date(created.getTime() + codeLifetimeMs).toISOString(),
       };
       state.pending.push(entry);
+      await save();
+      return { ...entry };
+    },
+    async deny(code) {
+      const normalized = code.trim().toUpperCase();
+      const entry = live().find((candidate) => candidate.code === normalized);
+      if (!entry) return undefined;
+      state.pending = state.pending.filter((candidate) => candidate !== entry);
       await save();
       return { ...entry };
     },
