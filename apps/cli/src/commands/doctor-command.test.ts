@@ -52,6 +52,7 @@ describe("downcity doctor", () => {
       state: "ok",
       console: "warn",
       channels: "skip",
+      sandbox: "skip",
     });
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]).toMatchObject({ model: "scripted", max_tokens: 1 });

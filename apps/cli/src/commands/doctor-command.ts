@@ -9,6 +9,7 @@ import { connectDaemon } from "../daemon/connect-daemon.js";
 import { loadDaemonApi } from "../daemon/load-daemon-api.js";
 import { printData } from "../output/print-data.js";
 import { findProjectRoot } from "../project/find-project-root.js";
+import { checkSandbox } from "./check-sandbox.js";
 
 /** One line of `downcity doctor`: `fail` makes the command exit 1, `warn` and `skip` do not. */
 export interface DoctorCheck {
@@ -253,12 +254,14 @@ export async function runDoctorChecks(
   const checks: DoctorCheck[] = [checkNode()];
   let llm: LlmConfig | undefined;
   let channels: string[] = [];
+  let shellSection: unknown;
   let env: Record<string, string | undefined> = io.env;
   try {
     const loaded = await loadConfig(rootDir, { env: io.env });
     llm = loaded.config.llm;
     const section = (loaded.config as { channels?: unknown }).channels;
     if (typeof section === "object" && section !== null) channels = Object.keys(section);
+    shellSection = (loaded.config as { shell?: unknown }).shell;
     env = loaded.env;
     checks.push({ name: "config", status: "ok", detail: `${loaded.path} is valid` });
   } catch (error) {
@@ -282,6 +285,7 @@ export async function runDoctorChecks(
   checks.push(await checkStateFolder(rootDir));
   checks.push(await checkConsole(io));
   if (configOk) checks.push(await checkChannels(io, rootDir, channels));
+  if (configOk) checks.push(checkSandbox(shellSection, env));
   return checks;
 }
 
