@@ -67,6 +67,9 @@ export const exampleHarness = {
     // The example reads the secret from the environment, as a project does from .env.
     env: { LARK_APP_SECRET: "pack-check-app-secret" },
   },
+  "@downcity/adapters-qq": {
+    env: { QQ_CLIENT_SECRET: "pack-check-client-secret" },
+  },
   "@downcity/tasks": {
     install: [modelPackage],
     prelude: [
