@@ -24,9 +24,11 @@ describe("the SDK logger bridge", () => {
     logger.debug("ws url", "wss://x?ticket=abc");
     logger.warn("[ws]", new Error("failed with s3cr3t-value"));
     logger.error("[ws]", { app_secret: "s3cr3t-value" });
+    logger.error([new Error("token t-abcdefgh1234 refused")]);
     expect(lines).toEqual([
       { level: "warn", message: "[ws] failed with ***" },
       { level: "error", message: '[ws] {"app_secret":"***"}' },
+      { level: "error", message: '["token *** refused"]' },
     ]);
   });
 });

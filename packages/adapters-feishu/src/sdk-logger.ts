@@ -12,7 +12,12 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 function line(parts: unknown[], secrets: readonly string[]): string {
   const text = parts
     .map((part) =>
-      part instanceof Error ? part.message : typeof part === "string" ? part : JSON.stringify(part),
+      part instanceof Error
+        ? part.message
+        : typeof part === "string"
+          ? part
+          : // Nested errors (the SDK logs [error]) show their message only, never a request config.
+            JSON.stringify(part, (_key, value: unknown) => (value instanceof Error ? value.message : value)),
     )
     .join(" ");
   return redactSecrets(text, secrets);
