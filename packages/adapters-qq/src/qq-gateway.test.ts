@@ -172,6 +172,25 @@ describe("QQ gateway", () => {
     );
   });
 
+  it("keeps reconnecting through a token endpoint outage instead of sitting on a dead connection", async () => {
+    await start();
+    fake.revokeTokens();
+    fake.failTokenRequests(2);
+    fake.closeWith(4004);
+    await recording.until(
+      () =>
+        recording.states.some((state) =>
+          /QQ gateway discovery failed: QQ access token request answered 500/.test(state.error ?? ""),
+        ),
+      "the retrying state naming the token failure",
+    );
+    await recording.until(() => fake.stats().resumes.length === 1, "the resume once tokens come back");
+    expect(recording.states.at(-1)).toEqual({ state: "connected" });
+    expect((await fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "back" })).acked).toBe(
+      true,
+    );
+  });
+
   it("holds the resume seq below an event whose accept has not finished, so the resume replays it", async () => {
     await start();
     await fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "one" });
