@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/test.ts", "src/primitives.ts"],
+  entry: ["src/index.ts", "src/test.ts", "src/primitives.ts", "src/scripted.ts"],
   format: ["esm"],
   dts: true,
   clean: true,

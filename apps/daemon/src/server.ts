@@ -38,7 +38,7 @@ import { daemonPaths } from "./process/daemon-paths.js";
 import { closeRunExecsOnAbort } from "./runtime/close-run-execs.js";
 import { createModel } from "./runtime/create-model.js";
 import { wireShellExitFollowUp } from "./runtime/shell-exit-follow-up.js";
-import { createSleepInterrupts, logSleepTick, type SleepInterrupts } from "./runtime/sleep-interrupts.js";
+import { createSleepInterrupts, reportSleepTick, type SleepInterrupts } from "./runtime/sleep-interrupts.js";
 import { createCapabilityTokens } from "./security/capability-tokens.js";
 import { createProjectCommandCheck } from "./security/create-project-command-check.js";
 import { shellSandboxOptions } from "./security/shell-sandbox-options.js";
@@ -203,7 +203,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
     });
     const stopUsage = recordUsage({ runtime, usageLog: createUsageLog({ rootDir }), logger });
     coreCloses.unshift(() => runtime.close());
-    sleepInterrupts = createSleepInterrupts({ runtime, onTick: logSleepTick(logger) });
+    sleepInterrupts = createSleepInterrupts({ runtime, onTick: reportSleepTick(runtime, logger) });
     const channelHost = await createChannelHost({
       rootDir,
       runtime,

@@ -108,6 +108,18 @@ export function createRunView(options: RunViewOptions): RunView {
           }
           return false;
         }
+        case "tool-progress": {
+          // A waiting tool (shell_sleep) says how far it got: one dim line per report.
+          if (!options.live) return false;
+          if (openTool) {
+            options.write("\n");
+            openTool = undefined;
+          }
+          closeText(runOf(event.requestId));
+          newLine();
+          write(`${colors.dim(`  ${event.tool}  ${event.message}`)}\n`);
+          return false;
+        }
         case "chat-message": {
           const text = event.text.trim();
           const run = runOf(event.requestId);

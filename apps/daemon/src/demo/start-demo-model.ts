@@ -1,4 +1,4 @@
-import type { ScriptedCall, ScriptedReply } from "@downcity/core/test";
+import type { ScriptedCall, ScriptedReply } from "@downcity/core/scripted";
 
 /** A running scripted stand-in for an LLM: an OpenAI-compatible server on 127.0.0.1. */
 export interface DemoModel {
@@ -68,7 +68,7 @@ export function demoReply(call: ScriptedCall): ScriptedReply {
 
 /** Starts the scripted stand-in (core's OpenAI-compatible test server) whose replies drive the demo loop. */
 export async function startDemoModel(options: { port?: number } = {}): Promise<DemoModel> {
-  const { startOpenAICompatibleServer } = await import("@downcity/core/test");
+  const { startOpenAICompatibleServer } = await import("@downcity/core/scripted");
   const server = await startOpenAICompatibleServer({
     respond: demoReply,
     ...(options.port !== undefined ? { port: options.port } : {}),

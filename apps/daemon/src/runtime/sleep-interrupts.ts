@@ -67,11 +67,19 @@ export function createSleepInterrupts(options: {
   };
 }
 
-/**
- * Reports sleep ticks to the daemon log. The chat stream shows runtime events only; a tick
- * becomes visible there once core has an event a tool can emit for its run.
- */
-export function logSleepTick(logger: Logger): SleepTickReporter {
-  return (run, tick) =>
+/** Reports sleep ticks to the chat stream (a `tool-progress` event of the run) and the daemon log. */
+export function reportSleepTick(
+  runtime: Pick<AgentRuntime, "reportProgress">,
+  logger: Logger,
+): SleepTickReporter {
+  return (run, tick) => {
     logger.info({ contextId: run.contextId, requestId: run.requestId, ...tick }, "shell_sleep progress");
+    runtime.reportProgress({
+      contextId: run.contextId,
+      requestId: run.requestId,
+      tool: "shell_sleep",
+      message: `${tick.description}: ${Math.round(tick.slept_ms / 1000)} s slept, ${Math.round(tick.remaining_ms / 1000)} s left`,
+      data: { ...tick },
+    });
+  };
 }

@@ -89,6 +89,8 @@ export interface AgentRuntime {
   addPromptProvider(provider: PromptProvider): () => void;
   addTools(source: ToolSource): () => void;
   on(listener: RuntimeEventListener): () => void;
+  /** Emits a `tool-progress` event for a run (tools that wait report through it). */
+  reportProgress(progress: Omit<Extract<RuntimeEvent, { type: "tool-progress" }>, "type">): void;
   stats(): { running: number; queued: number };
   /** Stops running runs; resolves with the runs it stopped once their lanes are free again. */
   cancel(target: CancelTarget): Promise<Array<{ contextId: string; requestId: string }>>;
@@ -364,6 +366,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         if (index >= 0) toolSources.splice(index, 1);
       };
     },
+    reportProgress: (progress) => emit({ type: "tool-progress", ...progress }),
     on(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

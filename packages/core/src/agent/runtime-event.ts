@@ -3,6 +3,15 @@ import type { RunUsage } from "../run/run-usage.js";
 
 /** Everything a host can observe about runs, as a discriminated union (`<noun>-<action>`). */
 export type RuntimeEvent =
+  /** Progress a long-running tool reports for its run (e.g. `shell_sleep` ticks). */
+  | {
+      type: "tool-progress";
+      contextId: string;
+      requestId: string;
+      tool: string;
+      message: string;
+      data?: Record<string, unknown>;
+    }
   /** A message entered a context's queue (a waiting tool such as a sleep can end early on it). */
   | { type: "message-queued"; contextId: string; messageId?: string; origin: "user" | "internal" }
   | { type: "run-start"; contextId: string; requestId: string; messageIds: string[] }
