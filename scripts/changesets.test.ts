@@ -22,7 +22,7 @@ describe("changesets", () => {
       const lines = (match?.[1] ?? "").split("\n").filter((line) => line.trim());
       expect(lines.length).toBeGreaterThan(0);
       for (const line of lines) {
-        const entry = /^"(@downcity\/[a-z-]+)": (major|minor|patch)$/.exec(line);
+        const entry = /^"(@downcity\/[a-z-]+|downcity)": (major|minor|patch)$/.exec(line);
         expect(entry, line).not.toBeNull();
         expect(packages.has(entry?.[1])).toBe(true);
       }

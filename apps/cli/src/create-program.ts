@@ -1,3 +1,4 @@
+import { packageVersion } from "@downcity/core/primitives";
 import { Command } from "commander";
 import type { CliIo } from "./cli-io.js";
 import { registerAgentCommand } from "./commands/agent-command.js";
@@ -12,8 +13,11 @@ import { registerRunCommand } from "./commands/run-command.js";
 import { registerServiceCommand } from "./commands/service-command.js";
 import { registerUsageCommand } from "./commands/usage-command.js";
 
-/** The version `downcity --version` prints. */
-export const cliVersion = "0.0.0";
+/** The version `downcity --version` prints: the published `downcity` package bundles this file; in the repository it is `@downcity/cli`. */
+export const cliVersion =
+  [packageVersion(import.meta.url, "downcity"), packageVersion(import.meta.url, "@downcity/cli")].find(
+    (version) => version !== "0.0.0",
+  ) ?? "0.0.0";
 
 /** Names of the built-in commands; any other first word may be a service of the running daemon. */
 export const builtinCommandNames = [
