@@ -151,7 +151,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
     };
     // Bound once the runtime exists; until then no run can start a command.
     let checkCommand: CommandCheck | undefined;
-    const sandbox = shellSandboxOptions(shellConfig.sandbox, env);
+    const sandbox = shellSandboxOptions(shellConfig.sandbox, env, rootDir);
     const engine = createShellEngine({
       rootDir,
       env,

@@ -1,3 +1,4 @@
+import { downcityPaths } from "@downcity/core/primitives";
 import type { ShellSandboxOptions } from "@downcity/shell";
 import { downcityHome } from "../token/downcity-home.js";
 
@@ -9,12 +10,13 @@ import { downcityHome } from "../token/downcity-home.js";
 export function shellSandboxOptions(
   section: { enabled: boolean; network: boolean; writable: string[] } | undefined,
   env: Record<string, string | undefined>,
+  rootDir: string,
 ): ShellSandboxOptions | undefined {
   if (!section?.enabled) return undefined;
   return {
     network: section.network,
     writable: section.writable,
-    readOnly: [".downcity"],
+    readOnly: [downcityPaths(rootDir).stateDir],
     hidden: [downcityHome(env)],
   };
 }
