@@ -39,8 +39,8 @@ import { closeRunExecsOnAbort } from "./runtime/close-run-execs.js";
 import { createModel } from "./runtime/create-model.js";
 import { wireShellExitFollowUp } from "./runtime/shell-exit-follow-up.js";
 import { createSleepInterrupts, reportSleepTick, type SleepInterrupts } from "./runtime/sleep-interrupts.js";
-import { createCapabilityTokens } from "./security/capability-tokens.js";
 import { createProjectCommandCheck } from "./security/create-project-command-check.js";
+import { createShellCredentials } from "./security/create-shell-credentials.js";
 import { shellSandboxOptions } from "./security/shell-sandbox-options.js";
 import { createChatService } from "./services/chat-service.js";
 import { createShellService } from "./services/shell-service.js";
@@ -138,17 +138,17 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
     const choice = options.model ? { model: options.model } : await createModel(config.llm, configEnv);
     // Shell children never see the user-level token: each session gets a token scoped to this
     // daemon, its context and its own lifetime (see security/ and the README's security model).
-    const capabilities = createCapabilityTokens();
-    coreCloses.push(() => capabilities.revokeAll());
+    const credentials = createShellCredentials({
+      // Asked only once sessions exist, so the engine below is in place by then.
+      status: (shellId) => engine.status({ shell_id: shellId }),
+      defaultContextId,
+    });
+    coreCloses.push(() => credentials.tokens.revokeAll());
     const server: {
       host: string;
       port?: number;
       token: (session: { shellId: string; contextId?: string }) => string;
-    } = {
-      host: options.host ?? start.host,
-      token: (session) =>
-        capabilities.issue({ shellId: session.shellId, contextId: session.contextId ?? defaultContextId }),
-    };
+    } = { host: options.host ?? start.host, token: credentials.issue };
     // Bound once the runtime exists; until then no run can start a command.
     let checkCommand: CommandCheck | undefined;
     const sandbox = shellSandboxOptions(shellConfig.sandbox, env, rootDir);
@@ -232,12 +232,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       runtime,
       registry,
       token,
-      capabilities: {
-        tokens: capabilities,
-        sessionContext: async (shellId) => (await engine.status({ shell_id: shellId })).context_id,
-        sessionLive: async (shellId) =>
-          ["starting", "running"].includes((await engine.status({ shell_id: shellId })).status),
-      },
+      capabilities: credentials.scope,
       logger,
       version,
       plugins: () => plugins.status(),

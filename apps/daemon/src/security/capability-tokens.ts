@@ -21,6 +21,8 @@ export interface CapabilityTokens {
   revokeAll(): void;
   /** How many tokens are live, for tests and status. */
   size(): number;
+  /** A snapshot of every live token and its grant. */
+  entries(): Array<[string, CapabilityGrant]>;
 }
 
 /** Prefix that tells a capability token apart from the user-level token in errors and logs. */
@@ -43,5 +45,6 @@ export function createCapabilityTokens(): CapabilityTokens {
       grants.clear();
     },
     size: () => grants.size,
+    entries: () => [...grants.entries()].map(([token, grant]) => [token, { ...grant }]),
   };
 }
