@@ -1,7 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { testChannelAdapter } from "@downcity/core/test";
-import { beforeEach } from "vitest";
 import qq from "./index.js";
 import {
   type FakeQqPlatform,
@@ -9,13 +8,6 @@ import {
   fakeQqSecret,
   startFakeQqPlatform,
 } from "./test/fake-qq-platform.js";
-
-// QQ has no threads, and the suite's mapping test requires a group thread to be kept; skipped (visibly) until the
-// suite honours `capabilities.threads === false`. Its direct, non-text and group parts are covered in map-qq-event
-// and qq-gateway tests.
-beforeEach((context) => {
-  if (context.task.name.startsWith("maps direct and group messages")) context.skip();
-});
 
 testChannelAdapter<FakeQqPlatform>({
   name: "qq (websocket)",

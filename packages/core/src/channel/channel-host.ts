@@ -362,6 +362,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
       await sender.close();
       await inbox.close();
       await outbox.close();
+      await contacts.flush();
     },
   };
 }

@@ -25,6 +25,8 @@ export interface ContactBook {
   seen(contact: Omit<Contact, "id">): Promise<void>;
   /** A contact by id, or by `@username` (any channel); NOT_FOUND names the known ones otherwise. */
   resolve(to: string): Contact;
+  /** Resolves once every pending write is on disk. */
+  flush(): Promise<void>;
 }
 
 /** Opens the contact book at `path`. */
@@ -74,6 +76,7 @@ export async function openContactBook(path: string): Promise<ContactBook> {
       });
       await save();
     },
+    flush: () => writing.catch(() => {}),
     resolve(to) {
       const byId = contacts.get(to);
       if (byId) return { ...byId };
