@@ -134,6 +134,18 @@ describe("shell sandbox (bubblewrap)", () => {
     });
   });
 
+  test("tty sessions run sandboxed too", async () => {
+    const box = sandboxed();
+    const result = await box.engine.exec({
+      command: `test -t 1 && echo on-a-tty; touch ${join(outside, "tty.txt")} || echo denied`,
+      tty: true,
+      timeout_ms: 20_000,
+    });
+    expect(result.output).toContain("on-a-tty");
+    expect(result.output).toContain("denied");
+    expect(existsSync(join(outside, "tty.txt"))).toBe(false);
+  });
+
   test("a sandboxed session is still closed by the engine", async () => {
     const box = sandboxed();
     const started = await box.engine.start({ command: "echo up; exec sleep 60" });
