@@ -12,15 +12,15 @@ export default defineConfig([
   {
     // The detached daemon bundles every JavaScript dependency into one file: resolving and loading
     // hundreds of package modules was most of its cold start. node-pty stays external (native addon),
-    // and so does tree-sitter (the allowed-tools parser), which loads .wasm files beside its modules.
+    // and so does web-tree-sitter (the allowed-tools parser), which loads its .wasm beside its module.
     entry: ["src/daemon-main.ts"],
     format: ["esm"],
     target: "node20",
     sourcemap: true,
     splitting: true,
     outDir: "dist",
-    noExternal: [/^(?!node-pty|web-tree-sitter|tree-sitter-bash)/],
-    external: ["node-pty", "web-tree-sitter", "tree-sitter-bash"],
+    noExternal: [/^(?!node-pty|web-tree-sitter)/],
+    external: ["node-pty", "web-tree-sitter"],
     banner: {
       js: "import { createRequire as __downcityCreateRequire } from 'node:module'; const require = __downcityCreateRequire(import.meta.url);",
     },

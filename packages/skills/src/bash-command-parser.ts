@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { Language, type Node, Parser } from "web-tree-sitter";
 
@@ -101,13 +102,16 @@ function collect(node: Node, found: ParsedCommandLine): void {
   for (const child of node.children) if (child) collect(child, found);
 }
 
-/** Creates a bash parser over tree-sitter-bash's WebAssembly grammar (loaded once, on first parse). */
+/** Creates a bash parser over tree-sitter-bash's WebAssembly grammar (vendored in `grammar/`; loaded once, on first parse). */
 export function createBashCommandParser(): BashCommandParser {
   let ready: Promise<Parser> | undefined;
   const load = async (): Promise<Parser> => {
     const require = createRequire(import.meta.url);
     await Parser.init();
-    const language = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+    // Resolved through the package name, so it is found from a bundle that inlined this module too.
+    const language = await Language.load(
+      await readFile(require.resolve("@downcity/skills/grammar/tree-sitter-bash.wasm")),
+    );
     const parser = new Parser();
     parser.setLanguage(language);
     return parser;
