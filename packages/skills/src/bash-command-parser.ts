@@ -87,6 +87,17 @@ function collect(node: Node, found: ParsedCommandLine): void {
       }
       break;
     }
+    case "file_redirect": {
+      // Bash itself opens /dev/tcp and /dev/udp paths as sockets: a redirection can be a network channel.
+      for (const target of node.childrenForFieldName("destination")) {
+        const path = literalValue(target);
+        if (path === undefined)
+          found.problems.push(`a redirection target is computed at run time ("${describe(node.text)}")`);
+        else if (/^\/dev\/(tcp|udp)\//.test(path))
+          found.problems.push(`it opens a network connection through ${path}`);
+      }
+      break;
+    }
     case "declaration_command":
     case "unset_command": {
       const keyword = node.children[0]?.text ?? node.type;

