@@ -3,13 +3,8 @@
  * package can test agent runs without a network, and the conformance suites every channel adapter
  * and every store must pass. Never use these in production.
  */
-export {
-  type ChannelFake,
-  type FakeIncoming,
-  type FakeSent,
-  type TestChannelAdapterOptions,
-  testChannelAdapter,
-} from "./test/channel-conformance.js";
+export { type TestChannelAdapterOptions, testChannelAdapter } from "./test/channel-conformance.js";
+export type { ChannelFake, FakeIncoming, FakeSent } from "./test/channel-fake.js";
 export { testContextLease } from "./test/context-lease-conformance.js";
 export { testHistoryStore } from "./test/history-store-conformance.js";
 export { testInboxStore } from "./test/inbox-store-conformance.js";

@@ -8,7 +8,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { createShellEngine } from "../engine/create-shell-engine.js";
@@ -20,8 +20,12 @@ import type { ShellSandboxOptions } from "./sandbox-options.js";
 let temp: TempEngine | undefined;
 let outside: string;
 beforeEach(() => {
-  // Not under /tmp, which the sandbox replaces with its own: "outside" must be a real host folder.
-  const cache = join(process.cwd(), "node_modules", ".cache");
+  // Not under /tmp, which the sandbox replaces with its own: "outside" must be a real host folder
+  // (a checkout that itself lives under /tmp uses the home folder instead).
+  const underTmp = `${process.cwd()}/`.startsWith(`${tmpdir()}/`);
+  const cache = underTmp
+    ? join(homedir(), ".cache", "downcity-sandbox-tests")
+    : join(process.cwd(), "node_modules", ".cache");
   mkdirSync(cache, { recursive: true });
   outside = mkdtempSync(join(cache, "dc-outside-"));
 });
