@@ -132,6 +132,10 @@ describe("web console in headless Chromium", () => {
     expect(full.startsWith((await partial.jsonValue()) as string)).toBe(true);
     await page.locator(".message-assistant:not(.live)", { hasText: full }).waitFor({ timeout: 15000 });
     await page.locator(".message-user", { hasText: "hello there" }).first().waitFor();
+    // The run's token usage, from its run-end event.
+    await expect
+      .poll(async () => page.getByLabel("Token usage of the last reply").textContent(), { timeout: 15000 })
+      .toMatch(/Last reply: \d+ tokens in \(\d+ cached\), \d+ out/);
     await shot("chat-streamed");
     // Keyboard: Tab from the message box reaches Send, whose focus ring is visible.
     await page.getByRole("textbox", { name: "Message" }).focus();

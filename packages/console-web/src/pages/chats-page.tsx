@@ -18,6 +18,14 @@ interface LiveRun {
 const defaultContext = "cli:main";
 const streamEvents = ["run-start", "text-delta", "tool-call", "tool-result", "run-end", "run-error"] as const;
 
+/** A run's token usage as `run-end` carries it. */
+interface RunUsageView {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  totalTokens: number;
+}
+
 /** An agent's chats: the contexts, one context's history, a message box and the live reply. */
 export function ChatsPage(props: {
   agent: string;
@@ -40,6 +48,7 @@ export function ChatsPage(props: {
   const [draft, setDraft] = useState("");
   const [pending, setPending] = useState<string[]>([]);
   const [problem, setProblem] = useState<string | undefined>(undefined);
+  const [usage, setUsage] = useState<RunUsageView | undefined>(undefined);
   const bottom = useRef<HTMLDivElement>(null);
 
   useEffect(() => setRuns([]), [agent, contextId]);
@@ -80,6 +89,7 @@ export function ChatsPage(props: {
       setProblem(String(data.message ?? "The run failed"));
       setRuns((current) => current.filter((run) => run.requestId !== requestId));
     } else if (name === "run-end") {
+      if (data.usage && typeof data.usage === "object") setUsage(data.usage as RunUsageView);
       void history.refresh().then(() => {
         setRuns((current) => current.filter((run) => run.requestId !== requestId));
         setPending([]);
@@ -166,6 +176,14 @@ export function ChatsPage(props: {
           <div ref={bottom} />
         </div>
         {problem ? <p role="alert">{problem}</p> : null}
+        {usage ? (
+          <p class="usage" aria-label="Token usage of the last reply">
+            <small>
+              Last reply: {usage.inputTokens} tokens in ({usage.cachedInputTokens} cached),{" "}
+              {usage.outputTokens} out
+            </small>
+          </p>
+        ) : null}
         <form class="composer" onSubmit={(event) => void send(event)}>
           <textarea
             aria-label="Message"
