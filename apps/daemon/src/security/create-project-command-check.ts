@@ -1,4 +1,10 @@
-import { type DowncityConfig, type HistoryStore, type Logger, readConfigSection } from "@downcity/core";
+import {
+  type DowncityConfig,
+  errorFields,
+  type HistoryStore,
+  type Logger,
+  readConfigSection,
+} from "@downcity/core";
 import {
   createSkillCatalog,
   createSkillsCommandCheck,
@@ -16,10 +22,21 @@ export function createProjectCommandCheck(options: {
   history: (contextId: string) => HistoryStore;
   logger: Logger;
 }) {
-  const section = readConfigSection(options.config, { name: "skills", config: skillsConfigSchema }).value;
+  // A broken `skills` section fails the skills plug-in, never the daemon; pins made earlier are still
+  // enforced, from the default skill roots.
+  let extraRoots: string[] = [];
+  try {
+    extraRoots = readConfigSection(options.config, { name: "skills", config: skillsConfigSchema }).value
+      .roots;
+  } catch (error) {
+    options.logger.warn(
+      errorFields(error),
+      "skills section invalid; allowed-tools checks use the default skill roots",
+    );
+  }
   const catalog = createSkillCatalog({
     rootDir: options.rootDir,
-    roots: skillRoots(options.rootDir, section.roots),
+    roots: skillRoots(options.rootDir, extraRoots),
     history: options.history,
     logger: options.logger,
   });
