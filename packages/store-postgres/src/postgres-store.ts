@@ -1,0 +1,79 @@
+import { type DowncityStore, errorFromZod } from "@downcity/core";
+import pg from "pg";
+import { z } from "zod";
+import { checkPrivileges } from "./check-privileges.js";
+import { runMigrations } from "./migrations.js";
+import { acquirePollerLock, type PollerLock } from "./poller-lock.js";
+import { createPostgresHistory } from "./postgres-history.js";
+import { createPostgresInbox } from "./postgres-inbox.js";
+import { createPostgresLease } from "./postgres-lease.js";
+import { createPostgresOutbox } from "./postgres-outbox.js";
+import { createWakeListener, type WakeListener } from "./wake-listener.js";
+
+/** Options of `openPostgresStore`, as the `store` section of `downcity.json` gives them. */
+export const postgresStoreOptionsSchema = z.strictObject({
+  url: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "a postgres:// URL")
+    .describe('Connection URL, usually "${DATABASE_URL}"'),
+  leaseMs: z.number().int().min(1000).default(15_000),
+  /** Connections per worker. */
+  poolSize: z.number().int().min(2).max(100).default(10),
+  /** The slow poll behind LISTEN/NOTIFY. */
+  pollMs: z.number().int().min(100).default(5_000),
+  /** How long a finished event id is remembered for dedupe. */
+  dedupeWindowMs: z
+    .number()
+    .int()
+    .min(0)
+    .default(48 * 3600_000),
+});
+
+/** Options of `openPostgresStore`. */
+export type PostgresStoreOptions = z.input<typeof postgresStoreOptionsSchema>;
+
+/** The Postgres store: the shared contracts plus wake-ups and poller locks for several workers. */
+export interface PostgresStore extends DowncityStore {
+  readonly leaseMs: number;
+  readonly wakes: WakeListener;
+  /** Waits until this worker is the one that polls `channel`. */
+  pollerLock(channel: string, options?: { retryMs?: number; signal?: AbortSignal }): Promise<PollerLock>;
+}
+
+/** Connects, checks privileges, runs pending migrations, and returns the store. */
+export async function openPostgresStore(input: PostgresStoreOptions): Promise<PostgresStore> {
+  const parsed = postgresStoreOptionsSchema.safeParse(input);
+  if (!parsed.success)
+    throw errorFromZod(parsed.error, { what: "downcity.json", code: "CONFIG_INVALID", prefix: "store" });
+  const options = parsed.data;
+  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize, keepAlive: true });
+  // An idle connection dropping must not crash the worker; the next query reconnects.
+  pool.on("error", () => {});
+  try {
+    const client = await pool.connect();
+    try {
+      await checkPrivileges(client);
+      await runMigrations(client);
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw error;
+  }
+  const wakes = createWakeListener(options.url, { pollMs: options.pollMs });
+  return {
+    kind: "@downcity/store-postgres",
+    leaseMs: options.leaseMs,
+    history: createPostgresHistory(pool),
+    inbox: createPostgresInbox(pool, { dedupeWindowMs: options.dedupeWindowMs }),
+    outbox: createPostgresOutbox(pool),
+    leases: createPostgresLease(pool),
+    wakes,
+    pollerLock: (channel, lockOptions) => acquirePollerLock(options.url, channel, lockOptions),
+    async close() {
+      await wakes.close();
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,115 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+
+/** A throwaway PostgreSQL server for tests: Debian's binaries, a temporary data folder, trust auth on loopback. */
+export interface TestPostgres {
+  /** The superuser URL of database `name` (default `postgres`). */
+  url(name?: string): string;
+  /** Creates an empty database and returns its URL. */
+  createDatabase(name: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+function binDir(): string {
+  const base = "/usr/lib/postgresql";
+  const versions = existsSync(base) ? readdirSync(base).sort((a, b) => Number(b) - Number(a)) : [];
+  for (const version of versions)
+    if (existsSync(join(base, version, "bin", "initdb"))) return join(base, version, "bin");
+  throw new Error("PostgreSQL binaries not found under /usr/lib/postgresql: apt-get install postgresql");
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+/** Starts a server; as root the server runs as the `postgres` user, which refuses to run as root. */
+export async function startTestPostgres(): Promise<TestPostgres> {
+  const bin = binDir();
+  const dir = mkdtempSync(join(tmpdir(), "downcity-pg-"));
+  const asRoot = process.getuid?.() === 0;
+  const command = (program: string, args: string[]): [string, string[]] =>
+    asRoot ? ["runuser", ["-u", "postgres", "--", join(bin, program), ...args]] : [join(bin, program), args];
+  if (asRoot) {
+    const ids = execFileSync("id", ["-u", "postgres"]).toString().trim();
+    const group = execFileSync("id", ["-g", "postgres"]).toString().trim();
+    chownSync(dir, Number(ids), Number(group));
+  }
+  const data = join(dir, "data");
+  const [initdb, initArgs] = command("initdb", [
+    "-D",
+    data,
+    "-A",
+    "trust",
+    "-U",
+    "downcity",
+    "-E",
+    "UTF8",
+    "--no-sync",
+  ]);
+  execFileSync(initdb, initArgs, { stdio: "ignore" });
+  const port = await freePort();
+  const [postgres, args] = command("postgres", [
+    "-D",
+    data,
+    "-p",
+    String(port),
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    `unix_socket_directories=${dir}`,
+    "-c",
+    "fsync=off",
+    "-c",
+    "max_connections=200",
+  ]);
+  const server: ChildProcess = spawn(postgres, args, { stdio: ["ignore", "ignore", "pipe"] });
+  let log = "";
+  server.stderr?.on("data", (chunk) => {
+    log += chunk;
+  });
+  const url = (name = "postgres") => `postgres://downcity@127.0.0.1:${port}/${name}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const client = new pg.Client({ connectionString: url() });
+    try {
+      await client.connect();
+      await client.end();
+      break;
+    } catch (error) {
+      await client.end().catch(() => {});
+      if (server.exitCode !== null || Date.now() > deadline)
+        throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${log}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  return {
+    url,
+    async createDatabase(name) {
+      const client = new pg.Client({ connectionString: url() });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE "${name}"`);
+      } finally {
+        await client.end();
+      }
+      return url(name);
+    },
+    async stop() {
+      const exited = new Promise((resolve) => server.once("exit", resolve));
+      server.kill("SIGINT");
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,155 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DowncityError } from "@downcity/core";
+import pg from "pg";
+import { build } from "tsup";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { migrations } from "../src/migrations.js";
+import { openPostgresStore } from "../src/postgres-store.js";
+
+let databases = 0;
+const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
+  const client = new pg.Client({ connectionString: inject("postgresUrl") });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+};
+const freshDatabase = async () => {
+  const name = `startup_${process.pid}_${++databases}`;
+  await admin((client) => client.query(`CREATE DATABASE ${name}`));
+  return { name, url: inject("postgresUrl").replace(/\/postgres$/, `/${name}`) };
+};
+
+describe("start-up", () => {
+  it("runs the migrations once, even when several workers start together", async () => {
+    const { url } = await freshDatabase();
+    const stores = await Promise.all([1, 2, 3].map(() => openPostgresStore({ url, poolSize: 2 })));
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const { rows } = await client.query("SELECT version FROM downcity_migrations ORDER BY version");
+    await client.end();
+    expect(rows.map((row) => row.version)).toEqual(migrations.map((migration) => migration.version));
+    await Promise.all(stores.map((store) => store.close()));
+    // A restart finds nothing to do and keeps the data.
+    const again = await openPostgresStore({ url });
+    await again.close();
+  });
+
+  it("names the missing CREATE privilege and the GRANT that fixes it", async () => {
+    const { name, url } = await freshDatabase();
+    await admin(async (client) => {
+      await client.query("DROP ROLE IF EXISTS limited_worker");
+      await client.query("CREATE ROLE limited_worker LOGIN");
+    });
+    const limitedUrl = url.replace("//downcity@", "//limited_worker@");
+    const error = await openPostgresStore({ url: limitedUrl }).catch((caught: unknown) => caught);
+    expect(DowncityError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/lacks the CREATE privilege on schema "public"/);
+    expect((error as Error).message).toContain('GRANT CREATE ON SCHEMA "public" TO "limited_worker"');
+    expect((error as DowncityError).field).toBe("store.url");
+    // Once the owner created the tables, a user with only table rights starts but is told what it lacks.
+    const owner = await openPostgresStore({ url });
+    await owner.close();
+    const noTables = await openPostgresStore({ url: limitedUrl }).catch((caught: unknown) => caught);
+    expect((noTables as Error).message).toMatch(
+      /lacks SELECT, INSERT, UPDATE or DELETE on table "downcity_history"/,
+    );
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(
+      "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO limited_worker",
+    );
+    await client.query("GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO limited_worker");
+    await client.end();
+    const limited = await openPostgresStore({ url: limitedUrl });
+    expect(
+      (
+        await limited.inbox.accept({
+          channel: "web",
+          eventId: "e1",
+          contextId: "web:a",
+          message: { text: "hi" },
+        })
+      ).result,
+    ).toBe("accepted");
+    await limited.close();
+    await admin((admin) => admin.query(`DROP DATABASE ${name} WITH (FORCE)`));
+  });
+
+  it("rejects a store URL that is not a postgres:// URL, naming the field", async () => {
+    const error = await openPostgresStore({ url: "mysql://x" }).catch((caught: unknown) => caught);
+    expect((error as DowncityError).code).toBe("CONFIG_INVALID");
+    expect((error as Error).message).toContain("store.url");
+  });
+});
+
+describe("polling channels", () => {
+  const children: ChildProcess[] = [];
+  let bundleDir = "";
+  beforeAll(async () => {
+    bundleDir = await mkdtemp(join(tmpdir(), "downcity-poller-"));
+    await build({
+      entry: { child: fileURLToPath(new URL("poller-child.ts", import.meta.url)) },
+      outDir: bundleDir,
+      format: ["esm"],
+      platform: "node",
+      target: "node20",
+      dts: false,
+      silent: true,
+      splitting: false,
+      // Everything inside: the bundle runs from a temp folder with no node_modules.
+      noExternal: [/.*/],
+      banner: {
+        js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
+      },
+    });
+  }, 60_000);
+  afterAll(() => rm(bundleDir, { recursive: true, force: true }));
+  afterEach(() => {
+    for (const child of children) child.kill("SIGKILL");
+    children.length = 0;
+  });
+
+  it("lets exactly one worker poll, and another take over when it is SIGKILLed", async () => {
+    const { url } = await freshDatabase();
+    const said: string[] = [];
+    const start = (name: string) => {
+      const child = spawn(process.execPath, [join(bundleDir, "child.js"), url, "telegram", name], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      child.stdout?.on("data", (chunk: Buffer) => said.push(...chunk.toString().trim().split("\n")));
+      children.push(child);
+      return child;
+    };
+    const waitFor = async (line: string, timeoutMs: number) => {
+      const deadline = Date.now() + timeoutMs;
+      while (!said.includes(line)) {
+        if (Date.now() > deadline)
+          throw new Error(`no "${line}" after ${timeoutMs} ms; heard ${said.join(", ")}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    };
+    const first = start("w1");
+    await waitFor("polling w1", 20_000);
+    start("w2");
+    start("w3");
+    // Both others are up and retrying every 100 ms; neither may poll while w1 lives.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(said).toEqual(["polling w1"]);
+    const killedAt = Date.now();
+    first.kill("SIGKILL");
+    const deadline = Date.now() + 10_000;
+    while (said.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(said.length).toBe(2);
+    expect(["polling w2", "polling w3"]).toContain(said[1]);
+    expect(Date.now() - killedAt).toBeLessThan(5000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(said).toHaveLength(2);
+  });
+});
