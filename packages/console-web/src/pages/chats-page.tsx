@@ -177,11 +177,13 @@ export function ChatsPage(props: {
         </div>
         {problem ? <p role="alert">{problem}</p> : null}
         {usage ? (
-          <p class="usage" aria-label="Token usage of the last reply">
-            <small>
-              Last reply: {usage.inputTokens} tokens in ({usage.cachedInputTokens} cached),{" "}
-              {usage.outputTokens} out
-            </small>
+          <p class="usage">
+            <output aria-label="Token usage of the last reply">
+              <small>
+                Last reply: {usage.inputTokens} tokens in ({usage.cachedInputTokens} cached),{" "}
+                {usage.outputTokens} out
+              </small>
+            </output>
           </p>
         ) : null}
         <form class="composer" onSubmit={(event) => void send(event)}>
