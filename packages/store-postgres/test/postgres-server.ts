@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,8 +33,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Starts a server; as root the server runs as the `postgres` user, which refuses to run as root. */
-export async function startTestPostgres(): Promise<TestPostgres> {
+/** Starts a server (`durable`: fsync on); as root the server runs as the `postgres` user, which refuses to run as root. */
+export async function startTestPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
   const bin = binDir();
   const dir = mkdtempSync(join(tmpdir(), "downcity-pg-"));
   const asRoot = process.getuid?.() === 0;
@@ -69,7 +69,8 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     "-c",
     `unix_socket_directories=${dir}`,
     "-c",
-    "fsync=off",
+    // Tests skip flushing for speed; benchmarks flush every commit, as production does.
+    `fsync=${options.durable ? "on" : "off"}`,
     "-c",
     "max_connections=200",
   ]);
@@ -106,10 +107,42 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       return url(name);
     },
     async stop() {
+      if (server.exitCode !== null || server.signalCode !== null) {
+        rmSync(dir, { recursive: true, force: true });
+        return;
+      }
       const exited = new Promise((resolve) => server.once("exit", resolve));
+      // As root, `server` is runuser, which does not pass SIGINT on: signal the postmaster itself
+      // (fast shutdown), and kill both if it has not gone within 10 s, so a run can never hang here.
+      const postmaster = postmasterPid(data);
+      signal(postmaster, "SIGINT");
       server.kill("SIGINT");
+      const backstop = setTimeout(() => {
+        signal(postmaster, "SIGKILL");
+        server.kill("SIGKILL");
+      }, 10_000);
       await exited;
+      clearTimeout(backstop);
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The postmaster's pid, from the first line of `postmaster.pid` in the data folder. */
+function postmasterPid(data: string): number | undefined {
+  try {
+    const pid = Number.parseInt(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0] ?? "", 10);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function signal(pid: number | undefined, name: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(pid, name);
+  } catch {
+    // Already gone.
+  }
 }
