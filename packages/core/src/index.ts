@@ -168,6 +168,7 @@ export { type ContextLease, defaultLeaseMs } from "./store/context-lease.js";
 export {
   type DowncityStore,
   defineStoreAdapter,
+  type PollerLock,
   type StoreAdapterDefinition,
 } from "./store/downcity-store.js";
 export { type FileStoreOptions, openFileStore } from "./store/file-store.js";

@@ -65,7 +65,9 @@ export async function openOutboxStore(options: {
         sent.set(record.key, Date.parse(record.at));
         return;
       case "drop":
+        // A dropped key stays known: a replayed run does not record it again.
         entries.delete(record.key);
+        sent.set(record.key, Date.parse(record.at));
         return;
       case "retry": {
         const entry = entries.get(record.key);

@@ -11,7 +11,23 @@ export interface DowncityStore {
   readonly inbox: SharedInboxStore;
   readonly outbox: SharedOutboxStore;
   readonly leases: ContextLease;
+  /**
+   * Calls `listener` when another worker may have made work claimable (an accepted event, a released
+   * claim); absent when one worker serves the store and wakes itself.
+   */
+  onWake?(kind: "inbox" | "outbox", listener: () => void): () => void;
+  /**
+   * Resolves once this worker is the only one that may run `channel`'s poller (Telegram
+   * `getUpdates`, a WebSocket gateway); absent when one worker serves the store.
+   */
+  pollerLock?(channel: string, options?: { signal?: AbortSignal }): Promise<PollerLock>;
   close(): Promise<void>;
+}
+
+/** A held poller lock: `lost` resolves when it was lost (its connection dropped); `release` gives it back. */
+export interface PollerLock {
+  readonly lost: Promise<void>;
+  release(): Promise<void>;
 }
 
 /** What a store package (`"store": { "adapter": ... }` in `downcity.json`) default-exports. */

@@ -84,6 +84,11 @@ export async function openFileStore(options: FileStoreOptions): Promise<Downcity
     },
     get: async (id) => inboxFile.get(id),
     deadLetters: async () => inboxFile.list({ dead: true }),
+    list: async (listOptions) => inboxFile.list(listOptions),
+    async drop(id) {
+      await inboxFile.drop(id);
+      inboxClaims.delete(id);
+    },
     retry: (id) => inboxFile.retry(id),
     close: () => inboxFile.close(),
   };
@@ -109,12 +114,20 @@ export async function openFileStore(options: FileStoreOptions): Promise<Downcity
       outboxClaims.delete(key);
     },
     wasSent: async (key) => outboxFile.wasSent(key),
-    async fail(key, error, maxAttempts, permanent) {
+    async fail(key, error, maxAttempts, permanent, retryInMs = 0) {
       const entry = await outboxFile.fail(key, error, maxAttempts, permanent);
-      outboxClaims.delete(key);
+      // Held by nobody until the retry is due, so no claimer picks it up early.
+      if (entry.status === "pending" && retryInMs > 0)
+        outboxClaims.set(key, { owner: "", until: Date.now() + retryInMs });
+      else outboxClaims.delete(key);
       return entry;
     },
     deadLetters: async () => outboxFile.list({ dead: true }),
+    list: async (listOptions) => outboxFile.list(listOptions),
+    async drop(key) {
+      await outboxFile.drop(key);
+      outboxClaims.delete(key);
+    },
     retry: (key) => outboxFile.retry(key),
     close: () => outboxFile.close(),
   };

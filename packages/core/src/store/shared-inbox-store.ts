@@ -31,6 +31,10 @@ export interface SharedInboxStore {
   get(id: string): Promise<InboxEntry | undefined>;
   /** Dead letters, oldest first. */
   deadLetters(): Promise<InboxEntry[]>;
+  /** Unfinished entries (or dead letters with `dead`), oldest first. */
+  list(options?: { dead?: boolean }): Promise<InboxEntry[]>;
+  /** Forgets a pending or dead entry; its id stays known for dedupe. */
+  drop(id: string): Promise<void>;
   /** Moves a dead letter back to pending with a fresh attempt count. */
   retry(id: string): Promise<InboxEntry>;
   close(): Promise<void>;

@@ -18,9 +18,22 @@ export interface SharedOutboxStore {
   claim(options: OutboxClaimOptions): Promise<OutboxEntry | undefined>;
   markSent(key: string, messageId?: string): Promise<void>;
   wasSent(key: string): Promise<boolean>;
-  /** Counts a failed send and releases the claim; dead after `maxAttempts` or when `permanent`. */
-  fail(key: string, error: string, maxAttempts: number, permanent?: boolean): Promise<OutboxEntry>;
+  /**
+   * Counts a failed send; dead after `maxAttempts` or when `permanent`. Otherwise the chunk is
+   * claimable again after `retryInMs` [0], by any worker (backoff and retry-after survive a crash).
+   */
+  fail(
+    key: string,
+    error: string,
+    maxAttempts: number,
+    permanent?: boolean,
+    retryInMs?: number,
+  ): Promise<OutboxEntry>;
   deadLetters(): Promise<OutboxEntry[]>;
+  /** Unsent chunks (or dead letters with `dead`), oldest first. */
+  list(options?: { dead?: boolean }): Promise<OutboxEntry[]>;
+  /** Forgets an unsent or dead chunk; its key stays known, so a replay does not record it again. */
+  drop(key: string): Promise<void>;
   retry(key: string): Promise<OutboxEntry>;
   close(): Promise<void>;
 }

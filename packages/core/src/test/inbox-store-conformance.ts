@@ -106,6 +106,25 @@ export function testInboxStore(options: StoreSuiteOptions): void {
       expect((await store.inbox.claim({ owner: "w1" }))?.id).toBe("web:e1");
     });
 
+    it("lists unfinished entries and dead letters, and drops one for good", async () => {
+      await store.inbox.accept(event("web:a", "e1"));
+      await store.inbox.accept(event("web:b", "e2"));
+      await store.inbox.accept(event("web:a", "e3"));
+      expect((await store.inbox.list()).map((entry) => entry.id)).toEqual(["web:e1", "web:e2", "web:e3"]);
+      await store.inbox.claim({ owner: "w1" });
+      await store.inbox.fail("web:e1", "boom", 1);
+      expect((await store.inbox.list({ dead: true })).map((entry) => entry.id)).toEqual(["web:e1"]);
+      expect((await store.inbox.list()).map((entry) => entry.id)).toEqual(["web:e2", "web:e3"]);
+      await store.inbox.drop("web:e1");
+      await store.inbox.drop("web:e3");
+      expect(await store.inbox.list({ dead: true })).toEqual([]);
+      expect((await store.inbox.list()).map((entry) => entry.id)).toEqual(["web:e2"]);
+      // Dropped ids stay known: a redelivery is still a duplicate.
+      expect((await store.inbox.accept(event("web:a", "e3"))).result).toBe("duplicate");
+      expect((await store.inbox.claim({ owner: "w1" }))?.id).toBe("web:e2");
+      expect(await store.inbox.claim({ owner: "w1" })).toBeUndefined();
+    });
+
     it("keeps a large payload intact", async () => {
       const text = "x€\n".repeat(350_000);
       await store.inbox.accept(event("web:a", "big", text));

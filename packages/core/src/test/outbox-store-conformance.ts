@@ -85,6 +85,36 @@ export function testOutboxStore(options: StoreSuiteOptions): void {
       expect(keys.sort()).toEqual(["k1", "k2"]);
     });
 
+    it("holds a failed chunk back until its retry is due, then any worker may send it", async () => {
+      await store.outbox.record(chunk("k1", "a"));
+      await store.outbox.claim({ owner: "w1" });
+      expect(await store.outbox.fail("k1", "429", 5, false, 600)).toMatchObject({
+        status: "pending",
+        attempts: 1,
+      });
+      expect(await store.outbox.claim({ owner: "w2" })).toBeUndefined();
+      const started = Date.now();
+      const again = await pollFor(() => store.outbox.claim({ owner: "w2" }), 3000);
+      expect(again.key).toBe("k1");
+      expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    });
+
+    it("lists unsent chunks and dead letters, and a dropped key stays known", async () => {
+      await store.outbox.record(chunk("k1", "a"));
+      await store.outbox.record(chunk("k2", "b"));
+      await store.outbox.record(chunk("k3", "c"));
+      expect((await store.outbox.list()).map((entry) => entry.key)).toEqual(["k1", "k2", "k3"]);
+      await store.outbox.claim({ owner: "w1" });
+      await store.outbox.fail("k1", "403", 5, true);
+      expect((await store.outbox.list({ dead: true })).map((entry) => entry.key)).toEqual(["k1"]);
+      expect((await store.outbox.list()).map((entry) => entry.key)).toEqual(["k2", "k3"]);
+      await store.outbox.drop("k1");
+      await store.outbox.drop("k3");
+      expect(await store.outbox.list({ dead: true })).toEqual([]);
+      expect((await store.outbox.list()).map((entry) => entry.key)).toEqual(["k2"]);
+      expect(await store.outbox.record(chunk("k3", "c"))).toBe("known");
+    });
+
     it("keeps a large chunk intact", async () => {
       const text = "ü".repeat(1_000_000);
       await store.outbox.record(chunk("big", "a", text));
