@@ -77,6 +77,19 @@ CREATE TABLE downcity_lease (
 );
 `,
   },
+  {
+    version: 2,
+    name: "dropped inbox and outbox entries",
+    // A dropped entry keeps its row, without its body, so its id (key) stays known for dedupe.
+    sql: `
+ALTER TABLE downcity_inbox DROP CONSTRAINT downcity_inbox_status_check,
+  ADD CONSTRAINT downcity_inbox_status_check CHECK (status IN ('pending', 'done', 'dead', 'dropped'));
+ALTER TABLE downcity_outbox DROP CONSTRAINT downcity_outbox_status_check,
+  ADD CONSTRAINT downcity_outbox_status_check CHECK (status IN ('pending', 'sent', 'dead', 'dropped'));
+CREATE INDEX downcity_inbox_dead_seq ON downcity_inbox (seq) WHERE status = 'dead';
+CREATE INDEX downcity_outbox_dead_seq ON downcity_outbox (seq) WHERE status = 'dead';
+`,
+  },
 ];
 
 // Any fixed pair works; it only has to differ from the poller locks' class.

@@ -1,39 +1,59 @@
+import type { PollerLock } from "@downcity/core";
 import pg from "pg";
 
-/** A held poller lock: `lost` resolves if the connection holding it drops. */
-export interface PollerLock {
-  readonly lost: Promise<void>;
-  release(): Promise<void>;
-}
+/** A held poller lock: `lost` resolves if the connection holding it drops (core's `PollerLock`). */
+export type { PollerLock };
 
 // Advisory locks of this class are poller locks; the key is the channel name's hash.
 const pollerClass = 0x706f6c6c;
 
+/** Waits `ms`, or until `signal` aborts (then throws its reason). */
+async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  signal?.throwIfAborted();
+  await new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
 /**
  * Waits until this worker holds the poller lock of `channel` (a session-level advisory lock on a
  * connection of its own): exactly one worker polls a channel, and when it dies its session ends,
- * the lock frees, and the next worker's attempt takes it within `retryMs`.
+ * the lock frees, and the next worker's attempt takes it within `retryMs`. Aborting `signal` stops
+ * the wait (the promise rejects with its reason) and gives back a lock taken meanwhile.
  */
 export async function acquirePollerLock(
   url: string,
   channel: string,
   options: { retryMs?: number; signal?: AbortSignal } = {},
 ): Promise<PollerLock> {
+  const { signal } = options;
   const retryMs = options.retryMs ?? 1000;
   for (;;) {
-    options.signal?.throwIfAborted();
+    signal?.throwIfAborted();
     const client = new pg.Client({ connectionString: url, keepAlive: true });
     let dropped = false;
     client.on("error", () => {
       dropped = true;
     });
+    // An abort while connecting or asking ends the attempt's connection at once.
+    const onAbort = () => void client.end().catch(() => {});
+    signal?.addEventListener("abort", onAbort, { once: true });
     try {
       await client.connect();
       const { rows } = await client.query<{ held: boolean }>(
         "SELECT pg_try_advisory_lock($1, hashtext($2)) AS held",
         [pollerClass, channel],
       );
-      if (rows[0]?.held && !dropped) {
+      if (rows[0]?.held && !dropped && !signal?.aborted) {
+        signal?.removeEventListener("abort", onAbort);
         const lost = new Promise<void>((resolve) => {
           client.on("end", () => resolve());
           client.on("error", () => resolve());
@@ -46,7 +66,8 @@ export async function acquirePollerLock(
     } catch {
       // The database is unreachable for now: try again after the pause.
     }
+    signal?.removeEventListener("abort", onAbort);
     await client.end().catch(() => {});
-    await new Promise((resolve) => setTimeout(resolve, retryMs));
+    await pause(retryMs, signal);
   }
 }

@@ -8,7 +8,7 @@ interface InboxRow {
   context_id: string;
   message: InboxEntry["message"];
   accepted_at: Date;
-  status: InboxEntry["status"];
+  status: InboxEntry["status"] | "dropped";
   attempts: number;
   last_error: string | null;
 }
@@ -20,7 +20,8 @@ const toEntry = (row: InboxRow): InboxEntry => ({
   contextId: row.context_id,
   message: row.message,
   acceptedAt: row.accepted_at.toISOString(),
-  status: row.status,
+  // A dropped entry is finished as far as the runtime is concerned.
+  status: row.status === "dropped" ? "done" : row.status,
   attempts: row.attempts,
   ...(row.last_error !== null ? { lastError: row.last_error } : {}),
 });
@@ -40,6 +41,13 @@ const notFound = (id: string) =>
 /** The inbox in `downcity_inbox`: claims are row updates picked with FOR UPDATE SKIP LOCKED. */
 export function createPostgresInbox(pool: pg.Pool, options: { dedupeWindowMs: number }): SharedInboxStore {
   const seconds = (ms: number) => ms / 1000;
+  // The status is a literal in the statement, so the planner picks its partial index.
+  const list = async (status: "pending" | "dead") => {
+    const { rows } = await pool.query<InboxRow>(
+      `SELECT * FROM downcity_inbox WHERE status = '${status}' ORDER BY seq`,
+    );
+    return rows.map(toEntry);
+  };
   return {
     async accept(input) {
       const id = `${input.channel}:${input.eventId}`;
@@ -51,7 +59,7 @@ export function createPostgresInbox(pool: pg.Pool, options: { dedupeWindowMs: nu
            ON CONFLICT (id) DO UPDATE SET seq = nextval('downcity_inbox_seq'), context_id = excluded.context_id,
              message = excluded.message, accepted_at = now(), status = 'pending', attempts = 0,
              last_error = NULL, claimed_by = NULL, claimed_until = NULL
-           WHERE i.status = 'done' AND i.accepted_at < now() - make_interval(secs => $6)
+           WHERE i.status IN ('done', 'dropped') AND i.accepted_at < now() - make_interval(secs => $6)
            RETURNING i.id)
          SELECT id, pg_notify('${inboxWakeChannel}', '') FROM accepted`,
         [
@@ -103,7 +111,7 @@ export function createPostgresInbox(pool: pg.Pool, options: { dedupeWindowMs: nu
       // The message body is dropped; the id stays for dedupe until the window passes.
       await pool.query(
         `WITH done AS (UPDATE downcity_inbox SET status = 'done', message = '{}', claimed_by = NULL, claimed_until = NULL
-                       WHERE id = $1 AND status <> 'done' RETURNING id)
+                       WHERE id = $1 AND status IN ('pending', 'dead') RETURNING id)
          SELECT pg_notify('${inboxWakeChannel}', '') FROM done`,
         [id],
       );
@@ -113,7 +121,7 @@ export function createPostgresInbox(pool: pg.Pool, options: { dedupeWindowMs: nu
         `UPDATE downcity_inbox SET attempts = attempts + 1, last_error = $2,
            status = CASE WHEN attempts + 1 >= $3 THEN 'dead' ELSE 'pending' END,
            claimed_by = NULL, claimed_until = NULL
-         WHERE id = $1 AND status <> 'done' RETURNING *`,
+         WHERE id = $1 AND status IN ('pending', 'dead') RETURNING *`,
         [id, error, maxAttempts],
       );
       if (!rows[0]) throw notFound(id);
@@ -122,16 +130,24 @@ export function createPostgresInbox(pool: pg.Pool, options: { dedupeWindowMs: nu
     },
     async get(id) {
       const { rows } = await pool.query<InboxRow>(
-        "SELECT * FROM downcity_inbox WHERE id = $1 AND status <> 'done'",
+        "SELECT * FROM downcity_inbox WHERE id = $1 AND status IN ('pending', 'dead')",
         [id],
       );
       return rows[0] ? toEntry(rows[0]) : undefined;
     },
-    async deadLetters() {
-      const { rows } = await pool.query<InboxRow>(
-        "SELECT * FROM downcity_inbox WHERE status = 'dead' ORDER BY seq",
+    deadLetters: () => list("dead"),
+    list: (listOptions) => list(listOptions?.dead ? "dead" : "pending"),
+    async drop(id) {
+      // The row stays, without its body, so a redelivery within the dedupe window is a duplicate;
+      // a claim on it ends, and the context's next event becomes claimable.
+      const { rows } = await pool.query(
+        `WITH dropped AS (UPDATE downcity_inbox SET status = 'dropped', message = '{}', claimed_by = NULL,
+                            claimed_until = NULL
+                          WHERE id = $1 AND status IN ('pending', 'dead') RETURNING id)
+         SELECT id, pg_notify('${inboxWakeChannel}', '') FROM dropped`,
+        [id],
       );
-      return rows.map(toEntry);
+      if (rows.length === 0) throw notFound(id);
     },
     async retry(id) {
       const { rows } = await pool.query<InboxRow>(

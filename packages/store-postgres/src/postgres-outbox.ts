@@ -8,7 +8,7 @@ interface OutboxRow {
   target: OutboxEntry["target"];
   text: string;
   created_at: Date;
-  status: "pending" | "sent" | "dead";
+  status: "pending" | "sent" | "dead" | "dropped";
   attempts: number;
   last_error: string | null;
 }
@@ -40,6 +40,13 @@ const notFound = (key: string) =>
 /** The outbox in `downcity_outbox`: chunks of one chat are claimed oldest first, one at a time. */
 export function createPostgresOutbox(pool: pg.Pool): SharedOutboxStore {
   const seconds = (ms: number) => ms / 1000;
+  // The status is a literal in the statement, so the planner picks its partial index.
+  const list = async (status: "pending" | "dead") => {
+    const { rows } = await pool.query<OutboxRow>(
+      `SELECT * FROM downcity_outbox WHERE status = '${status}' ORDER BY seq`,
+    );
+    return rows.map(toEntry);
+  };
   return {
     async record(input) {
       const chat = JSON.stringify([input.channel, input.target.chatId, input.target.threadId ?? ""]);
@@ -83,22 +90,38 @@ export function createPostgresOutbox(pool: pg.Pool): SharedOutboxStore {
       ]);
       return rows.length > 0;
     },
-    async fail(key, error, maxAttempts, permanent = false) {
+    async fail(key, error, maxAttempts, permanent = false, retryInMs = 0) {
+      // A chunk that stays pending is held by nobody until the retry is due (the database clock),
+      // so no worker claims it early and the delay survives this worker's crash.
       const { rows } = await pool.query<OutboxRow>(
-        `UPDATE downcity_outbox SET attempts = attempts + 1, last_error = $2,
-           status = CASE WHEN $4 OR attempts + 1 >= $3 THEN 'dead' ELSE 'pending' END,
-           claimed_by = NULL, claimed_until = NULL
-         WHERE key = $1 AND status <> 'sent' RETURNING *`,
-        [key, error, maxAttempts, permanent],
+        `WITH failed AS (
+           UPDATE downcity_outbox SET attempts = attempts + 1, last_error = $2,
+             status = CASE WHEN $4 OR attempts + 1 >= $3 THEN 'dead' ELSE 'pending' END,
+             claimed_by = NULL,
+             claimed_until = CASE WHEN $5::float8 > 0 AND NOT $4::boolean AND attempts + 1 < $3::integer
+                                  THEN clock_timestamp() + make_interval(secs => $5::float8) END
+           WHERE key = $1 AND status IN ('pending', 'dead') RETURNING *)
+         SELECT failed.*, CASE WHEN failed.status = 'pending' AND failed.claimed_until IS NULL
+                               THEN pg_notify('${outboxWakeChannel}', '') END AS woke
+         FROM failed`,
+        [key, error, maxAttempts, permanent, seconds(retryInMs)],
       );
       if (!rows[0]) throw notFound(key);
       return toEntry(rows[0]);
     },
-    async deadLetters() {
-      const { rows } = await pool.query<OutboxRow>(
-        "SELECT * FROM downcity_outbox WHERE status = 'dead' ORDER BY seq",
+    deadLetters: () => list("dead"),
+    list: (listOptions) => list(listOptions?.dead ? "dead" : "pending"),
+    async drop(key) {
+      // The row stays, without its text, so a replayed run's `record` of the key is `known`;
+      // a claim on it ends, and the chat's next chunk becomes claimable.
+      const { rows } = await pool.query(
+        `WITH dropped AS (UPDATE downcity_outbox SET status = 'dropped', text = '', claimed_by = NULL,
+                            claimed_until = NULL
+                          WHERE key = $1 AND status IN ('pending', 'dead') RETURNING key)
+         SELECT key, pg_notify('${outboxWakeChannel}', '') FROM dropped`,
+        [key],
       );
-      return rows.map(toEntry);
+      if (rows.length === 0) throw notFound(key);
     },
     async retry(key) {
       const { rows } = await pool.query<OutboxRow>(

@@ -36,7 +36,9 @@ export type PostgresStoreOptions = z.input<typeof postgresStoreOptionsSchema>;
 export interface PostgresStore extends DowncityStore {
   readonly leaseMs: number;
   readonly wakes: WakeListener;
-  /** Waits until this worker is the one that polls `channel`. */
+  /** Calls `listener` on every wake-up of `kind` (a NOTIFY, or the slow poll); returns the unsubscribe function. */
+  onWake(kind: "inbox" | "outbox", listener: () => void): () => void;
+  /** Waits until this worker is the one that polls `channel` (trying again every `retryMs`, 1 s). */
   pollerLock(channel: string, options?: { retryMs?: number; signal?: AbortSignal }): Promise<PollerLock>;
 }
 
@@ -70,6 +72,7 @@ export async function openPostgresStore(input: PostgresStoreOptions): Promise<Po
     outbox: createPostgresOutbox(pool),
     leases: createPostgresLease(pool),
     wakes,
+    onWake: (kind, listener) => wakes.on(kind, listener),
     pollerLock: (channel, lockOptions) => acquirePollerLock(options.url, channel, lockOptions),
     async close() {
       await wakes.close();
