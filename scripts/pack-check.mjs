@@ -277,12 +277,24 @@ for (const { dir: packageDir, name, manifest } of packages) {
   }
   await transpile(project);
   await step(`${name}: README example runs`, async () => {
-    const output = await run(process.execPath, ["example.js"], {
-      cwd: project,
-      env: { ...process.env, SCRIPTED_MODEL_URL: model.url, ...(harness.env ?? {}) },
-      timeoutMs: 120_000,
-    });
-    if (!output.includes(exampleDoneMarker)) throw new Error(`the example did not reach its end:\n${output}`);
+    // What the example talks to outside its process (a database) runs only while it does.
+    const service = harness.setup ? await harness.setup() : undefined;
+    try {
+      const output = await run(process.execPath, ["example.js"], {
+        cwd: project,
+        env: {
+          ...process.env,
+          SCRIPTED_MODEL_URL: model.url,
+          ...(harness.env ?? {}),
+          ...(service?.env ?? {}),
+        },
+        timeoutMs: 120_000,
+      });
+      if (!output.includes(exampleDoneMarker))
+        throw new Error(`the example did not reach its end:\n${output}`);
+    } finally {
+      await service?.stop();
+    }
   });
 }
 

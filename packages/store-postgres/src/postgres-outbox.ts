@@ -129,7 +129,10 @@ export function createPostgresOutbox(pool: pg.Pool): SharedOutboxStore {
          WHERE key = $1 AND status = 'dead' RETURNING *`,
         [key],
       );
-      if (rows[0]) return toEntry(rows[0]);
+      if (rows[0]) {
+        await pool.query(`SELECT pg_notify('${outboxWakeChannel}', '')`);
+        return toEntry(rows[0]);
+      }
       const { rows: existing } = await pool.query(
         "SELECT 1 FROM downcity_outbox WHERE key = $1 AND status = 'pending'",
         [key],
