@@ -17,6 +17,7 @@ export { type IncomingMessage, incomingMessageSchema } from "./agent/incoming-me
 export { estimateTokens, historyToModelMessages, internalNotice } from "./agent/model-messages.js";
 export type { Recipient, RecipientDirectory } from "./agent/reply-routing.js";
 export type { RuntimeEvent, RuntimeEventListener } from "./agent/runtime-event.js";
+export type { RuntimeHistory } from "./agent/runtime-histories.js";
 export { defaultSystemPrompt } from "./agent/system-prompt.js";
 export {
   type AccessDecision,

@@ -41,7 +41,7 @@ describe("runtime compaction and context-window recovery", () => {
     const stored = await runtime.history("c").read();
     expect(stored[0]?.metadata?.kind).toBe("summary");
     expect(stored.at(-1)?.role).toBe("assistant");
-    expect(await readdir(join(runtime.history("c").dir, "archive"))).toHaveLength(1);
+    expect(await readdir(join(runtime.history("c").dir ?? "", "archive"))).toHaveLength(1);
     await runtime.close();
   });
 

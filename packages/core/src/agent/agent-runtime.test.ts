@@ -137,7 +137,7 @@ describe("createAgentRuntime", () => {
     const scripted = createScriptedModel(["ok"]);
     const runtime = createAgentRuntime({ rootDir: root, model: scripted.model });
     await runtime.send({ contextId: "../../etc/passwd", text: "hi" });
-    const path = runtime.history("../../etc/passwd").path;
+    const path = join(runtime.history("../../etc/passwd").dir ?? "", "messages.jsonl");
     expect(path.startsWith(join(root, ".downcity", "context"))).toBe(true);
     expect(await readFile(path, "utf8")).toContain("hi");
     await runtime.close();

@@ -1,20 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { join } from "node:path";
 import type { LanguageModel, ModelMessage, ToolSet } from "ai";
 import type { ChannelSender } from "../chat/channel-sender.js";
 import { createChatTools } from "../chat/chat-tools.js";
-import { toContextId } from "../context/context-id.js";
 import { type RequestContext, runWithRequestContext } from "../context/request-context.js";
 import { DowncityError } from "../errors/downcity-error.js";
 import type { HistoryMessage } from "../history/history-message.js";
-import { createHistoryStore, type HistoryStore } from "../history/history-store.js";
 import { createLaneScheduler } from "../lanes/lane-scheduler.js";
 import { errorFields, type Logger, silentLogger, withRequestContext } from "../logger/logger.js";
-import { contextDir } from "../paths/downcity-paths.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
 import type { RunAbortReason } from "../run/run-aborted-error.js";
 import type { RunUsage } from "../run/run-usage.js";
 import type { RunLimits } from "../run/run-watchdog.js";
+import type { SharedHistoryStore } from "../store/shared-history-store.js";
 import { type ActiveRun, type CancelTarget, createActiveRuns } from "./active-runs.js";
 import { buildSystemMessages } from "./build-system-messages.js";
 import { finishAbortedRun } from "./finish-aborted-run.js";
@@ -26,13 +23,14 @@ import { unpersistedMessages } from "./persisted-messages.js";
 import { createReplyDelivery, lastRoute, type RecipientDirectory } from "./reply-routing.js";
 import { runAgentLoop } from "./run-agent-loop.js";
 import type { RuntimeEvent, RuntimeEventListener } from "./runtime-event.js";
+import { createRuntimeHistories, type RuntimeHistory } from "./runtime-histories.js";
 import { stepsToParts } from "./steps-to-parts.js";
 import { createToolSchemaCache } from "./tool-schema-cache.js";
 
 /** What tool factories learn about the run they build tools for. */
 export interface RunContext extends RequestContext {
   rootDir: string;
-  history: HistoryStore;
+  history: RuntimeHistory;
   abortSignal: AbortSignal;
   origin: "user" | "internal";
 }
@@ -72,6 +70,8 @@ export interface AgentRuntimeOptions {
   logger?: Logger;
   /** Where a context keeps its history; default `.downcity/context/<encoded>/messages`. */
   historyDir?: (contextId: string) => string | undefined;
+  /** Histories shared by several workers (a `store` adapter); contexts a plug-in claims stay on disk. */
+  sharedHistory?: SharedHistoryStore;
   /** How long `close()` lets running lanes finish before aborting them. */
   closeGraceMs?: number;
   generateId?: () => string;
@@ -82,7 +82,7 @@ export interface AgentRuntimeOptions {
 export interface AgentRuntime {
   readonly rootDir: string;
   send(message: IncomingMessage): Promise<RunResult>;
-  history(contextId: string): HistoryStore;
+  history(contextId: string): RuntimeHistory;
   registerSender(channel: string, sender: ChannelSender): () => void;
   /** Sets how `chat_send`'s `to` ("@username", a contact id) finds its recipient (the channel host's contact book). */
   registerDirectory(directory: RecipientDirectory): () => void;
@@ -117,7 +117,6 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const senders = new Map<string, ChannelSender>();
   let directory: RecipientDirectory | undefined;
   const listeners = new Set<RuntimeEventListener>();
-  const stores = new Map<string, HistoryStore>();
   const active = createActiveRuns(logger);
   let closed = false;
 
@@ -131,16 +130,13 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     }
   };
 
-  const history = (contextId: string): HistoryStore => {
-    const id = toContextId(contextId);
-    let store = stores.get(id);
-    if (!store) {
-      const dir = options.historyDir?.(id) ?? join(contextDir(rootDir, id), "messages");
-      store = createHistoryStore({ dir, logger, now });
-      stores.set(id, store);
-    }
-    return store;
-  };
+  const history = createRuntimeHistories({
+    rootDir,
+    logger,
+    now,
+    ...(options.historyDir ? { historyDir: options.historyDir } : {}),
+    ...(options.sharedHistory ? { shared: options.sharedHistory } : {}),
+  });
 
   const withCachedSchemas = createToolSchemaCache();
   const historyWindow = createHistoryWindow({

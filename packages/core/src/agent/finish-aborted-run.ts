@@ -1,8 +1,8 @@
 import type { StepResult, ToolSet } from "ai";
 import type { HistoryMessage } from "../history/history-message.js";
-import type { HistoryStore } from "../history/history-store.js";
 import { errorFields, type Logger } from "../logger/logger.js";
 import type { RunUsage } from "../run/run-usage.js";
+import type { ContextHistory } from "../store/shared-history-store.js";
 import type { RunResult } from "./agent-runtime.js";
 import type { DeliverReply } from "./reply-routing.js";
 import type { AgentLoopResult } from "./run-agent-loop.js";
@@ -20,7 +20,7 @@ export async function finishAbortedRun(options: {
   steps: Array<StepResult<ToolSet>>;
   usage: RunUsage;
   aborted: NonNullable<AgentLoopResult["aborted"]>;
-  store: HistoryStore;
+  store: ContextHistory;
   deliver: DeliverReply;
   emit: (event: RuntimeEvent) => void;
   logger: Logger;

@@ -1,8 +1,9 @@
 import { generateText, type LanguageModel, type ModelMessage } from "ai";
 import { DowncityError } from "../errors/downcity-error.js";
 import { type HistoryMessage, messageText } from "../history/history-message.js";
-import type { CompactionResult, HistoryStore } from "../history/history-store.js";
+import type { CompactionResult } from "../history/history-store.js";
 import { errorFields, type Logger } from "../logger/logger.js";
+import type { ContextHistory } from "../store/shared-history-store.js";
 import { estimateTokens, historyToModelMessages } from "./model-messages.js";
 
 /** Decides what history the model sees: the newest messages that fit, compacting first when needed. */
@@ -25,7 +26,7 @@ export interface HistoryWindow {
 
 /** Creates the history window policy of a runtime. */
 export function createHistoryWindow(options: {
-  history: (contextId: string) => HistoryStore;
+  history: (contextId: string) => ContextHistory;
   model?: LanguageModel;
   maxInputTokens: number;
   logger: Logger;

@@ -1,5 +1,5 @@
 import type { HistoryMessage } from "../history/history-message.js";
-import type { HistoryStore } from "../history/history-store.js";
+import type { ContextHistory } from "../store/shared-history-store.js";
 
 const lookBack = 200;
 
@@ -9,7 +9,7 @@ const lookBack = 200;
  * swapped for the stored copy instead of being written twice.
  */
 export async function unpersistedMessages(
-  store: HistoryStore,
+  store: ContextHistory,
   batch: Array<{ historyMessage: HistoryMessage }>,
 ): Promise<HistoryMessage[]> {
   const ids = batch.map((pending) => pending.historyMessage.metadata?.messageId).filter(Boolean);

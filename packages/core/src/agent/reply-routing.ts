@@ -1,8 +1,8 @@
 import type { ChannelSender } from "../chat/channel-sender.js";
 import type { RequestContext } from "../context/request-context.js";
 import { DowncityError } from "../errors/downcity-error.js";
-import type { HistoryStore } from "../history/history-store.js";
 import { errorFields, type Logger } from "../logger/logger.js";
+import type { ContextHistory } from "../store/shared-history-store.js";
 import type { RuntimeEvent } from "./runtime-event.js";
 
 /** Where a run's replies go: the channel, chat and user of the message that started it. */
@@ -18,7 +18,7 @@ export interface ReplyRoute {
  * The route of the last routed user message in a context. Messages the runtime enqueues itself
  * (a finished job, a task result) carry no route; their replies go where the conversation last came from.
  */
-export async function lastRoute(history: HistoryStore, logger: Logger): Promise<ReplyRoute | undefined> {
+export async function lastRoute(history: ContextHistory, logger: Logger): Promise<ReplyRoute | undefined> {
   try {
     const recent = await history.read({ last: 50 });
     const metadata = recent

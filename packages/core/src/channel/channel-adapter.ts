@@ -60,6 +60,11 @@ export interface ChannelCapabilities {
   markdown: "none" | "commonmark" | "telegram-html" | "lark-md";
   /** True when the platform dedupes sends by `idempotencyKey` (no duplicate even after a crash). */
   idempotentSends: boolean;
+  /**
+   * True when the adapter pulls events itself (long polling, a gateway WebSocket): with a shared
+   * store only the worker holding the channel's poller lock starts it. Webhook receivers leave it unset.
+   */
+  polls?: boolean;
 }
 
 /** A connected chat platform: receives into the inbox, sends what the outbox hands it. */

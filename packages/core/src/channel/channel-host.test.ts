@@ -5,6 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type AgentRuntime, createAgentRuntime } from "../agent/agent-runtime.js";
 import { silentLogger } from "../logger/logger.js";
+import type { DowncityStore } from "../store/downcity-store.js";
+import { openFileStore } from "../store/file-store.js";
 import { createScriptedModel, type ScriptedModel } from "../test/scripted-model.js";
 import type { ChannelAdapter, ChannelContext, ChannelTarget } from "./channel-adapter.js";
 import { defineChannelAdapter } from "./channel-adapter.js";
@@ -14,16 +16,25 @@ import { createChannelServices } from "./channel-services.js";
 
 // An in-process adapter: the host is under test here; real adapters prove themselves against their
 // fake platforms with testChannelAdapter.
-function memoryChannel() {
+function memoryChannel(options: { polls?: boolean } = {}) {
   const sent: Array<{ target: ChannelTarget; text: string; key: string }> = [];
   const failures: Array<Error> = [];
+  const calls: string[] = [];
   let context: ChannelContext | undefined;
   const adapter: ChannelAdapter = {
-    capabilities: { maxTextLength: 20, threads: true, markdown: "none", idempotentSends: false },
+    capabilities: {
+      maxTextLength: 20,
+      threads: true,
+      markdown: "none",
+      idempotentSends: false,
+      ...(options.polls ? { polls: true } : {}),
+    },
     async start(ctx) {
+      calls.push("start");
       context = ctx;
     },
     async stop() {
+      calls.push("stop");
       context = undefined;
     },
     async send(target, message, options) {
@@ -38,6 +49,7 @@ function memoryChannel() {
     definition,
     sent,
     failures,
+    calls,
     deliver: (event: {
       eventId: string;
       chatId: string;
@@ -56,26 +68,40 @@ let runtime: AgentRuntime;
 let host: ChannelHost;
 let scripted: ScriptedModel;
 let channel: ReturnType<typeof memoryChannel>;
+// Every behaviour holds on files (one worker) and through the shared store contracts (claims, leases).
+let shared: boolean;
+let store: DowncityStore | undefined;
 
 const start = async (access: Record<string, unknown> = { dm: "open" }) => {
-  runtime = createAgentRuntime({ rootDir: root, model: scripted.model, logger: silentLogger });
+  store = shared ? await openFileStore({ rootDir: root }) : undefined;
+  runtime = createAgentRuntime({
+    rootDir: root,
+    model: scripted.model,
+    logger: silentLogger,
+    ...(store ? { sharedHistory: store.history } : {}),
+  });
   host = await createChannelHost({
     rootDir: root,
     runtime,
     logger: silentLogger,
     retryDelayMs: 20,
     channels: [{ name: "mem", source: "memory", definition: channel.definition, options: {}, access }],
+    ...(store ? { store, leaseMs: 2000 } : {}),
   });
   await host.start();
 };
 const stop = async () => {
   await runtime.close();
   await host.close();
+  await store?.close();
 };
-async function until<T>(check: () => T | undefined | false, what: string): Promise<T> {
+async function until<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+): Promise<T> {
   const deadline = Date.now() + 10000;
   for (;;) {
-    const value = check();
+    const value = await check();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -91,7 +117,14 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-describe("createChannelHost", () => {
+describe.each([
+  { mode: "files", useStore: false },
+  { mode: "a shared store", useStore: true },
+])("createChannelHost on $mode", ({ useStore }) => {
+  beforeEach(() => {
+    shared = useStore;
+  });
+
   it("splits long replies to the adapter's length, each chunk with its own derived key", async () => {
     scripted = createScriptedModel(["first paragraph\n\nsecond part here"]);
     await start();
@@ -113,8 +146,8 @@ describe("createChannelHost", () => {
     ]);
     await start();
     await channel.deliver({ eventId: "e2", chatId: "c2", userId: "u1", text: "try" });
-    await until(() => host.inbox.list({ dead: true }).length === 1, "the dead letter");
-    expect(host.inbox.list({ dead: true })[0]).toMatchObject({
+    await until(async () => (await host.inbox.list({ dead: true })).length === 1, "the dead letter");
+    expect((await host.inbox.list({ dead: true }))[0]).toMatchObject({
       id: "mem:e2",
       attempts: 3,
       lastError: expect.stringContaining("boom 3"),
@@ -124,7 +157,7 @@ describe("createChannelHost", () => {
     await inbox?.actions.retry?.handler({ id: "mem:e2" }, { logger: silentLogger });
     await until(() => channel.sent.length === 1, "the reply after retry");
     expect(channel.sent[0]?.text).toBe("at last");
-    await until(() => host.inbox.list().length === 0 || undefined, "the entry to finish");
+    await until(async () => (await host.inbox.list()).length === 0 || undefined, "the entry to finish");
   });
 
   it("replays an event whose run never finished, after a restart, without a second user message", async () => {
@@ -138,6 +171,7 @@ describe("createChannelHost", () => {
     await until(() => scripted.calls.length === 1, "the first run to start");
     // A crash: the process goes away before the run ends (no done record is written).
     await host.close();
+    await store?.close();
     release();
     await runtime.close().catch(() => {});
     scripted = createScriptedModel(["replayed answer"]);
@@ -161,8 +195,8 @@ describe("createChannelHost", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
     channel.failures.push(new ChannelSendError("chat not found", { permanent: true, status: 400 }));
     await channel.deliver({ eventId: "e5", chatId: "gone", userId: "u1", text: "b" });
-    await until(() => host.outbox.list({ dead: true }).length === 1, "the dead outbox entry");
-    expect(host.outbox.list({ dead: true })[0]).toMatchObject({
+    await until(async () => (await host.outbox.list({ dead: true })).length === 1, "the dead outbox entry");
+    expect((await host.outbox.list({ dead: true }))[0]).toMatchObject({
       key: "mem:e5#0",
       lastError: "chat not found",
     });
@@ -238,5 +272,117 @@ describe("createChannelHost", () => {
     );
     await until(() => channel.sent.at(-1)?.text === "welcome", "the answer");
     expect(scripted.calls).toHaveLength(1);
+  });
+});
+
+describe("createChannelHost with several workers: claims", () => {
+  it("renews its claim while a run outlives the lease, so no other worker takes the event", async () => {
+    channel = memoryChannel();
+    let finish: () => void = () => {};
+    const slow = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    scripted = createScriptedModel([async () => slow.then(() => "done at last")]);
+    shared = true;
+    store = await openFileStore({ rootDir: root });
+    runtime = createAgentRuntime({ rootDir: root, model: scripted.model, sharedHistory: store.history });
+    host = await createChannelHost({
+      rootDir: root,
+      runtime,
+      logger: silentLogger,
+      channels: [
+        {
+          name: "mem",
+          source: "memory",
+          definition: channel.definition,
+          options: {},
+          access: { dm: "open" },
+        },
+      ],
+      store,
+      leaseMs: 300,
+    });
+    await host.start();
+    await channel.deliver({ eventId: "long", chatId: "c1", userId: "u1", text: "take your time" });
+    await until(() => scripted.calls.length === 1, "the run to start");
+    const started = Date.now();
+    while (Date.now() - started < 1200) {
+      expect(await store.inbox.claim({ owner: "another-worker", leaseMs: 300 })).toBeUndefined();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    finish();
+    await until(() => channel.sent.length === 1, "the reply");
+    await until(async () => (await host.inbox.list()).length === 0 || undefined, "the event to complete");
+    expect(scripted.calls).toHaveLength(1);
+  });
+});
+
+describe("createChannelHost with several workers: a polling channel", () => {
+  it("polls only once elected, sends replies while standing by, and stops polling when the lock is lost", async () => {
+    channel = memoryChannel({ polls: true });
+    scripted = createScriptedModel(["from standby", "from the poller"]);
+    const files = await openFileStore({ rootDir: root });
+    const lock: string[] = [];
+    let grant: () => void = () => {};
+    let lose: () => void = () => {};
+    const lost = new Promise<void>((resolve) => {
+      lose = resolve;
+    });
+    store = {
+      ...files,
+      pollerLock: (name) =>
+        new Promise((resolve) => {
+          lock.push(`wait ${name}`);
+          grant = () =>
+            resolve({
+              lost,
+              release: async () => {
+                lock.push("release");
+              },
+            });
+        }),
+    };
+    runtime = createAgentRuntime({ rootDir: root, model: scripted.model, sharedHistory: store.history });
+    host = await createChannelHost({
+      rootDir: root,
+      runtime,
+      logger: silentLogger,
+      channels: [
+        {
+          name: "mem",
+          source: "memory",
+          definition: channel.definition,
+          options: {},
+          access: { dm: "open" },
+        },
+      ],
+      store,
+    });
+    await host.start();
+    expect(host.status()[0]?.state).toBe("standby");
+    expect(lock).toEqual(["wait mem"]);
+    expect(channel.calls).toEqual([]);
+    await host.submit({
+      channel: "mem",
+      contextId: "mem:c1",
+      message: { text: "hi", chatId: "c1", chatType: "direct", userId: "u1" },
+    });
+    await until(() => channel.sent.length === 1, "the reply sent by a standing-by worker");
+    grant();
+    await until(() => host.status()[0]?.state === "connected", "the elected poller");
+    expect(channel.calls).toEqual(["start"]);
+    expect(await channel.deliver({ eventId: "e1", chatId: "c2", userId: "u2", text: "polled" })).toBe(
+      "accepted",
+    );
+    await until(() => channel.sent.length === 2, "the reply to a polled event");
+    lose();
+    await until(() => host.status()[0]?.state === "failed", "the poller to stop");
+    expect(channel.calls).toEqual(["start", "stop"]);
+    expect(host.status()[0]?.error).toContain("another worker polls");
+    await runtime.close();
+    await host.close();
+    expect(lock).toEqual(["wait mem", "release"]);
+    await files.close();
+    store = undefined;
   });
 });

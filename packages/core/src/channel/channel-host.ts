@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import type { AgentRuntime, RunResult } from "../agent/agent-runtime.js";
 import type { OutgoingMessage } from "../chat/channel-sender.js";
@@ -8,16 +9,24 @@ import { errorFromZod } from "../errors/zod-issue-message.js";
 import { errorFields, type Logger } from "../logger/logger.js";
 import { downcityPaths } from "../paths/downcity-paths.js";
 import type { ServiceDefinition } from "../service/define-service.js";
+import type { DowncityStore, PollerLock } from "../store/downcity-store.js";
 import { type ChannelAccess, channelAccessSchema, decideAccess } from "./channel-access.js";
-import type { AcceptResult, ChannelAdapter, ChannelInbox, ChannelTarget } from "./channel-adapter.js";
+import type {
+  AcceptResult,
+  ChannelAdapter,
+  ChannelInbox,
+  ChannelState,
+  ChannelTarget,
+} from "./channel-adapter.js";
+import type { ChannelDelivery, DeliveryQueue } from "./channel-delivery.js";
 import { type ChannelEvent, channelContextId, channelEventSchema } from "./channel-event.js";
 import type { ChannelInstance, ChannelStatus } from "./channel-instance.js";
 import { type ContactBook, openContactBook } from "./contact-book.js";
-import { createInboxDispatcher } from "./inbox-dispatcher.js";
-import { type InboxEntry, type InboxMessage, type InboxStore, openInboxStore } from "./inbox-store.js";
-import { createOutboxSender, type OutboxSender } from "./outbox-sender.js";
-import { type OutboxStore, openOutboxStore } from "./outbox-store.js";
+import type { InboxEntry, InboxMessage } from "./inbox-store.js";
+import { openChannelDelivery } from "./open-channel-delivery.js";
+import type { OutboxEntry } from "./outbox-store.js";
 import { openPairingStore, type PairingStore } from "./pairing-store.js";
+import { pollWhenElected } from "./poller-election.js";
 import { splitText } from "./split-text.js";
 
 /** Options of `createChannelHost`. */
@@ -34,6 +43,17 @@ export interface ChannelHostOptions {
   retryDelayMs?: number;
   /** Wraps the inbox each adapter sees (the conformance suite injects faults with it). */
   interceptInbox?: (channel: string, inbox: ChannelInbox) => ChannelInbox;
+  /**
+   * A store several workers share (`"store"` in downcity.json): events are claimed from it instead
+   * of run on arrival, and polling adapters run on one worker at a time. Absent: files, one worker.
+   */
+  store?: DowncityStore;
+  /** This worker's id among the store's workers [host:pid:random]. */
+  workerId?: string;
+  /** How long a worker's claim on an event holds without renewal [15000 ms]. */
+  leaseMs?: number;
+  /** Events this worker runs at once with a shared store [4]. */
+  concurrency?: number;
 }
 
 /** Inbound and outbound delivery for every channel: durable inbox, outbox, access, contacts. */
@@ -50,16 +70,16 @@ export interface ChannelHost {
   /** The run of an accepted entry still in this process, if any. */
   result(id: string): Promise<RunResult> | undefined;
   status(): ChannelStatus[];
-  readonly inbox: InboxStore;
-  readonly outbox: OutboxStore;
+  /** `files`, or the name of the shared store adapter. */
+  readonly storeKind: string;
+  /** This worker's id among the workers of a shared store. */
+  readonly workerId: string;
+  readonly inbox: DeliveryQueue<InboxEntry>;
+  readonly outbox: DeliveryQueue<OutboxEntry>;
   readonly contacts: ContactBook;
   /** The access state of a channel; NOT_FOUND names the configured channels otherwise. */
   access(channel: string): { config: ChannelAccess; pairing: PairingStore };
   channelNames(): string[];
-  /** Re-dispatches an inbox entry moved back from dead letters. */
-  redispatch(id: string): void;
-  /** Wakes the outbox sender (after `downcity outbox retry`). */
-  wakeOutbox(): void;
   /** The services the started channels' adapters offer (see `ChannelAdapterDefinition.services`). */
   adapterServices(): ServiceDefinition[];
   close(): Promise<void>;
@@ -73,6 +93,8 @@ interface Running {
   pairing?: PairingStore;
   status: ChannelStatus;
   abort: AbortController;
+  /** Held while this worker is the one that polls the channel (shared store only). */
+  pollerLock?: Promise<PollerLock | undefined>;
 }
 
 /** Creates the channel host of a project; `start()` opens its stores, replays unfinished events and starts adapters. */
@@ -81,8 +103,6 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
   const paths = downcityPaths(options.rootDir);
   const maxRunAttempts = options.maxRunAttempts ?? 3;
   const retryDelayMs = options.retryDelayMs ?? 1000;
-  const inbox = await openInboxStore({ path: join(paths.channelsDir, "inbox.jsonl") });
-  const outbox = await openOutboxStore({ path: join(paths.channelsDir, "outbox.jsonl") });
   const contacts = await openContactBook(paths.contactsFile);
   const channels = new Map<string, Running>();
   const unregister: Array<() => void> = [];
@@ -92,15 +112,17 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     const channelCounts = counts(name);
     if (channelCounts) channelCounts[counter] += 1;
   };
-  const sender: OutboxSender = createOutboxSender({
-    outbox,
+  const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const delivery: ChannelDelivery = await openChannelDelivery({
+    ...options,
+    maxRunAttempts,
+    retryDelayMs,
+    workerId,
     adapter: (name) => channels.get(name)?.adapter,
-    logger,
-    ...(options.maxSendAttempts ? { maxAttempts: options.maxSendAttempts } : {}),
-    baseDelayMs: Math.max(50, retryDelayMs / 2),
+    onInboxDead: (entry) => bump(entry.channel, "deadLettered"),
     onSent: (entry) => bump(entry.channel, "sent"),
     onRetry: (entry) => bump(entry.channel, "retried"),
-    onDead: (entry) => bump(entry.channel, "deadLettered"),
+    onOutboxDead: (entry) => bump(entry.channel, "deadLettered"),
   });
 
   // Records every chunk before any adapter sees it; keys are stable per run position, so a replay finds them.
@@ -114,16 +136,20 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     const adapter = channels.get(channel)?.adapter;
     const max = adapter?.capabilities.maxTextLength ?? 4000;
     const chunks = splitText(text, max);
-    for (const [index, chunk] of chunks.entries()) {
-      const key = chunks.length === 1 ? baseKey : `${baseKey}.${index}`;
-      await outbox.record({ key, channel, contextId, target, text: chunk });
-    }
-    sender.wake();
+    await delivery.record(
+      chunks.map((chunk, index) => ({
+        key: chunks.length === 1 ? baseKey : `${baseKey}.${index}`,
+        channel,
+        contextId,
+        target,
+        text: chunk,
+      })),
+    );
   };
 
   const outgoing = (channel: string) => async (message: OutgoingMessage) => {
     if (!message.chatId) return;
-    const trigger = message.triggerMessageId ? inbox.get(message.triggerMessageId) : undefined;
+    const trigger = message.triggerMessageId ? await delivery.trigger(message.triggerMessageId) : undefined;
     const target: ChannelTarget = {
       chatId: message.chatId,
       ...(trigger?.message.chatType ? { chatType: trigger.message.chatType } : {}),
@@ -133,16 +159,6 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     const base = `${message.triggerMessageId ?? message.requestId}#${message.sequence}`;
     await enqueue(channel, message.contextId, target, message.text, base);
   };
-
-  const dispatcher = createInboxDispatcher({
-    runtime,
-    inbox,
-    logger,
-    maxRunAttempts,
-    retryDelayMs,
-    onDead: (entry) => bump(entry.channel, "deadLettered"),
-  });
-  const dispatch = (entry: InboxEntry) => dispatcher.dispatch(entry);
 
   const offerPairing = async (running: Running, event: ReturnType<typeof channelEventSchema.parse>) => {
     const offer = await running.pairing?.offer({
@@ -193,7 +209,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
         return "denied";
       }
       const contextId = channelContextId(name, event);
-      const accepted = await inbox.accept({
+      const accepted = await delivery.accept({
         channel: name,
         eventId: event.eventId,
         contextId,
@@ -224,8 +240,6 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
           lastSeen: new Date().toISOString(),
         })
         .catch((error: unknown) => logger.warn(errorFields(error), "could not update the contact book"));
-      const entry = inbox.get(accepted.id);
-      if (entry) void dispatch(entry).catch(() => {});
       return "accepted";
     };
 
@@ -277,8 +291,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
       running.services =
         instance.definition.services?.(parsedOptions.data, { channel: instance.name, logger }) ?? [];
       unregister.push(runtime.registerSender(instance.name, outgoing(instance.name)));
-      running.status.state = "connected";
-      await adapter.start({
+      const context = {
         channel: instance.name,
         inbox: options.interceptInbox
           ? options.interceptInbox(instance.name, { accept: acceptFrom(running) })
@@ -286,13 +299,30 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
         logger,
         signal: running.abort.signal,
         stateDir,
-        setState: (state, error) => {
+        setState: (state: ChannelState | "standby", error?: string) => {
           running.status.state = state;
           if (error) running.status.error = error;
           else delete running.status.error;
         },
-      });
-      sender.wake();
+      };
+      const pollerLock = options.store?.pollerLock?.bind(options.store);
+      if (pollerLock && adapter.capabilities.polls) {
+        // Several workers: one polls, the others stand by (and still send this channel's replies).
+        running.status.state = "standby";
+        running.pollerLock = pollWhenElected({
+          channel: instance.name,
+          pollerLock,
+          signal: running.abort.signal,
+          logger,
+          start: () => adapter.start(context),
+          stop: () => adapter.stop(),
+          setState: context.setState,
+        });
+      } else {
+        running.status.state = "connected";
+        await adapter.start(context);
+      }
+      delivery.wakeOutbox();
     } catch (error) {
       fail(error);
     }
@@ -307,28 +337,22 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
         }),
       );
       for (const instance of options.channels) await startChannel(instance);
-      // Events accepted before a crash or restart whose run never finished run again now.
-      for (const entry of inbox.pending()) void dispatch(entry).catch(() => {});
-      sender.wake();
+      delivery.start();
     },
     async submit(input) {
-      const eventId = input.eventId ?? randomUUID();
-      const accepted = await inbox.accept({
+      return delivery.accept({
         channel: input.channel,
-        eventId,
+        eventId: input.eventId ?? randomUUID(),
         contextId: input.contextId,
         message: input.message,
       });
-      if (accepted.result === "accepted") {
-        const entry = inbox.get(accepted.id);
-        if (entry) void dispatch(entry).catch(() => {});
-      }
-      return accepted;
     },
-    result: (id) => dispatcher.result(id),
+    result: (id) => delivery.result(id),
     status: () => [...channels.values()].map((running) => structuredClone(running.status)),
-    inbox,
-    outbox,
+    storeKind: delivery.kind,
+    workerId,
+    inbox: delivery.inbox,
+    outbox: delivery.outbox,
     contacts,
     access(channel) {
       const running = channels.get(channel);
@@ -341,14 +365,8 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
       return { config: running.accessConfig, pairing: running.pairing };
     },
     channelNames: () => [...channels.keys()],
-    redispatch(id) {
-      const entry = inbox.get(id);
-      if (entry?.status === "pending") void dispatch(entry).catch(() => {});
-    },
-    wakeOutbox: () => sender.wake(),
     adapterServices: () => [...channels.values()].flatMap((running) => running.services ?? []),
     async close() {
-      dispatcher.close();
       for (const running of channels.values()) {
         running.abort.abort();
         try {
@@ -356,12 +374,12 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
         } catch (error) {
           logger.warn({ channel: running.instance.name, ...errorFields(error) }, "channel stop failed");
         }
+        // Given back only once this worker stopped polling, so two never poll at once.
+        await (await running.pollerLock)?.release().catch(() => {});
         running.status.state = "stopped";
       }
       for (const undo of unregister) undo();
-      await sender.close();
-      await inbox.close();
-      await outbox.close();
+      await delivery.close();
       await contacts.flush();
     },
   };

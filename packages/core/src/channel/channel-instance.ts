@@ -19,7 +19,8 @@ export interface ChannelInstance {
 export interface ChannelStatus {
   name: string;
   adapter: string;
-  state: ChannelState | "stopped";
+  /** `standby`: another worker of a shared store runs this channel's poller; this one sends only. */
+  state: ChannelState | "stopped" | "standby";
   error?: string;
   lastEventAt?: string;
   counts: {

@@ -37,16 +37,12 @@ export function createChannelServices(host: ChannelHost): ServiceDefinition[] {
         list: {
           description: "Pending events, or dead letters with --dead",
           input: z.object({ dead: z.boolean().default(false).describe("List dead letters instead") }),
-          handler: ({ dead }) => ({ entries: host.inbox.list({ dead }) }),
+          handler: async ({ dead }) => ({ entries: await host.inbox.list({ dead }) }),
         },
         retry: {
           description: "Run a dead-lettered event again",
           input: z.object({ id: z.string().min(1) }),
-          handler: async ({ id }) => {
-            const entry = await host.inbox.retry(id);
-            host.redispatch(id);
-            return entry;
-          },
+          handler: ({ id }) => host.inbox.retry(id),
         },
         drop: {
           description: "Forget a pending or dead-lettered event",
@@ -65,16 +61,12 @@ export function createChannelServices(host: ChannelHost): ServiceDefinition[] {
         list: {
           description: "Messages being sent, or dead letters with --dead",
           input: z.object({ dead: z.boolean().default(false).describe("List dead letters instead") }),
-          handler: ({ dead }) => ({ entries: host.outbox.list({ dead }) }),
+          handler: async ({ dead }) => ({ entries: await host.outbox.list({ dead }) }),
         },
         retry: {
           description: "Send a dead-lettered message again",
           input: z.object({ key: z.string().min(1) }),
-          handler: async ({ key }) => {
-            const entry = await host.outbox.retry(key);
-            host.wakeOutbox();
-            return entry;
-          },
+          handler: ({ key }) => host.outbox.retry(key),
         },
         drop: {
           description: "Give up on a message",

@@ -1,4 +1,5 @@
 import type { AgentRuntime, RunResult } from "../agent/agent-runtime.js";
+import type { IncomingMessage } from "../agent/incoming-message.js";
 import { DowncityError } from "../errors/downcity-error.js";
 import { errorFields, type Logger } from "../logger/logger.js";
 import type { InboxEntry, InboxStore } from "./inbox-store.js";
@@ -13,9 +14,24 @@ export interface InboxDispatcher {
 }
 
 /** A run ended by the runtime shutting down (not the event's fault): it replays at the next start. */
-function isShutdown(error: unknown): boolean {
+export function isShutdown(error: unknown): boolean {
   if (!DowncityError.isInstance(error)) return false;
   return error.code === "RUNTIME_CLOSED" || (error as { reason?: unknown }).reason === "shutdown";
+}
+
+/** The runtime message an inbox entry becomes; its id is the run's `messageId`, so a replay is recognised. */
+export function inboxEntryMessage(entry: InboxEntry): IncomingMessage {
+  return {
+    contextId: entry.contextId,
+    text: entry.message.text,
+    messageId: entry.id,
+    channel: entry.channel,
+    ...(entry.message.chatId ? { chatId: entry.message.chatId } : {}),
+    ...(entry.message.userId ? { userId: entry.message.userId } : {}),
+    ...(entry.message.username ? { username: entry.message.username } : {}),
+    ...(entry.message.threadId ? { threadId: entry.message.threadId } : {}),
+    origin: "user",
+  };
 }
 
 /** Creates the dispatcher that lanes consume the inbox through. */
@@ -64,17 +80,7 @@ export function createInboxDispatcher(options: {
   };
 
   const dispatch = (entry: InboxEntry): Promise<RunResult> => {
-    const run = runtime.send({
-      contextId: entry.contextId,
-      text: entry.message.text,
-      messageId: entry.id,
-      channel: entry.channel,
-      ...(entry.message.chatId ? { chatId: entry.message.chatId } : {}),
-      ...(entry.message.userId ? { userId: entry.message.userId } : {}),
-      ...(entry.message.username ? { username: entry.message.username } : {}),
-      ...(entry.message.threadId ? { threadId: entry.message.threadId } : {}),
-      origin: "user",
-    });
+    const run = runtime.send(inboxEntryMessage(entry));
     runs.set(entry.id, run);
     run.then(
       async () => {

@@ -1,13 +1,12 @@
 import { errorFields, type Logger } from "../logger/logger.js";
 import type { ChannelAdapter } from "./channel-adapter.js";
 import type { OutboxEntry, OutboxStore } from "./outbox-store.js";
+import { readSendFailure } from "./send-failure.js";
 
 /** Sends outbox entries in order per chat, retrying with backoff (honouring `retryAfterMs`) until dead. */
 export interface OutboxSender {
   /** Looks for sendable entries now (after a record, or when an adapter came up). */
   wake(): void;
-  /** Resolves once nothing is in flight (used on shutdown and in tests). */
-  idle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -32,8 +31,7 @@ const group = (entry: OutboxEntry) =>
 /** Creates the outbox sender; call `wake()` after recording entries. */
 export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
   const maxAttempts = options.maxAttempts ?? 5;
-  const baseDelay = options.baseDelayMs ?? 500;
-  const maxDelay = options.maxDelayMs ?? 60_000;
+  const retry = { baseDelayMs: options.baseDelayMs ?? 500, maxDelayMs: options.maxDelayMs ?? 60_000 };
   const busy = new Set<string>();
   const notBefore = new Map<string, number>();
   const inFlight = new Set<Promise<void>>();
@@ -77,15 +75,9 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
       notBefore.delete(entry.key);
       options.onSent?.(entry);
     } catch (error) {
-      const failure = error as { message?: string; retryAfterMs?: unknown; permanent?: unknown };
-      const message = failure?.message ?? String(error);
       try {
-        const updated = await options.outbox.fail(
-          entry.key,
-          message,
-          maxAttempts,
-          failure?.permanent === true,
-        );
+        const { message, permanent } = readSendFailure(error, entry.attempts + 1, retry);
+        const updated = await options.outbox.fail(entry.key, message, maxAttempts, permanent);
         if (updated.status === "dead") {
           notBefore.delete(entry.key);
           options.logger.error(
@@ -94,9 +86,7 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
           );
           options.onDead?.(updated);
         } else {
-          const backoff = Math.min(maxDelay, baseDelay * 2 ** (updated.attempts - 1));
-          const asked = typeof failure?.retryAfterMs === "number" ? failure.retryAfterMs : 0;
-          const delay = Math.max(backoff, asked);
+          const delay = readSendFailure(error, updated.attempts, retry).delayMs;
           notBefore.set(entry.key, Date.now() + delay);
           options.logger.warn(
             { channel: entry.channel, key: entry.key, delayMs: delay, ...errorFields(error) },
@@ -118,9 +108,6 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
 
   return {
     wake: pump,
-    async idle() {
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-    },
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);

@@ -2,12 +2,12 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ToolSet, tool } from "ai";
 import { z } from "zod";
+import type { RuntimeHistory } from "../agent/runtime-histories.js";
 import { type HistoryMessage, messageText } from "../history/history-message.js";
-import type { HistoryStore } from "../history/history-store.js";
 
 /** What the chat tools need from the run they serve. */
 export interface ChatToolsOptions {
-  history: HistoryStore;
+  history: RuntimeHistory;
   /** Ids of the messages already in the model's view; `chat_load_history` loads only others. */
   visibleMessageIds: () => ReadonlySet<string>;
   /** Delivers user-visible text to the current chat, or with `to` to another contact's chat. */
@@ -66,9 +66,10 @@ export function createChatTools(options: ChatToolsOptions): ToolSet {
       execute: async ({ count, keyword }) => {
         const visible = options.visibleMessageIds();
         const live = await options.history.read();
-        const all = [...(await archivedMessages(options.history.dir)), ...live].filter(
-          (message) => !visible.has(message.id) && message.metadata?.kind !== "summary",
-        );
+        const all = [
+          ...(options.history.dir ? await archivedMessages(options.history.dir) : []),
+          ...live,
+        ].filter((message) => !visible.has(message.id) && message.metadata?.kind !== "summary");
         const needle = keyword?.toLowerCase();
         const matching = needle
           ? all.filter((message) => messageText(message).toLowerCase().includes(needle))

@@ -1,4 +1,4 @@
-import type { HistoryStore } from "../history/history-store.js";
+import type { ContextHistory } from "../store/shared-history-store.js";
 
 /** One plug-in's metadata for one context (a JSON object it owns). */
 export type ContextMetaValue = Record<string, unknown>;
@@ -24,7 +24,7 @@ const pluginsOf = (meta: Record<string, unknown>): PluginsMeta => {
 };
 
 /** The `plugins.<name>` part of `history`'s meta.json, as a `ContextMeta`. */
-export function createContextMeta(history: HistoryStore, name: string): ContextMeta {
+export function createContextMeta(history: ContextHistory, name: string): ContextMeta {
   return {
     async read() {
       return { ...(pluginsOf(await history.meta())[name] ?? {}) };

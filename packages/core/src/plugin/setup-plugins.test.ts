@@ -71,7 +71,7 @@ describe("setupPlugins", () => {
     expect(await registry.invoke("weather", "unit", {})).toEqual({ unit: "F" });
     const result = await runtime.send({ contextId: "cli:a", text: "weather?" });
     expect(result.text).toBe("it is 21");
-    const meta = JSON.parse(await readFile(join(runtime.history("cli:a").dir, "meta.json"), "utf8"));
+    const meta = JSON.parse(await readFile(join(runtime.history("cli:a").dir ?? "", "meta.json"), "utf8"));
     expect(meta.plugins).toEqual({ weather: { lastCity: "Oslo" } });
     await host.close();
     await runtime.close();
