@@ -44,6 +44,7 @@ import { createShellCredentials } from "./security/create-shell-credentials.js";
 import { shellSandboxOptions } from "./security/shell-sandbox-options.js";
 import { createChatService } from "./services/chat-service.js";
 import { createShellService } from "./services/shell-service.js";
+import { openConfiguredStore } from "./store/open-configured-store.js";
 import { ensureToken } from "./token/ensure-token.js";
 import { recordUsage } from "./usage/record-usage.js";
 import { daemonVersion } from "./version.js";
@@ -134,6 +135,12 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
     await writeConfigJsonSchema(rootDir, [...hostSections, ...loaded]).catch((error: unknown) =>
       logger.warn(errorFields(error), "could not write the downcity.json JSON Schema"),
     );
+    // A shared store (several workers serve one agent): opened before anything writes history.
+    const store = config.store ? await openConfiguredStore(rootDir, config.store) : undefined;
+    if (store) {
+      coreCloses.push(() => store.close());
+      logger.info({ store: store.kind }, "history, inbox and outbox live in the shared store");
+    }
     const token = await ensureToken(env);
     const choice = options.model ? { model: options.model } : await createModel(config.llm, configEnv);
     // Shell children never see the user-level token: each session gets a token scoped to this
@@ -193,6 +200,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       ...(config.history ? { history: config.history } : {}),
       logger,
       historyDir: (contextId) => pluginHost?.historyDir(contextId),
+      ...(store ? { sharedHistory: store.history } : {}),
       closeGraceMs: options.closeGraceMs ?? 0,
     });
     checkCommand = createProjectCommandCheck({
@@ -209,6 +217,13 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
       runtime,
       logger,
       channels: await loadChannels(rootDir, config.channels),
+      ...(store
+        ? {
+            store,
+            leaseMs: config.store?.leaseMs,
+            ...(config.lanes ? { concurrency: config.lanes.maxConcurrency } : {}),
+          }
+        : {}),
     });
     // After the runtime: runs finishing during shutdown still record their replies in the outbox.
     coreCloses.splice(1, 0, () => channelHost.close());

@@ -1,9 +1,9 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import {
+  type ContextHistory,
   decodeContextId,
   downcityPaths,
-  type HistoryStore,
   type Logger,
   silentLogger,
   toContextId,
@@ -29,7 +29,7 @@ export interface MemoryOptions {
   /** The model for extraction and compression; without one, maintenance is skipped with a warning. */
   model?: LanguageModel;
   /** The history store of a context (the daemon passes `runtime.history`). */
-  history: (contextId: string) => HistoryStore;
+  history: (contextId: string) => ContextHistory;
   /** Un-memorised messages needed before extraction runs (config `memory.threshold`, default 40). */
   threshold?: number;
   /** Primary.md size past which it is compressed (config `memory.maxPrimaryChars`, default 15000). */

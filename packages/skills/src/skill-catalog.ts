@@ -1,6 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
+  type ContextHistory,
   contextDir,
   createContextMeta,
   createHistoryStore,
@@ -8,7 +9,6 @@ import {
   decodeContextId,
   downcityPaths,
   errorFields,
-  type HistoryStore,
   type Logger,
   silentLogger,
   toContextId,
@@ -24,7 +24,7 @@ export interface SkillCatalogOptions {
   /** Skill roots in priority order (see `skillRoots`). */
   roots: readonly string[];
   /** The history store of a context; pass the runtime's `history` so custom history folders (task runs) work. */
-  history?: (contextId: string) => HistoryStore;
+  history?: (contextId: string) => ContextHistory;
   logger?: Logger;
   /** How deep discovery searches below each root (default 8). */
   maxDepth?: number;
@@ -78,7 +78,7 @@ export interface SkillCatalog {
 /** Creates the skill catalog of a project. */
 export function createSkillCatalog(options: SkillCatalogOptions): SkillCatalog {
   const logger = options.logger ?? silentLogger;
-  const stores = new Map<string, HistoryStore>();
+  const stores = new Map<string, ContextHistory>();
   const touchedContexts = new Set<string>();
   const maxAgeMs = options.maxAgeMs ?? 30000;
   const now = options.now ?? Date.now;
@@ -87,7 +87,7 @@ export function createSkillCatalog(options: SkillCatalogOptions): SkillCatalog {
   let reportedProblems = new Set<string>();
   let reportedNames: string | undefined;
 
-  const history = (contextId: string): HistoryStore => {
+  const history = (contextId: string): ContextHistory => {
     const id = toContextId(contextId);
     if (options.history) return options.history(id);
     let store = stores.get(id);

@@ -1,7 +1,7 @@
 import {
+  type ContextHistory,
   type DowncityConfig,
   errorFields,
-  type HistoryStore,
   type Logger,
   readConfigSection,
 } from "@downcity/core";
@@ -19,7 +19,7 @@ import {
 export function createProjectCommandCheck(options: {
   rootDir: string;
   config: DowncityConfig;
-  history: (contextId: string) => HistoryStore;
+  history: (contextId: string) => ContextHistory;
   logger: Logger;
 }) {
   // A broken `skills` section fails the skills plug-in, never the daemon; pins made earlier are still

@@ -26,7 +26,7 @@ export function createChannelServices(host: ChannelHost): ServiceDefinition[] {
         list: {
           description: "Each channel with its state and counters",
           input: z.object({}),
-          handler: () => ({ channels: host.status() }),
+          handler: () => ({ store: host.storeKind, worker: host.workerId, channels: host.status() }),
         },
       },
     }),

@@ -1,4 +1,4 @@
-import type { HistoryMessage, HistoryStore, Logger } from "@downcity/core";
+import type { ContextHistory, HistoryMessage, Logger } from "@downcity/core";
 import type { LanguageModel } from "ai";
 import {
   isTombstoned,
@@ -17,7 +17,7 @@ export interface ExtractBatchOptions {
   rootDir: string;
   contextId: string;
   model: LanguageModel;
-  history: HistoryStore;
+  history: ContextHistory;
   lock: KeyedLock;
   threshold: number;
   maxBatch: number;

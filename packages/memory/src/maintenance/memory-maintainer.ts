@@ -1,4 +1,4 @@
-import { DowncityError, errorFields, type HistoryStore, type Logger, toContextId } from "@downcity/core";
+import { type ContextHistory, DowncityError, errorFields, type Logger, toContextId } from "@downcity/core";
 import type { LanguageModel } from "ai";
 import { requireContextId } from "../entries/require-context-id.js";
 import { loadContextMemory, readTextFile, saveContextMeta } from "../store/context-memory.js";
@@ -30,7 +30,7 @@ export interface MemoryMaintainer {
 export function createMemoryMaintainer(options: {
   rootDir: string;
   model: LanguageModel | undefined;
-  history: (contextId: string) => HistoryStore;
+  history: (contextId: string) => ContextHistory;
   lock: KeyedLock;
   logger: Logger;
   now: () => Date;

@@ -1,4 +1,4 @@
-import { definePromptProvider, type HistoryStore, messageText, type PromptProvider } from "@downcity/core";
+import { type ContextHistory, definePromptProvider, messageText, type PromptProvider } from "@downcity/core";
 import { readTextFile } from "../store/context-memory.js";
 import { contextMemoryFiles, profileFiles } from "../store/memory-files.js";
 import { fitSections } from "./fit-sections.js";
@@ -14,7 +14,7 @@ export interface MemoryPromptProviderOptions {
    * memory exceeds its share, older entries that share rare words with the latest user messages
    * are kept next to the newest ones.
    */
-  history?: (contextId: string) => Pick<HistoryStore, "read">;
+  history?: (contextId: string) => Pick<ContextHistory, "read">;
   /** How many of the latest history messages make up the relevance query (default 6; user messages only). */
   relevanceMessages?: number;
 }
