@@ -44,6 +44,7 @@ import { createShellCredentials } from "./security/create-shell-credentials.js";
 import { shellSandboxOptions } from "./security/shell-sandbox-options.js";
 import { createChatService } from "./services/chat-service.js";
 import { createShellService } from "./services/shell-service.js";
+import { trackBackgroundJobs } from "./store/background-jobs.js";
 import { openConfiguredStore } from "./store/open-configured-store.js";
 import { ensureToken } from "./token/ensure-token.js";
 import { recordUsage } from "./usage/record-usage.js";
@@ -227,6 +228,17 @@ export async function runDaemon(options: RunDaemonOptions): Promise<RunningDaemo
     });
     // After the runtime: runs finishing during shutdown still record their replies in the outbox.
     coreCloses.splice(1, 0, () => channelHost.close());
+    if (store && config.store) {
+      const jobs = trackBackgroundJobs({
+        engine,
+        runtime,
+        store,
+        workerId: channelHost.workerId,
+        leaseMs: config.store.leaseMs,
+        logger,
+      });
+      coreCloses.unshift(() => jobs.stop());
+    }
     const registry = createServiceRegistry({ logger });
     registry.register(createChatService(runtime, channelHost));
     registry.register(createShellService(engine));

@@ -98,7 +98,8 @@ export function createFeishuAdapter(
   };
 
   return {
-    capabilities: feishuCapabilities,
+    // Polling and gateway modes pull events: with a shared store one worker at a time runs them.
+    capabilities: options.mode === "webhook" ? feishuCapabilities : { ...feishuCapabilities, polls: true },
     botOpenId: askBotOpenId,
     webhookPort: () => port,
     async start(context: ChannelContext) {

@@ -55,7 +55,8 @@ export function createQqAdapter(input: QqOptions | Record<string, unknown>): QqA
   };
 
   return {
-    capabilities: qqCapabilities,
+    // Polling and gateway modes pull events: with a shared store one worker at a time runs them.
+    capabilities: options.mode === "webhook" ? qqCapabilities : { ...qqCapabilities, polls: true },
     webhookPort: () => port,
     async start(context: ChannelContext) {
       if (receiver) return;

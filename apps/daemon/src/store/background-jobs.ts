@@ -1,0 +1,146 @@
+import type { AgentRuntime, DowncityStore, Logger } from "@downcity/core";
+import { errorFields } from "@downcity/core";
+import type { ShellEngine, ShellStatusResult } from "@downcity/shell";
+
+/** The key of a context's shared meta that lists the background sessions workers run for it. */
+const metaKey = "backgroundJobs";
+
+/** A background session as its context's meta announces it. */
+interface AnnouncedJob {
+  worker: string;
+  command: string;
+  startedAt: string;
+}
+
+type AnnouncedJobs = Record<string, AnnouncedJob>;
+
+/** The internal message the agent gets for a session that died with its worker. */
+export function shellLostNotice(shellId: string, job: AnnouncedJob): string {
+  return [
+    `[shell-lost] Shell session ${shellId} (\`${job.command}\`), started ${job.startedAt} on worker ${job.worker}, was lost: that worker stopped, and shell sessions stay on the worker that started them.`,
+    "Its process and output are gone. Tell the user now, and start it again if it is still needed.",
+  ].join("\n");
+}
+
+const jobsOf = (meta: Record<string, unknown>): AnnouncedJobs => ({
+  ...((meta[metaKey] as AnnouncedJobs | undefined) ?? {}),
+});
+
+/**
+ * With a shared store, a context's background sessions (`shell_start`, services) live on the worker
+ * that started them. Each worker keeps a liveness lease (`worker:<id>`) and lists its live sessions
+ * in each context's shared meta; when a run of that context starts on a worker and the meta names
+ * sessions of a worker whose lease lapsed, they are reported `lost` in the chat and forgotten.
+ */
+export function trackBackgroundJobs(options: {
+  engine: ShellEngine;
+  runtime: AgentRuntime;
+  store: DowncityStore;
+  workerId: string;
+  leaseMs: number;
+  logger: Logger;
+}): { stop(options?: { crashed?: boolean }): Promise<void> } {
+  const { engine, runtime, store, workerId, leaseMs, logger } = options;
+  const workerKey = (worker: string) => `worker:${worker}`;
+  const announced = new Map<string, Set<string>>();
+  const reported = new Set<string>();
+  let beating: Promise<void> | undefined;
+
+  const announce = async () => {
+    await store.leases.acquire(workerKey(workerId), workerId, leaseMs);
+    const live = new Map<string, ShellStatusResult[]>();
+    for (const session of await engine.list({ status: "live" })) {
+      if (!session.context_id || session.mode === "exec") continue;
+      live.set(session.context_id, [...(live.get(session.context_id) ?? []), session]);
+    }
+    for (const contextId of new Set([...announced.keys(), ...live.keys()])) {
+      const now = new Set<string>((live.get(contextId) ?? []).map((session) => session.shell_id));
+      const before = announced.get(contextId) ?? new Set<string>();
+      if (now.size === before.size && [...now].every((id) => before.has(id))) continue;
+      await runtime.history(contextId).updateMeta((meta) => {
+        const jobs = jobsOf(meta);
+        for (const id of before) if (!now.has(id)) delete jobs[id];
+        for (const session of live.get(contextId) ?? [])
+          jobs[session.shell_id] = {
+            worker: workerId,
+            command: session.command,
+            startedAt: session.started_at,
+          };
+        return { ...meta, [metaKey]: jobs };
+      });
+      if (now.size > 0) announced.set(contextId, now);
+      else announced.delete(contextId);
+    }
+  };
+  const beat = () => {
+    beating ??= announce()
+      .catch((error: unknown) => logger.warn(errorFields(error), "could not announce background sessions"))
+      .finally(() => {
+        beating = undefined;
+      });
+    return beating;
+  };
+  const timer = setInterval(() => void beat(), Math.max(200, Math.floor(leaseMs / 3)));
+  timer.unref();
+  void beat();
+
+  const reportLost = async (contextId: string) => {
+    const history = runtime.history(contextId);
+    const lost: Array<[string, AnnouncedJob]> = [];
+    for (const [id, job] of Object.entries(jobsOf(await history.meta()))) {
+      if (job.worker === workerId || reported.has(id)) continue;
+      if (await store.leases.holder(workerKey(job.worker))) continue;
+      lost.push([id, job]);
+    }
+    if (lost.length === 0) return;
+    for (const [id] of lost) reported.add(id);
+    await history.updateMeta((meta) => {
+      const jobs = jobsOf(meta);
+      for (const [id] of lost) delete jobs[id];
+      return { ...meta, [metaKey]: jobs };
+    });
+    for (const [id, job] of lost) {
+      logger.warn(
+        { contextId, shellId: id, worker: job.worker },
+        "a background session died with its worker",
+      );
+      runtime
+        .send({
+          contextId,
+          text: shellLostNotice(id, job),
+          origin: "internal",
+          messageId: `shell-lost:${id}`,
+        })
+        .catch((error: unknown) =>
+          logger.warn({ shellId: id, ...errorFields(error) }, "shell-lost notice failed"),
+        );
+    }
+  };
+  const unsubscribe = runtime.on((event) => {
+    if (event.type !== "run-start") return;
+    reportLost(event.contextId).catch((error: unknown) =>
+      logger.warn({ contextId: event.contextId, ...errorFields(error) }, "could not check for lost sessions"),
+    );
+  });
+
+  return {
+    async stop(stopOptions = {}) {
+      clearInterval(timer);
+      unsubscribe();
+      await beating;
+      if (stopOptions.crashed) return;
+      // A clean stop closes every session, and this folder's next start reports their exits itself.
+      for (const [contextId, ids] of announced)
+        await runtime
+          .history(contextId)
+          .updateMeta((meta) => {
+            const jobs = jobsOf(meta);
+            for (const id of ids) delete jobs[id];
+            return { ...meta, [metaKey]: jobs };
+          })
+          .catch(() => {});
+      announced.clear();
+      await store.leases.release(workerKey(workerId), workerId).catch(() => {});
+    },
+  };
+}
