@@ -54,13 +54,22 @@ export async function acquirePollerLock(
       );
       if (rows[0]?.held && !dropped && !signal?.aborted) {
         signal?.removeEventListener("abort", onAbort);
+        // Lost only when the connection drops under it; giving it back is not losing it.
+        let released = false;
         const lost = new Promise<void>((resolve) => {
-          client.on("end", () => resolve());
-          client.on("error", () => resolve());
+          client.on("end", () => {
+            if (!released) resolve();
+          });
+          client.on("error", () => {
+            if (!released) resolve();
+          });
         });
         return {
           lost,
-          release: () => client.end(),
+          async release() {
+            released = true;
+            await client.end();
+          },
         };
       }
     } catch {

@@ -197,9 +197,28 @@ describe("poller lock", () => {
     controller.abort(new Error("shutting down"));
     await expect(waiting).rejects.toThrow("shutting down");
     expect(Date.now() - abortedAt).toBeLessThan(1000);
+    let lost = false;
+    void held.lost.then(() => {
+      lost = true;
+    });
     await held.release();
-    await held.lost;
     const next = await store.pollerLock("telegram", { retryMs: 50 });
+    // Given back, not lost: `lost` is for a connection that dropped under the lock.
+    expect(lost).toBe(false);
     await next.release();
+  });
+
+  it("resolves lost when the connection holding the lock is ended by the server", async () => {
+    const url = await freshDatabase();
+    const store = await open(url);
+    const held = await store.pollerLock("gateway");
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()",
+    );
+    await client.end();
+    await held.lost;
+    await held.release().catch(() => {});
   });
 });
