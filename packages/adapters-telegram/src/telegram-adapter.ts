@@ -84,7 +84,8 @@ export function createTelegramAdapter(
 
   return {
     // Polling and gateway modes pull events: with a shared store one worker at a time runs them.
-    capabilities: options.mode === "webhook" ? telegramCapabilities : { ...telegramCapabilities, polls: true },
+    capabilities:
+      options.mode === "webhook" ? telegramCapabilities : { ...telegramCapabilities, polls: true },
     bot: () => identity,
     webhookPort: () => port,
     async start(context: ChannelContext) {
