@@ -1,5 +1,5 @@
 import { DowncityError } from "@downcity/core";
-import type pg from "pg";
+import type { SqlClient } from "./sql-client.js";
 
 const tables = ["downcity_history", "downcity_inbox", "downcity_outbox", "downcity_lease"];
 
@@ -7,7 +7,7 @@ const tables = ["downcity_history", "downcity_inbox", "downcity_outbox", "downci
  * Fails with the privilege to grant when the database user cannot create the store's tables
  * (first start) or read and write them (later starts), before any migration runs.
  */
-export async function checkPrivileges(client: pg.ClientBase): Promise<void> {
+export async function checkPrivileges(client: SqlClient): Promise<void> {
   const { rows } = await client.query<{
     user: string;
     schema: string | null;

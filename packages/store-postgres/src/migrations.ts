@@ -1,4 +1,4 @@
-import type pg from "pg";
+import type { SqlClient } from "./sql-client.js";
 
 /** One schema step; applied once, in order, recorded in `downcity_migrations`. */
 export interface Migration {
@@ -96,7 +96,7 @@ CREATE INDEX downcity_outbox_dead_seq ON downcity_outbox (seq) WHERE status = 'd
 const migrationLock = [0x646f776e, 1] as const;
 
 /** Applies the migrations this database lacks, one worker at a time (an advisory lock), each in a transaction. */
-export async function runMigrations(client: pg.ClientBase): Promise<number[]> {
+export async function runMigrations(client: SqlClient): Promise<number[]> {
   await client.query("SELECT pg_advisory_lock($1, $2)", [...migrationLock]);
   try {
     // Looked up first: CREATE TABLE IF NOT EXISTS still needs the CREATE privilege a later worker may lack.
