@@ -14,6 +14,7 @@ export {
   type PostgresStoreOptions,
   postgresStoreOptionsSchema,
 } from "./postgres-store.js";
+export type { PruneResult } from "./prune-store.js";
 export type { SqlClient } from "./sql-client.js";
 export type { WakeListener } from "./wake-listener.js";
 

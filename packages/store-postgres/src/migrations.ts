@@ -90,6 +90,13 @@ CREATE INDEX downcity_inbox_dead_seq ON downcity_inbox (seq) WHERE status = 'dea
 CREATE INDEX downcity_outbox_dead_seq ON downcity_outbox (seq) WHERE status = 'dead';
 `,
   },
+  {
+    version: 3,
+    name: "pruning sent outbox rows",
+    sql: `
+CREATE INDEX downcity_outbox_sent_at ON downcity_outbox (sent_at) WHERE status = 'sent';
+`,
+  },
 ];
 
 // Any fixed pair works; it only has to differ from the poller locks' class.

@@ -155,6 +155,41 @@ describe("outbox", () => {
   });
 });
 
+describe("prune", () => {
+  it("deletes finished, dropped and sent rows past the dedupe window, never pending or dead ones", async () => {
+    const url = await freshDatabase();
+    const store = await open(url, { dedupeWindowMs: 300 });
+    for (const id of ["done", "dropped", "pending", "dead"]) await store.inbox.accept(event(id, `web:${id}`));
+    await store.inbox.claim({ owner: "w1" });
+    await store.inbox.complete("web:done");
+    await store.inbox.drop("web:dropped");
+    await store.inbox.claim({ owner: "w1" });
+    await store.inbox.claim({ owner: "w1" });
+    await store.inbox.fail("web:dead", "boom", 1);
+    await store.outbox.record(chunk("sent"));
+    await store.outbox.claim({ owner: "w1" });
+    await store.outbox.markSent("sent");
+    await store.outbox.record({ ...chunk("waiting"), target: { chatId: "other" } });
+    expect(await store.prune()).toEqual({ inbox: 0, outbox: 0, leases: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await store.prune()).toEqual({ inbox: 2, outbox: 1, leases: 0 });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const rows = {
+      inbox: (await client.query("SELECT id, status FROM downcity_inbox ORDER BY id")).rows,
+      outbox: (await client.query("SELECT key, status FROM downcity_outbox ORDER BY key")).rows,
+    };
+    await client.end();
+    expect(rows.inbox).toEqual([
+      { id: "web:dead", status: "dead" },
+      { id: "web:pending", status: "pending" },
+    ]);
+    expect(rows.outbox).toEqual([{ key: "waiting", status: "pending" }]);
+    // Past the window an old id is simply new again.
+    expect((await store.inbox.accept(event("done", "web:done"))).result).toBe("accepted");
+  });
+});
+
 describe("wake-ups", () => {
   it("wakes another worker's listener on accept, record and a failure without delay, until unsubscribed", async () => {
     const url = await freshDatabase();

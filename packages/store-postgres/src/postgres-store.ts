@@ -8,6 +8,7 @@ import { createPostgresHistory } from "./postgres-history.js";
 import { createPostgresInbox } from "./postgres-inbox.js";
 import { createPostgresLease } from "./postgres-lease.js";
 import { createPostgresOutbox } from "./postgres-outbox.js";
+import { type PruneResult, pruneStore } from "./prune-store.js";
 import { createWakeListener, type WakeListener } from "./wake-listener.js";
 
 /** Options of `openPostgresStore`, as the `store` section of `downcity.json` gives them. */
@@ -21,12 +22,14 @@ export const postgresStoreOptionsSchema = z.strictObject({
   poolSize: z.number().int().min(2).max(100).default(10),
   /** The slow poll behind LISTEN/NOTIFY. */
   pollMs: z.number().int().min(100).default(5_000),
-  /** How long a finished event id is remembered for dedupe. */
+  /** How long a finished event id (and a sent reply key) is remembered for dedupe. */
   dedupeWindowMs: z
     .number()
     .int()
     .min(0)
     .default(48 * 3600_000),
+  /** How often a worker deletes rows older than the dedupe window; 0 = never (prune() by hand). */
+  pruneEveryMs: z.number().int().min(0).default(600_000),
 });
 
 /** Options of `openPostgresStore`. */
@@ -40,6 +43,8 @@ export interface PostgresStore extends DowncityStore {
   onWake(kind: "inbox" | "outbox", listener: () => void): () => void;
   /** Waits until this worker is the one that polls `channel` (trying again every `retryMs`, 1 s). */
   pollerLock(channel: string, options?: { retryMs?: number; signal?: AbortSignal }): Promise<PollerLock>;
+  /** Deletes finished, sent and dropped rows older than the dedupe window (also run every `pruneEveryMs`). */
+  prune(): Promise<PruneResult>;
 }
 
 /** Connects, checks privileges, runs pending migrations, and returns the store. */
@@ -64,6 +69,13 @@ export async function openPostgresStore(input: PostgresStoreOptions): Promise<Po
     throw error;
   }
   const wakes = createWakeListener(options.url, { pollMs: options.pollMs });
+  const prune = () => pruneStore(pool, { keepMs: options.dedupeWindowMs });
+  // Every worker prunes; the deletes are idempotent, and a failure waits for the next round.
+  const pruning =
+    options.pruneEveryMs > 0
+      ? setInterval(() => void prune().catch(() => {}), options.pruneEveryMs)
+      : undefined;
+  pruning?.unref();
   return {
     kind: "@downcity/store-postgres",
     leaseMs: options.leaseMs,
@@ -74,7 +86,9 @@ export async function openPostgresStore(input: PostgresStoreOptions): Promise<Po
     wakes,
     onWake: (kind, listener) => wakes.on(kind, listener),
     pollerLock: (channel, lockOptions) => acquirePollerLock(options.url, channel, lockOptions),
+    prune,
     async close() {
+      if (pruning) clearInterval(pruning);
       await wakes.close();
       await pool.end();
     },
