@@ -3,7 +3,7 @@
  * storage contracts, so several daemons on several machines serve one agent.
  */
 import { defineStoreAdapter } from "@downcity/core";
-import { openPostgresStore } from "./postgres-store.js";
+import { openPostgresStore, type PostgresStoreOptions } from "./postgres-store.js";
 
 export { checkPrivileges } from "./check-privileges.js";
 export { type Migration, migrations, runMigrations } from "./migrations.js";
@@ -21,6 +21,12 @@ export type { WakeListener } from "./wake-listener.js";
 /** The adapter `"store": { "adapter": "@downcity/store-postgres", "url": "${DATABASE_URL}" }` loads. */
 const storePostgres = defineStoreAdapter({
   name: "@downcity/store-postgres",
-  open: ({ url, leaseMs }) => openPostgresStore({ url: url ?? "", ...(leaseMs ? { leaseMs } : {}) }),
+  // The section's other keys (poolSize, pollMs, ...) are validated by openPostgresStore as store.<key>.
+  open: ({ url, leaseMs, options }) =>
+    openPostgresStore({
+      ...options,
+      url: url ?? "",
+      ...(leaseMs ? { leaseMs } : {}),
+    } as PostgresStoreOptions),
 });
 export default storePostgres;

@@ -58,10 +58,7 @@ describe("background sessions with a shared store", () => {
     const scriptedB = createScriptedModel([], { fallback: "noted" });
     const a = worker("worker-a", scriptedA);
     const b = worker("worker-b", scriptedB);
-    const started = await a.engine.start(
-      { command: "sleep 30", description: "long build" },
-      { contextId: "hook:c1" },
-    );
+    const started = await a.engine.start({ command: "sleep 30" }, { contextId: "hook:c1" });
     await until(async () => {
       const meta = await store.history.context("hook:c1").meta();
       return Boolean((meta.backgroundJobs as Record<string, unknown> | undefined)?.[started.shell_id]);
@@ -102,7 +99,7 @@ describe("background sessions with a shared store", () => {
   test("a clean stop takes the worker's sessions off the chat's list and gives up its lease", async () => {
     const scripted = createScriptedModel([], { fallback: "ok" });
     const a = worker("worker-a", scripted);
-    await a.engine.start({ command: "sleep 30", description: "server" }, { contextId: "hook:c2" });
+    await a.engine.start({ command: "sleep 30" }, { contextId: "hook:c2" });
     await until(async () => {
       const meta = await store.history.context("hook:c2").meta();
       return Object.keys((meta.backgroundJobs as object | undefined) ?? {}).length === 1;

@@ -41,7 +41,10 @@ describe("openConfiguredStore", () => {
       adapter: "./down-store.mjs",
       url: "postgres://user:s3cret@127.0.0.1:1/db",
       leaseMs: 15000,
-    }).catch((caught: unknown) => caught as Error & { field?: string });
+    }).then(
+      () => new Error("opened"),
+      (caught: unknown) => caught as Error & { field?: string },
+    );
     expect(error).toMatchObject({ code: "CONFIG_INVALID", field: "store.url" });
     expect(error.message).toContain("ECONNREFUSED");
     expect(error.message).not.toContain("s3cret");
@@ -56,8 +59,9 @@ describe("openConfiguredStore", () => {
       adapter: "./echo-store.mjs",
       url: "echo://x",
       leaseMs: 4000,
+      poolSize: 3,
     })) as unknown as { kind: string; options: Record<string, unknown> };
     expect(store.kind).toBe("echo");
-    expect(store.options).toEqual({ rootDir, url: "echo://x", leaseMs: 4000 });
+    expect(store.options).toEqual({ rootDir, url: "echo://x", leaseMs: 4000, options: { poolSize: 3 } });
   });
 });

@@ -6,6 +6,8 @@ export interface StoreSection {
   adapter: string;
   url?: string;
   leaseMs: number;
+  /** The adapter's own options. */
+  [option: string]: unknown;
 }
 
 const isStoreAdapter = (value: unknown): value is StoreAdapterDefinition =>
@@ -39,10 +41,12 @@ export async function openConfiguredStore(rootDir: string, section: StoreSection
       { field: "store.adapter" },
     );
   try {
+    const { adapter: _adapter, url, leaseMs, ...options } = section;
     return await definition.open({
       rootDir,
-      leaseMs: section.leaseMs,
-      ...(section.url ? { url: section.url } : {}),
+      leaseMs,
+      ...(url ? { url } : {}),
+      ...(Object.keys(options).length > 0 ? { options } : {}),
     });
   } catch (error) {
     if (DowncityError.isInstance(error)) throw error;

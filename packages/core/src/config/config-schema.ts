@@ -74,7 +74,8 @@ export const coreConfigShape = {
     .default({})
     .describe("Chat channel instances; the key is the channel part of context ids"),
   store: z
-    .strictObject({
+    // Other keys are the adapter's own options (e.g. poolSize); the adapter validates them.
+    .looseObject({
       adapter: z
         .string()
         .min(1)

@@ -33,7 +33,13 @@ export interface PollerLock {
 /** What a store package (`"store": { "adapter": ... }` in `downcity.json`) default-exports. */
 export interface StoreAdapterDefinition {
   name: string;
-  open(options: { url?: string; leaseMs?: number; rootDir: string }): Promise<DowncityStore>;
+  /** `options`: the other keys of the `store` section, for the adapter to validate (name the field `store.<key>`). */
+  open(options: {
+    url?: string;
+    leaseMs?: number;
+    rootDir: string;
+    options?: Record<string, unknown>;
+  }): Promise<DowncityStore>;
 }
 
 /** Declares a store adapter; identity at run time, it types the object a store package exports. */
