@@ -72,8 +72,11 @@ let channel: ReturnType<typeof memoryChannel>;
 let shared: boolean;
 let store: DowncityStore | undefined;
 
-const start = async (access: Record<string, unknown> = { dm: "open" }) => {
-  store = shared ? await openFileStore({ rootDir: root }) : undefined;
+const start = async (
+  access: Record<string, unknown> = { dm: "open" },
+  given: { store?: DowncityStore; leaseMs?: number } = {},
+) => {
+  store = given.store ?? (shared ? await openFileStore({ rootDir: root }) : undefined);
   runtime = createAgentRuntime({
     rootDir: root,
     model: scripted.model,
@@ -86,7 +89,7 @@ const start = async (access: Record<string, unknown> = { dm: "open" }) => {
     logger: silentLogger,
     retryDelayMs: 20,
     channels: [{ name: "mem", source: "memory", definition: channel.definition, options: {}, access }],
-    ...(store ? { store, leaseMs: 2000 } : {}),
+    ...(store ? { store, leaseMs: given.leaseMs ?? 2000 } : {}),
   });
   await host.start();
 };
@@ -283,31 +286,13 @@ describe("createChannelHost with several workers: claims", () => {
       finish = resolve;
     });
     scripted = createScriptedModel([async () => slow.then(() => "done at last")]);
-    shared = true;
-    store = await openFileStore({ rootDir: root });
-    runtime = createAgentRuntime({ rootDir: root, model: scripted.model, sharedHistory: store.history });
-    host = await createChannelHost({
-      rootDir: root,
-      runtime,
-      logger: silentLogger,
-      channels: [
-        {
-          name: "mem",
-          source: "memory",
-          definition: channel.definition,
-          options: {},
-          access: { dm: "open" },
-        },
-      ],
-      store,
-      leaseMs: 300,
-    });
-    await host.start();
+    const files = await openFileStore({ rootDir: root });
+    await start(undefined, { store: files, leaseMs: 300 });
     await channel.deliver({ eventId: "long", chatId: "c1", userId: "u1", text: "take your time" });
     await until(() => scripted.calls.length === 1, "the run to start");
     const started = Date.now();
     while (Date.now() - started < 1200) {
-      expect(await store.inbox.claim({ owner: "another-worker", leaseMs: 300 })).toBeUndefined();
+      expect(await files.inbox.claim({ owner: "another-worker", leaseMs: 300 })).toBeUndefined();
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     finish();
@@ -342,23 +327,7 @@ describe("createChannelHost with several workers: a polling channel", () => {
             });
         }),
     };
-    runtime = createAgentRuntime({ rootDir: root, model: scripted.model, sharedHistory: store.history });
-    host = await createChannelHost({
-      rootDir: root,
-      runtime,
-      logger: silentLogger,
-      channels: [
-        {
-          name: "mem",
-          source: "memory",
-          definition: channel.definition,
-          options: {},
-          access: { dm: "open" },
-        },
-      ],
-      store,
-    });
-    await host.start();
+    await start(undefined, { store });
     expect(host.status()[0]?.state).toBe("standby");
     expect(lock).toEqual(["wait mem"]);
     expect(channel.calls).toEqual([]);

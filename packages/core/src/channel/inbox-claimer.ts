@@ -3,7 +3,7 @@ import type { AgentRuntime, RunResult } from "../agent/agent-runtime.js";
 import { errorFields, type Logger } from "../logger/logger.js";
 import type { SharedInboxStore } from "../store/shared-inbox-store.js";
 import { createClaimPump } from "./claim-pump.js";
-import { inboxEntryMessage, isShutdown } from "./inbox-dispatcher.js";
+import { inboxEntryMessage, isShutdown, recordRunFailure } from "./inbox-dispatcher.js";
 import type { InboxEntry } from "./inbox-store.js";
 
 /** Runs what the shared inbox hands this worker; see `createInboxClaimer`. */
@@ -82,18 +82,7 @@ export function createInboxClaimer(options: InboxClaimerOptions): InboxClaimer {
         await inbox.release(entry.id, owner);
         return;
       }
-      const updated = await inbox.fail(
-        entry.id,
-        (error as Error)?.message ?? String(error),
-        options.maxRunAttempts,
-      );
-      if (updated.status === "dead") {
-        options.onDead?.(updated);
-        logger.error(
-          { id: entry.id, contextId: entry.contextId, ...errorFields(error) },
-          "inbox event dead-lettered after repeated failures",
-        );
-      }
+      await recordRunFailure({ ...options, entry, error });
     } finally {
       clearInterval(renewal);
       runs.delete(entry.id);

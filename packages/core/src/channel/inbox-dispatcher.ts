@@ -34,6 +34,31 @@ export function inboxEntryMessage(entry: InboxEntry): IncomingMessage {
   };
 }
 
+/** Counts a failed run of `entry`; on the last allowed failure it becomes a dead letter, logged and reported. */
+export async function recordRunFailure(options: {
+  inbox: { fail(id: string, error: string, maxAttempts: number): Promise<InboxEntry> };
+  entry: InboxEntry;
+  error: unknown;
+  maxRunAttempts: number;
+  logger: Logger;
+  onDead?(entry: InboxEntry): void;
+}): Promise<InboxEntry> {
+  const { entry, error } = options;
+  const updated = await options.inbox.fail(
+    entry.id,
+    (error as Error)?.message ?? String(error),
+    options.maxRunAttempts,
+  );
+  if (updated.status === "dead") {
+    options.onDead?.(updated);
+    options.logger.error(
+      { id: entry.id, contextId: entry.contextId, ...errorFields(error) },
+      "inbox event dead-lettered after repeated failures",
+    );
+  }
+  return updated;
+}
+
 /** Creates the dispatcher that lanes consume the inbox through. */
 export function createInboxDispatcher(options: {
   runtime: AgentRuntime;
@@ -52,19 +77,8 @@ export function createInboxDispatcher(options: {
     // A run cut short by shutdown is not a failure: it replays at the next start.
     if (closing || isShutdown(error)) return;
     try {
-      const updated = await inbox.fail(
-        entry.id,
-        (error as Error)?.message ?? String(error),
-        options.maxRunAttempts,
-      );
-      if (updated.status === "dead") {
-        options.onDead?.(updated);
-        logger.error(
-          { id: entry.id, contextId: entry.contextId, ...errorFields(error) },
-          "inbox event dead-lettered after repeated failures",
-        );
-        return;
-      }
+      const updated = await recordRunFailure({ ...options, entry, error });
+      if (updated.status === "dead") return;
       const timer = setTimeout(
         () => {
           timers.delete(timer);
