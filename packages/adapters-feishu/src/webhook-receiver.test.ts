@@ -1,37 +1,34 @@
 import { randomUUID } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createFeishuAdapter, type FeishuAdapter } from "./feishu-adapter.js";
+import { useRecordingTestBed } from "@downcity/core/test";
+import { describe, expect, it } from "vitest";
+import { createFeishuAdapter } from "./feishu-adapter.js";
 import {
   encryptLarkBody,
-  type FakeOpenPlatform,
   fakeAppId,
   fakeAppSecret,
   larkMessageEnvelope,
   signLarkBody,
   startFakeOpenPlatform,
 } from "./test/fake-open-platform.js";
-import { createRecordingContext, type RecordingContext } from "./test/recording-context.js";
 
 const encryptKey = "webhook-encrypt-key";
 
 describe("feishu webhook mode", () => {
-  let fake: FakeOpenPlatform;
-  let recording: RecordingContext;
-  let adapter: FeishuAdapter | undefined;
+  const bed = useRecordingTestBed({ createFake: () => startFakeOpenPlatform(), secrets: [encryptKey] });
   let url: string;
 
   const start = async (extra: Record<string, unknown>) => {
-    const created = createFeishuAdapter({
-      appId: fakeAppId,
-      appSecret: fakeAppSecret,
-      domain: fake.domain,
-      mode: "webhook",
-      listen: 0,
-      ...extra,
-    });
-    adapter = created;
-    await created.start(recording.context);
-    url = `http://127.0.0.1:${created.webhookPort()}/lark/events`;
+    const adapter = await bed.start(
+      createFeishuAdapter({
+        appId: fakeAppId,
+        appSecret: fakeAppSecret,
+        domain: bed.fake.domain,
+        mode: "webhook",
+        listen: 0,
+        ...extra,
+      }),
+    );
+    url = `http://127.0.0.1:${adapter.webhookPort()}/lark/events`;
   };
   const envelope = (eventId = `ev_${randomUUID()}`) =>
     JSON.stringify(
@@ -63,18 +60,6 @@ describe("feishu webhook mode", () => {
     };
   };
 
-  beforeEach(async () => {
-    fake = await startFakeOpenPlatform();
-    recording = await createRecordingContext();
-  });
-  afterEach(async () => {
-    await adapter?.stop();
-    adapter = undefined;
-    await fake.close();
-    await recording.dispose();
-    expect(JSON.stringify(recording.logs)).not.toContain(encryptKey);
-  });
-
   it("refuses to start unauthenticated: webhook mode needs encryptKey or verificationToken", () => {
     expect(() =>
       createFeishuAdapter({ appId: fakeAppId, appSecret: "s", mode: "webhook", listen: 0 }),
@@ -84,11 +69,11 @@ describe("feishu webhook mode", () => {
   it("decrypts a signed event and answers 200 only after the accept; a failed accept gets 500", async () => {
     await start({ encryptKey });
     const body = JSON.stringify({ encrypt: encryptLarkBody(encryptKey, envelope("ev_ok")) });
-    recording.failNext(1);
+    bed.recording.failNext(1);
     expect((await post(body, signed(body))).status).toBe(500);
-    expect(recording.events).toHaveLength(0);
+    expect(bed.recording.events).toHaveLength(0);
     expect((await post(body, signed(body))).status).toBe(200);
-    expect(recording.events).toMatchObject([{ eventId: "ev_ok", chatType: "direct", text: "hi" }]);
+    expect(bed.recording.events).toMatchObject([{ eventId: "ev_ok", chatType: "direct", text: "hi" }]);
   });
 
   it("rejects a bad signature, a stale timestamp, a missing signature and a plain body, before any accept", async () => {
@@ -102,7 +87,7 @@ describe("feishu webhook mode", () => {
     const plain = envelope();
     expect((await post(plain, signed(plain))).status).toBe(401);
     expect((await post("{nope", signed("{nope"))).status).toBe(400);
-    expect(recording.attempts()).toBe(0);
+    expect(bed.recording.attempts()).toBe(0);
   });
 
   it("answers the encrypted url_verification challenge, and refuses one encrypted with another key", async () => {
@@ -118,7 +103,7 @@ describe("feishu webhook mode", () => {
   it("checks the verification token on plain events and challenges", async () => {
     await start({ verificationToken: "verification-token" });
     expect((await post(envelope("ev_plain"))).status).toBe(200);
-    expect(recording.events.map((event) => event.eventId)).toEqual(["ev_plain"]);
+    expect(bed.recording.events.map((event) => event.eventId)).toEqual(["ev_plain"]);
     const forged = JSON.parse(envelope("ev_forged"));
     forged.header.token = "guess";
     expect((await post(JSON.stringify(forged))).status).toBe(401);
@@ -128,6 +113,6 @@ describe("feishu webhook mode", () => {
     expect(
       (await post(JSON.stringify({ challenge: "c-9", token: "nope", type: "url_verification" }))).status,
     ).toBe(401);
-    expect(recording.events).toHaveLength(1);
+    expect(bed.recording.events).toHaveLength(1);
   });
 });

@@ -1,68 +1,50 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createQqAdapter, type QqAdapter } from "./qq-adapter.js";
+import { useRecordingTestBed } from "@downcity/core/test";
+import { describe, expect, it } from "vitest";
+import { createQqAdapter } from "./qq-adapter.js";
 import { qqMessageSeq } from "./qq-sender.js";
-import {
-  type FakeQqPlatform,
-  fakeQqAppId,
-  fakeQqSecret,
-  startFakeQqPlatform,
-} from "./test/fake-qq-platform.js";
-import { createRecordingContext, type RecordingContext } from "./test/recording-context.js";
+import { fakeQqAppId, fakeQqSecret, startFakeQqPlatform } from "./test/fake-qq-platform.js";
 
 describe("QQ gateway", () => {
-  let fake: FakeQqPlatform;
-  let recording: RecordingContext;
-  let adapter: QqAdapter | undefined;
-
-  const start = async (stateDir?: string) => {
-    if (stateDir) recording = await createRecordingContext(stateDir);
-    adapter = createQqAdapter({
-      appId: fakeQqAppId,
-      clientSecret: fakeQqSecret,
-      apiBase: fake.apiBase,
-      tokenUrl: fake.tokenUrl,
-      reconnectDelayMs: 20,
-    });
-    await adapter.start(recording.context);
-    return adapter;
+  const bed = useRecordingTestBed({
+    createFake: () => startFakeQqPlatform(),
+    secrets: [fakeQqSecret, "qqtok-"],
+  });
+  /** Starts an adapter; `restarted` gives it a fresh context over the same state folder, as after a restart. */
+  const start = async (restarted = false) => {
+    if (restarted) await bed.restart();
+    return bed.start(
+      createQqAdapter({
+        appId: fakeQqAppId,
+        clientSecret: fakeQqSecret,
+        apiBase: bed.fake.apiBase,
+        tokenUrl: bed.fake.tokenUrl,
+        reconnectDelayMs: 20,
+      }),
+    );
   };
-  const accepted = () => recording.events.map((event) => event.text);
-
-  beforeEach(async () => {
-    fake = await startFakeQqPlatform();
-    recording = await createRecordingContext();
-  });
-  afterEach(async () => {
-    await adapter?.stop();
-    adapter = undefined;
-    await fake.close();
-    await recording.dispose();
-    const logged = JSON.stringify(recording.logs);
-    expect(logged).not.toContain(fakeQqSecret);
-    expect(logged).not.toContain("qqtok-");
-  });
+  const accepted = () => bed.recording.events.map((event) => event.text);
 
   it("identifies, maps C2C and group @-messages, ignores plain group messages and images, and replies with msg_id + a fixed msg_seq", async () => {
-    await start();
-    expect(recording.states.at(-1)).toEqual({ state: "connected" });
-    const direct = await fake.deliver({
+    const adapter = await start();
+    expect(bed.recording.states.at(-1)).toEqual({ state: "connected" });
+    const direct = await bed.fake.deliver({
       chatType: "direct",
       chatId: "user-openid-1",
       userId: "user-openid-1",
       text: " hello ",
     });
     expect(direct.acked).toBe(true);
-    await fake.deliver({ chatType: "group", chatId: "group-1", userId: "member-1", text: "no mention" });
-    await fake.deliver({
+    await bed.fake.deliver({ chatType: "group", chatId: "group-1", userId: "member-1", text: "no mention" });
+    await bed.fake.deliver({
       chatType: "direct",
       chatId: "user-openid-1",
       userId: "user-openid-1",
       text: "",
       nonText: true,
     });
-    const group = await fake.deliver({
+    const group = await bed.fake.deliver({
       chatType: "group",
       chatId: "group-1",
       userId: "member-1",
@@ -70,7 +52,7 @@ describe("QQ gateway", () => {
       mentionBot: true,
     });
     expect(group.acked).toBe(true);
-    expect(recording.events).toMatchObject([
+    expect(bed.recording.events).toMatchObject([
       {
         eventId: direct.eventId,
         chatType: "direct",
@@ -90,125 +72,131 @@ describe("QQ gateway", () => {
       },
     ]);
 
-    await adapter?.send(
+    await adapter.send(
       { chatId: "group-1", replyToMessageId: `msg-${group.eventId}` },
       { text: "fine" },
       { idempotencyKey: "k-1" },
     );
     // A resend of the same outbox entry after a crash: the platform recognises msg_id + msg_seq and nothing doubles.
-    await adapter?.send(
+    await adapter.send(
       { chatId: "group-1", replyToMessageId: `msg-${group.eventId}` },
       { text: "fine" },
       { idempotencyKey: "k-1" },
     );
-    expect(fake.sent()).toEqual([
+    expect(bed.fake.sent()).toEqual([
       { chatId: "group-1", text: "fine", idempotencyKey: `msg-${group.eventId}:${qqMessageSeq("k-1")}` },
     ]);
-    expect(fake.sendRequests()[0]).toMatchObject({
+    expect(bed.fake.sendRequests()[0]).toMatchObject({
       path: "/v2/groups/group-1/messages",
       body: { msg_type: 0, msg_id: `msg-${group.eventId}`, msg_seq: qqMessageSeq("k-1") },
     });
-    await adapter?.send(
+    await adapter.send(
       { chatId: "user-openid-1", chatType: "direct", replyToMessageId: `msg-${direct.eventId}` },
       { text: "hi" },
       { idempotencyKey: "k-2" },
     );
-    expect(fake.sendRequests().at(-1)?.path).toBe("/v2/users/user-openid-1/messages");
+    expect(bed.fake.sendRequests().at(-1)?.path).toBe("/v2/users/user-openid-1/messages");
   });
 
   it("resumes after a dropped connection and receives what was sent meanwhile, exactly once", async () => {
     await start();
-    await fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "before" });
-    fake.dropConnection();
-    const during = fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "while away" });
+    await bed.fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "before" });
+    bed.fake.dropConnection();
+    const during = bed.fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "while away" });
     expect((await during).acked).toBe(true);
-    expect(fake.stats().identifies).toBe(1);
-    expect(fake.stats().resumes).toHaveLength(1);
+    expect(bed.fake.stats().identifies).toBe(1);
+    expect(bed.fake.stats().resumes).toHaveLength(1);
     expect(accepted()).toEqual(["before", "while away"]);
   });
 
   it("follows op 7 Reconnect with a resume, and op 9 Invalid Session with a fresh identify", async () => {
     await start();
-    fake.sendReconnect();
-    await recording.until(() => fake.stats().resumes.length === 1, "the resume after op 7");
+    bed.fake.sendReconnect();
+    await bed.recording.until(() => bed.fake.stats().resumes.length === 1, "the resume after op 7");
     expect(
-      (await fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "after op 7" })).acked,
+      (await bed.fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "after op 7" })).acked,
     ).toBe(true);
-    fake.sendInvalidSession(false);
-    await recording.until(() => fake.stats().identifies === 2, "the identify after op 9");
+    bed.fake.sendInvalidSession(false);
+    await bed.recording.until(() => bed.fake.stats().identifies === 2, "the identify after op 9");
     expect(
-      (await fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "after op 9" })).acked,
+      (await bed.fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "after op 9" })).acked,
     ).toBe(true);
     expect(accepted()).toEqual(["after op 7", "after op 9"]);
   });
 
   it("re-identifies after close 4009, and stops with a clear error on 4914", async () => {
     await start();
-    fake.closeWith(4009);
-    await recording.until(() => fake.stats().identifies === 2, "the identify after 4009");
-    expect(fake.stats().resumes).toHaveLength(0);
-    fake.closeWith(4914);
-    await recording.until(() => recording.states.at(-1)?.state === "failed", "the failed state");
-    expect(recording.states.at(-1)?.error).toMatch(/offline or limited to its sandbox \(close 4914\)/);
-    const connections = fake.stats().connections;
+    bed.fake.closeWith(4009);
+    await bed.recording.until(() => bed.fake.stats().identifies === 2, "the identify after 4009");
+    expect(bed.fake.stats().resumes).toHaveLength(0);
+    bed.fake.closeWith(4914);
+    await bed.recording.until(() => bed.recording.states.at(-1)?.state === "failed", "the failed state");
+    expect(bed.recording.states.at(-1)?.error).toMatch(/offline or limited to its sandbox \(close 4914\)/);
+    const connections = bed.fake.stats().connections;
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(fake.stats().connections).toBe(connections);
+    expect(bed.fake.stats().connections).toBe(connections);
   });
 
   it("fetches a fresh token after 4004, and stops when the platform rejects the credentials again", async () => {
     await start();
-    fake.revokeTokens();
-    fake.closeWith(4004);
-    await recording.until(() => fake.stats().resumes.length === 1, "the resume with a fresh token");
-    expect(fake.tokensIssued()).toBe(2);
+    bed.fake.revokeTokens();
+    bed.fake.closeWith(4004);
+    await bed.recording.until(() => bed.fake.stats().resumes.length === 1, "the resume with a fresh token");
+    expect(bed.fake.tokensIssued()).toBe(2);
     expect(
-      (await fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "still here" })).acked,
+      (await bed.fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "still here" })).acked,
     ).toBe(true);
-    fake.rejectIdentify(true);
-    fake.closeWith(4004);
-    await recording.until(() => recording.states.at(-1)?.state === "failed", "the failed state");
-    expect(recording.states.at(-1)?.error).toMatch(
+    bed.fake.rejectIdentify(true);
+    bed.fake.closeWith(4004);
+    await bed.recording.until(() => bed.recording.states.at(-1)?.state === "failed", "the failed state");
+    expect(bed.recording.states.at(-1)?.error).toMatch(
       /rejected the access token twice \(close 4004\): check appId and clientSecret/,
     );
   });
 
   it("keeps reconnecting through a token endpoint outage instead of sitting on a dead connection", async () => {
     await start();
-    fake.revokeTokens();
-    fake.failTokenRequests(2);
-    fake.closeWith(4004);
-    await recording.until(
+    bed.fake.revokeTokens();
+    bed.fake.failTokenRequests(2);
+    bed.fake.closeWith(4004);
+    await bed.recording.until(
       () =>
-        recording.states.some((state) =>
+        bed.recording.states.some((state) =>
           /QQ gateway discovery failed: QQ access token request answered 500/.test(state.error ?? ""),
         ),
       "the retrying state naming the token failure",
     );
-    await recording.until(() => fake.stats().resumes.length === 1, "the resume once tokens come back");
-    expect(recording.states.at(-1)).toEqual({ state: "connected" });
-    expect((await fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "back" })).acked).toBe(
-      true,
+    await bed.recording.until(
+      () => bed.fake.stats().resumes.length === 1,
+      "the resume once tokens come back",
     );
+    expect(bed.recording.states.at(-1)).toEqual({ state: "connected" });
+    expect(
+      (await bed.fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "back" })).acked,
+    ).toBe(true);
   });
 
   it("holds the resume seq below an event whose accept has not finished, so the resume replays it", async () => {
     await start();
-    await fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "one" });
-    const release = recording.hold();
-    const slow = fake.deliver(
+    await bed.fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "one" });
+    const release = bed.recording.hold();
+    const slow = bed.fake.deliver(
       { chatType: "direct", chatId: "u1", userId: "u1", text: "two" },
       { timeoutMs: 15_000 },
     );
-    await recording.until(() => recording.attempts() === 2, "the accept of the second event to begin");
-    const confirmedBefore = fake.stats().heartbeats;
-    await recording.until(
-      () => fake.stats().heartbeats > confirmedBefore + 1,
+    await bed.recording.until(
+      () => bed.recording.attempts() === 2,
+      "the accept of the second event to begin",
+    );
+    const confirmedBefore = bed.fake.stats().heartbeats;
+    await bed.recording.until(
+      () => bed.fake.stats().heartbeats > confirmedBefore + 1,
       "heartbeats while the accept is held",
     );
-    fake.dropConnection();
-    await recording.until(() => fake.stats().resumes.length === 1, "the resume");
+    bed.fake.dropConnection();
+    await bed.recording.until(() => bed.fake.stats().resumes.length === 1, "the resume");
     // READY was seq 1, "one" seq 2, "two" seq 3: the resume asks for everything after 2.
-    expect(fake.stats().resumes[0]).toEqual({ seq: 2 });
+    expect(bed.fake.stats().resumes[0]).toEqual({ seq: 2 });
     release();
     expect((await slow).acked).toBe(true);
     expect(new Set(accepted())).toEqual(new Set(["one", "two"]));
@@ -216,39 +204,45 @@ describe("QQ gateway", () => {
 
   it("resumes from a failed accept: the platform replays the event and it is taken once", async () => {
     await start();
-    recording.failNext(1);
+    bed.recording.failNext(1);
     expect(
-      (await fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "disk full once" })).acked,
+      (await bed.fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "disk full once" }))
+        .acked,
     ).toBe(true);
     expect(accepted()).toEqual(["disk full once"]);
-    expect(fake.stats().resumes).toEqual([{ seq: 1 }]);
+    expect(bed.fake.stats().resumes).toEqual([{ seq: 1 }]);
   });
 
   it("reconnects when heartbeats go unanswered (half-open connection)", async () => {
     await start();
-    fake.answerHeartbeats(false);
-    await recording.until(
-      () => fake.stats().resumes.length >= 1,
+    bed.fake.answerHeartbeats(false);
+    await bed.recording.until(
+      () => bed.fake.stats().resumes.length >= 1,
       "a resume after missing heartbeat acks",
       10_000,
     );
-    fake.answerHeartbeats(true);
+    bed.fake.answerHeartbeats(true);
     expect(
-      (await fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "alive" })).acked,
+      (await bed.fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "alive" })).acked,
     ).toBe(true);
   });
 
   it("resumes the saved session after a restart of the adapter", async () => {
     const first = await start();
-    await fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "first life" });
+    await bed.fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "first life" });
     await first.stop();
-    const saved = JSON.parse(await readFile(join(recording.context.stateDir, "qq-session.json"), "utf8"));
+    const saved = JSON.parse(await readFile(join(bed.recording.context.stateDir, "qq-session.json"), "utf8"));
     expect(saved.seq).toBe(2);
-    const away = fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "sent while down" });
-    await start(recording.context.stateDir);
+    const away = bed.fake.deliver({
+      chatType: "direct",
+      chatId: "u1",
+      userId: "u1",
+      text: "sent while down",
+    });
+    await start(true);
     expect((await away).acked).toBe(true);
-    expect(fake.stats().identifies).toBe(1);
-    expect(fake.stats().resumes).toEqual([{ seq: 2 }]);
+    expect(bed.fake.stats().identifies).toBe(1);
+    expect(bed.fake.stats().resumes).toEqual([{ seq: 2 }]);
     expect(accepted()).toContain("sent while down");
   });
 });

@@ -1,34 +1,22 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { useRecordingTestBed } from "@downcity/core/test";
+import { beforeEach, describe, expect, it } from "vitest";
 import { createQqAdapter, type QqAdapter } from "./qq-adapter.js";
 import { qqMessageSeq, sendQqText } from "./qq-sender.js";
 import { createQqTokenSource } from "./qq-token-source.js";
-import {
-  type FakeQqPlatform,
-  fakeQqAppId,
-  fakeQqSecret,
-  startFakeQqPlatform,
-} from "./test/fake-qq-platform.js";
-import { createRecordingContext, type RecordingContext } from "./test/recording-context.js";
+import { fakeQqAppId, fakeQqSecret, startFakeQqPlatform } from "./test/fake-qq-platform.js";
 
 describe("sending to QQ", () => {
-  let fake: FakeQqPlatform;
-  let recording: RecordingContext;
+  const bed = useRecordingTestBed({ createFake: () => startFakeQqPlatform() });
   let adapter: QqAdapter;
   beforeEach(async () => {
-    fake = await startFakeQqPlatform();
-    recording = await createRecordingContext();
-    adapter = createQqAdapter({
-      appId: fakeQqAppId,
-      clientSecret: fakeQqSecret,
-      apiBase: fake.apiBase,
-      tokenUrl: fake.tokenUrl,
-    });
-    await adapter.start(recording.context);
-  });
-  afterEach(async () => {
-    await adapter.stop();
-    await fake.close();
-    await recording.dispose();
+    adapter = await bed.start(
+      createQqAdapter({
+        appId: fakeQqAppId,
+        clientSecret: fakeQqSecret,
+        apiBase: bed.fake.apiBase,
+        tokenUrl: bed.fake.tokenUrl,
+      }),
+    );
   });
 
   it("derives a stable msg_seq per outbox key, different for each chunk", () => {
@@ -39,14 +27,14 @@ describe("sending to QQ", () => {
   });
 
   it("turns a reply past the platform's window into a permanent error that says so", async () => {
-    const { eventId } = await fake.deliver({
+    const { eventId } = await bed.fake.deliver({
       chatType: "group",
       chatId: "g1",
       userId: "m1",
       text: "old",
       mentionBot: true,
     });
-    fake.expireMessage(`msg-${eventId}`);
+    bed.fake.expireMessage(`msg-${eventId}`);
     const error = (await adapter
       .send(
         { chatId: "g1", chatType: "group", replyToMessageId: `msg-${eventId}` },
@@ -60,13 +48,13 @@ describe("sending to QQ", () => {
 
   it("refuses locally a reply it knows is too old, without calling the platform", async () => {
     const tokens = createQqTokenSource({
-      tokenUrl: fake.tokenUrl,
+      tokenUrl: bed.fake.tokenUrl,
       appId: fakeQqAppId,
       clientSecret: fakeQqSecret,
     });
     const ledger = { chatType: () => "group" as const, sentAt: () => 0 };
     const error = (await sendQqText(
-      { apiBase: fake.apiBase, tokens, ledger, now: () => 6 * 60_000 },
+      { apiBase: bed.fake.apiBase, tokens, ledger, now: () => 6 * 60_000 },
       { chatId: "g1", replyToMessageId: "m" },
       "late",
       "k",
@@ -75,12 +63,12 @@ describe("sending to QQ", () => {
     expect(error.message).toMatch(
       /QQ reply window closed: group messages can be answered for 5 minutes .*6 min old/,
     );
-    expect(fake.sendRequests()).toHaveLength(0);
+    expect(bed.fake.sendRequests()).toHaveLength(0);
   });
 
   it("reports a 429 with its wait, a send without a chat kind or trigger as permanent, and an outage as retryable", async () => {
-    const { eventId } = await fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "q" });
-    fake.rateLimitNextSends(1, 1500);
+    const { eventId } = await bed.fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "q" });
+    bed.fake.rateLimitNextSends(1, 1500);
     const limited = await adapter
       .send({ chatId: "u1", replyToMessageId: `msg-${eventId}` }, { text: "a" }, { idempotencyKey: "k1" })
       .catch((caught: unknown) => caught);
@@ -101,7 +89,7 @@ describe("sending to QQ", () => {
         .catch((caught: unknown) => caught),
     ).toMatchObject({ permanent: true, status: 400 });
     await adapter.stop();
-    await fake.close();
+    await bed.fake.close();
     const down = await adapter
       .send(
         { chatId: "u1", chatType: "direct", replyToMessageId: `msg-${eventId}` },
@@ -110,6 +98,5 @@ describe("sending to QQ", () => {
       )
       .catch((caught: unknown) => caught);
     expect(down).toMatchObject({ name: "ChannelSendError", permanent: false });
-    fake = await startFakeQqPlatform();
   });
 });

@@ -1,18 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createQqAdapter, type QqAdapter } from "./qq-adapter.js";
+import { useRecordingTestBed } from "@downcity/core/test";
+import { beforeEach, describe, expect, it } from "vitest";
+import { createQqAdapter } from "./qq-adapter.js";
 import { qqSign, qqSigningKeys } from "./qq-signature.js";
-import {
-  type FakeQqPlatform,
-  fakeQqAppId,
-  fakeQqSecret,
-  startFakeQqPlatform,
-} from "./test/fake-qq-platform.js";
-import { createRecordingContext, type RecordingContext } from "./test/recording-context.js";
+import { fakeQqAppId, fakeQqSecret, startFakeQqPlatform } from "./test/fake-qq-platform.js";
 
 describe("QQ webhook mode", () => {
-  let fake: FakeQqPlatform;
-  let recording: RecordingContext;
-  let adapter: QqAdapter;
+  const bed = useRecordingTestBed({ createFake: () => startFakeQqPlatform(), secrets: [fakeQqSecret] });
   let url: string;
   const { privateKey } = qqSigningKeys(fakeQqSecret);
   const post = async (body: string, headers: Record<string, string> = {}) => {
@@ -44,24 +37,17 @@ describe("QQ webhook mode", () => {
     });
 
   beforeEach(async () => {
-    fake = await startFakeQqPlatform();
-    recording = await createRecordingContext();
-    adapter = createQqAdapter({
-      appId: fakeQqAppId,
-      clientSecret: fakeQqSecret,
-      apiBase: fake.apiBase,
-      tokenUrl: fake.tokenUrl,
-      mode: "webhook",
-      listen: 0,
-    });
-    await adapter.start(recording.context);
+    const adapter = await bed.start(
+      createQqAdapter({
+        appId: fakeQqAppId,
+        clientSecret: fakeQqSecret,
+        apiBase: bed.fake.apiBase,
+        tokenUrl: bed.fake.tokenUrl,
+        mode: "webhook",
+        listen: 0,
+      }),
+    );
     url = `http://127.0.0.1:${adapter.webhookPort()}/qq/events`;
-  });
-  afterEach(async () => {
-    await adapter.stop();
-    await fake.close();
-    await recording.dispose();
-    expect(JSON.stringify(recording.logs)).not.toContain(fakeQqSecret);
   });
 
   it("answers the op 13 validation with the signature the platform expects", async () => {
@@ -80,10 +66,10 @@ describe("QQ webhook mode", () => {
 
   it("acks (op 12) a signed event only after the accept; 500 when the inbox threw", async () => {
     const body = event("C2C_MESSAGE_CREATE:e1");
-    recording.failNext(1);
+    bed.recording.failNext(1);
     expect((await post(body, signed(body))).status).toBe(500);
     expect(await post(body, signed(body))).toEqual({ status: 200, body: '{"op":12}' });
-    expect(recording.events).toMatchObject([
+    expect(bed.recording.events).toMatchObject([
       { eventId: "C2C_MESSAGE_CREATE:e1", chatType: "direct", chatId: "u1", text: "hi" },
     ]);
   });
@@ -100,6 +86,6 @@ describe("QQ webhook mode", () => {
     ).toBe(401);
     expect((await post(body)).status).toBe(401);
     expect((await post(`${body} `, headers)).status).toBe(401);
-    expect(recording.attempts()).toBe(0);
+    expect(bed.recording.attempts()).toBe(0);
   });
 });

@@ -1,10 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DowncityError } from "@downcity/core";
+import { createRecordingContext, type RecordingContext } from "@downcity/core/test";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTelegramAdapter, type TelegramAdapter } from "./telegram-adapter.js";
 import { type FakeTelegramServer, startFakeTelegramServer } from "./test/fake-telegram-server.js";
-import { createRecordingContext, type RecordingContext } from "./test/recording-context.js";
 
 const backoff = { initialMs: 20, maxMs: 200 };
 const cleanup: Array<() => Promise<void>> = [];
@@ -15,7 +15,7 @@ afterEach(async () => {
 async function setup(stateDir?: string) {
   const fake = await startFakeTelegramServer();
   cleanup.push(() => fake.close());
-  const recording = await createRecordingContext(stateDir);
+  const recording = await createRecordingContext({ channel: "tg", stateDir });
   cleanup.push(() => recording.dispose());
   return { fake, recording };
 }
@@ -138,7 +138,7 @@ describe("telegram polling", () => {
     expect(saved).toMatchObject({ botId: fake.bot.id, offset: accepted + 1 });
 
     const failing = fake.injectMessage({ text: "failed before the stop" });
-    const restarted = await createRecordingContext(recording.context.stateDir);
+    const restarted = await createRecordingContext({ channel: "tg", stateDir: recording.context.stateDir });
     restarted.failNext(1);
     const second = adapterFor(fake);
     await started(second, restarted);
@@ -146,7 +146,7 @@ describe("telegram polling", () => {
     await second.stop();
     expect(fake.isConfirmed(failing)).toBe(false);
 
-    const third = await createRecordingContext(recording.context.stateDir);
+    const third = await createRecordingContext({ channel: "tg", stateDir: recording.context.stateDir });
     const adapter = adapterFor(fake);
     await started(adapter, third);
     await third.until(() => fake.isConfirmed(failing), "redelivery after restart");
@@ -180,7 +180,7 @@ describe("telegram polling", () => {
 
   it("two pollers on one token: Telegram ends the older poll with 409, which is reported, not fatal", async () => {
     const { fake, recording } = await setup();
-    const other = await createRecordingContext();
+    const other = await createRecordingContext({ channel: "tg" });
     cleanup.push(() => other.dispose());
     await started(adapterFor(fake, { pollTimeoutSeconds: 5 }), recording);
     await recording.until(() => fake.calls("getUpdates").length >= 1, "first poll");

@@ -1,8 +1,8 @@
 import { request } from "node:http";
+import { createRecordingContext, type RecordingContext } from "@downcity/core/test";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTelegramAdapter, type TelegramAdapter } from "./telegram-adapter.js";
 import { type FakeTelegramServer, startFakeTelegramServer } from "./test/fake-telegram-server.js";
-import { createRecordingContext, type RecordingContext } from "./test/recording-context.js";
 
 const secret = "s3cret-Webhook_token";
 const cleanup: Array<() => Promise<void>> = [];
@@ -17,7 +17,7 @@ async function setup(): Promise<{
 }> {
   const fake = await startFakeTelegramServer();
   cleanup.push(() => fake.close());
-  const recording = await createRecordingContext();
+  const recording = await createRecordingContext({ channel: "tg" });
   cleanup.push(() => recording.dispose());
   const adapter = createTelegramAdapter(
     {

@@ -15,6 +15,16 @@ export {
   startOpenAICompatibleServer,
 } from "./test/openai-compatible-server.js";
 export { testOutboxStore } from "./test/outbox-store-conformance.js";
+export {
+  createRecordingContext,
+  type RecordingContext,
+  type RecordingContextOptions,
+} from "./test/recording-context.js";
+export {
+  type RecordingTestBed,
+  type RecordingTestBedOptions,
+  useRecordingTestBed,
+} from "./test/recording-test-bed.js";
 export { createScriptedModel, type ScriptedModel } from "./test/scripted-model.js";
 export type { ScriptedCall, ScriptedReply, ScriptedToolCall, ScriptedTurn } from "./test/scripted-turn.js";
 export type { StoreSuiteOptions, StoreUnderTest } from "./test/store-suite-options.js";

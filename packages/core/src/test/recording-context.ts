@@ -1,30 +1,57 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AcceptResult, ChannelContext, ChannelEvent, ChannelState, Logger } from "@downcity/core";
+import type { AcceptResult, ChannelContext, ChannelState } from "../channel/channel-adapter.js";
+import type { ChannelEvent } from "../channel/channel-event.js";
+import type { Logger } from "../logger/logger.js";
 
-/** A real ChannelContext for tests: a recording inbox, a recording logger and a temp state folder. */
+/** Options of `createRecordingContext`. */
+export interface RecordingContextOptions {
+  /** The instance name the adapter sees as `context.channel` ["test"]. */
+  channel?: string;
+  /**
+   * The state folder; pass an earlier context's `stateDir` to simulate a restart of the adapter (it is
+   * then left in place by `dispose`). A fresh temp folder, removed by `dispose`, when absent.
+   */
+  stateDir?: string;
+}
+
+/**
+ * A real ChannelContext for an adapter's unit tests, without a channel host: a recording inbox, a
+ * recording logger and a state folder, with switches to make accepts fail or wait.
+ */
 export interface RecordingContext {
+  /** What to pass to the adapter's `start`. */
   context: ChannelContext;
   /** Events the inbox accepted (every call, duplicates included). */
   events: ChannelEvent[];
   /** How many accepts were started (held, failed or done). */
   attempts(): number;
+  /** Every `setState` call, in order. */
   states: Array<{ state: ChannelState; error?: string }>;
+  /** Every log line, in order. */
   logs: Array<{ level: string; fields: Record<string, unknown>; message?: string }>;
   /** Makes the next `count` accepts throw (the platform must not be acknowledged). */
   failNext(count?: number): void;
   /** Holds accepts until the returned release function is called. */
   hold(): () => void;
-  /** Resolves when `predicate` holds, polling until the deadline. */
+  /** Resolves when `predicate` holds, polling until the deadline [10 s]. */
   until(predicate: () => boolean, what: string, timeoutMs?: number): Promise<void>;
+  /** Aborts `context.signal`, as the host does when the channel stops. */
   abort(): void;
+  /** Removes the state folder if this context created it. */
   dispose(): Promise<void>;
 }
 
-/** Creates a recording context over a fresh temp folder (or `stateDir`, to simulate a restart). */
-export async function createRecordingContext(stateDir?: string): Promise<RecordingContext> {
-  const dir = stateDir ?? (await mkdtemp(join(tmpdir(), "dc-qq-")));
+/**
+ * Creates a recording context. Its inbox answers "accepted" for a new event id and "duplicate" for
+ * one it saw before (in this context; a restarted context starts with none seen).
+ */
+export async function createRecordingContext(
+  options: RecordingContextOptions = {},
+): Promise<RecordingContext> {
+  const ownsDir = options.stateDir === undefined;
+  const dir = options.stateDir ?? (await mkdtemp(join(tmpdir(), "downcity-recording-")));
   const events: ChannelEvent[] = [];
   const states: RecordingContext["states"] = [];
   const logs: RecordingContext["logs"] = [];
@@ -45,7 +72,7 @@ export async function createRecordingContext(stateDir?: string): Promise<Recordi
     error: line("error"),
   };
   const context: ChannelContext = {
-    channel: "qq",
+    channel: options.channel ?? "test",
     logger,
     signal: controller.signal,
     stateDir: dir,
@@ -93,7 +120,7 @@ export async function createRecordingContext(stateDir?: string): Promise<Recordi
     },
     abort: () => controller.abort(),
     async dispose() {
-      if (!stateDir) await rm(dir, { recursive: true, force: true });
+      if (ownsDir) await rm(dir, { recursive: true, force: true });
     },
   };
 }
