@@ -1,8 +1,8 @@
-import { writeFileSync } from "node:fs";
 import pg from "pg";
 import { expect, inject, it } from "vitest";
 import "../test/global-setup.js";
 import { openPostgresStore } from "../src/postgres-store.js";
+import { recordResults } from "./record-results.js";
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 500);
 
@@ -62,7 +62,7 @@ it("history append and inbox accept run at least half as fast as a raw single-ro
     inboxAcceptRatio: Number((totals.raw / totals.accept).toFixed(2)),
   };
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  writeFileSync(new URL("results.json", import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
+  recordResults(result);
   expect(result.historyAppendRatio).toBeGreaterThanOrEqual(0.5);
   expect(result.inboxAcceptRatio).toBeGreaterThanOrEqual(0.5);
 });

@@ -9,6 +9,8 @@ export default defineConfig({
     root: new URL("..", import.meta.url).pathname,
     include: ["bench/**/*.bench-run.ts"],
     globalSetup: ["bench/global-setup.ts"],
+    // One benchmark at a time: the worker-cluster one would load the machine under the other.
+    fileParallelism: false,
     testTimeout: 300000,
     hookTimeout: 60000,
   },

@@ -11,13 +11,13 @@ import {
 import { createRandom, createWorkerCluster, delay, type WorkerCluster, waitUntil } from "./worker-cluster.js";
 
 // Three daemon processes of one agent on one PostgreSQL database, a webhook flood spread over them,
-// one SIGKILLed mid-flood. `SOAK=1` runs 3,000 events over 100 chats with three kills (each victim
+// one SIGKILLed mid-flood. `SOAK=1` runs 5,000 events over 100 chats with five kills (each victim
 // restarted after its handover); SCALE_OUT_SEED replays a run (which worker dies, the port spread).
 const soak = Boolean(process.env.SOAK);
 const seed = Number(process.env.SCALE_OUT_SEED ?? Date.now() % 2 ** 31);
-const totalEvents = Number(process.env.SCALE_OUT_EVENTS ?? (soak ? 3000 : 1000));
+const totalEvents = Number(process.env.SCALE_OUT_EVENTS ?? (soak ? 5000 : 1000));
 const chats = soak ? 100 : 50;
-const kills = soak ? 3 : 1;
+const kills = soak ? 5 : 1;
 const workerCount = 3;
 const leaseMs = 3000;
 const modelDelayMs = 50;
