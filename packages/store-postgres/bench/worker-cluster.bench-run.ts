@@ -2,6 +2,7 @@ import { startOpenAICompatibleServer } from "@downcity/core/test";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import "../test/global-setup.js";
 import { killAndMeasureHandover } from "../test/cluster-handover.js";
+import { scriptedAck } from "../test/scripted-ack.js";
 import { postEvent, type ReplyReceiver, startReplyReceiver } from "../test/webhook-traffic.js";
 import {
   type ClusterRuntime,
@@ -35,12 +36,7 @@ beforeAll(async () => {
   runtime = await prepareClusterRuntime();
   receiver = await startReplyReceiver(secret);
   model = await startOpenAICompatibleServer({
-    respond: async (call) => {
-      const last = call.messages.filter((message) => message.role === "user").at(-1)?.text ?? "";
-      const eventId = /event (\S+)/.exec(last)?.[1];
-      await delay(modelDelayMs);
-      return eventId ? { text: `ack ${eventId}` } : "ok";
-    },
+    respond: scriptedAck(modelDelayMs),
   });
 }, 120_000);
 afterAll(async () => {

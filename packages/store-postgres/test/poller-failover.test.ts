@@ -1,6 +1,7 @@
 import { startOpenAICompatibleServer } from "@downcity/core/test";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { type FakePollPlatform, pollAdapterSource, startFakePollPlatform } from "./fake-poll-platform.js";
+import { scriptedAck } from "./scripted-ack.js";
 import { checkReplies } from "./webhook-traffic.js";
 import {
   type ClusterWorker,
@@ -31,12 +32,7 @@ describe("poller failover: one worker polls a polling channel, another takes ove
     const platform = await startFakePollPlatform();
     cleanups.push(platform.close);
     const model = await startOpenAICompatibleServer({
-      respond: async (call) => {
-        const last = call.messages.filter((message) => message.role === "user").at(-1)?.text ?? "";
-        const eventId = /event (\S+)/.exec(last)?.[1];
-        await delay(20);
-        return eventId ? { text: `ack ${eventId}` } : "ok";
-      },
+      respond: scriptedAck(20),
     });
     cleanups.push(() => model.close());
     const cluster = await createWorkerCluster({

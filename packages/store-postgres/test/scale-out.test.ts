@@ -1,6 +1,7 @@
 import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/test";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { type Handover, killAndMeasureHandover } from "./cluster-handover.js";
+import { scriptedAck } from "./scripted-ack.js";
 import {
   checkReplies,
   postEvent,
@@ -8,7 +9,7 @@ import {
   startReplyReceiver,
   type WebhookEvent,
 } from "./webhook-traffic.js";
-import { createRandom, createWorkerCluster, delay, type WorkerCluster, waitUntil } from "./worker-cluster.js";
+import { createRandom, createWorkerCluster, type WorkerCluster, waitUntil } from "./worker-cluster.js";
 
 // Three daemon processes of one agent on one PostgreSQL database, a webhook flood spread over them,
 // one SIGKILLed mid-flood. `SOAK=1` runs 5,000 events over 100 chats with five kills (each victim
@@ -40,12 +41,7 @@ describe("scale-out: three workers share one agent through PostgreSQL", () => {
       const receiver: ReplyReceiver = await startReplyReceiver(secret);
       cleanups.push(receiver.close);
       const model: OpenAICompatibleServer = await startOpenAICompatibleServer({
-        respond: async (call) => {
-          const last = call.messages.filter((message) => message.role === "user").at(-1)?.text ?? "";
-          const eventId = /event (\S+)/.exec(last)?.[1];
-          await delay(modelDelayMs);
-          return eventId ? { text: `ack ${eventId}` } : "ok";
-        },
+        respond: scriptedAck(modelDelayMs),
       });
       cleanups.push(() => model.close());
       const cluster: WorkerCluster = await createWorkerCluster({
