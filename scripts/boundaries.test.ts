@@ -17,6 +17,9 @@ const allowedOurs: Record<string, string[]> = {
 const bundledApps: Record<string, string[]> = {
   downcity: ["@downcity/cli", "@downcity/daemon"],
 };
+// Private packages for tests only: a devDependency of the packages whose tests (*.test.ts, test/) use them,
+// never a runtime dependency, so nothing published can reach them.
+const testOnlyPackages = ["@downcity/test-support"];
 const forbiddenThirdParty: Record<string, string[]> = {
   "@downcity/core": ["fastify", "node-pty", "@modelcontextprotocol/sdk", "pino"],
   "@downcity/shell": ["fastify"],
@@ -70,6 +73,19 @@ describe("dependency direction (SPEC.md section 1)", () => {
   it("finds every package", () => {
     expect(all.map((w) => w.name)).toContain("@downcity/core");
     expect(all.map((w) => w.name)).toContain("@downcity/shell");
+  });
+
+  it("keeps the test-only packages private and out of every runtime dependency list", () => {
+    const problems: string[] = [];
+    for (const name of testOnlyPackages) {
+      const own = all.find((workspace) => workspace.name === name);
+      const manifest = own && JSON.parse(readFileSync(join(own.dir, "package.json"), "utf8"));
+      if (!manifest?.private) problems.push(`${name} is not a private workspace package`);
+    }
+    for (const workspace of all)
+      for (const dep of workspace.deps)
+        if (testOnlyPackages.includes(dep)) problems.push(`${workspace.name} depends on ${dep} at run time`);
+    expect(problems).toEqual([]);
   });
 
   for (const workspace of all) {

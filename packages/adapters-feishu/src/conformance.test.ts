@@ -1,6 +1,5 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { testChannelAdapter } from "@downcity/core/test";
+import { webhookFakes } from "@downcity/test-support";
 import feishu from "./index.js";
 import {
   type FakeOpenPlatform,
@@ -9,46 +8,29 @@ import {
   startFakeOpenPlatform,
 } from "./test/fake-open-platform.js";
 
+const pointedAt = (fake: FakeOpenPlatform) => ({
+  appId: fakeAppId,
+  appSecret: fakeAppSecret,
+  domain: fake.domain,
+});
+
 testChannelAdapter<FakeOpenPlatform>({
   name: "feishu (websocket)",
   createFake: () => startFakeOpenPlatform(),
-  createAdapter: (fake) => ({
-    definition: feishu,
-    options: { appId: fakeAppId, appSecret: fakeAppSecret, domain: fake.domain, pingTimeoutSeconds: 5 },
-  }),
+  createAdapter: (fake) => ({ definition: feishu, options: { ...pointedAt(fake), pingTimeoutSeconds: 5 } }),
   capabilities: { idempotentSends: true, threads: true },
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 const encryptKey = "encrypt-key-for-tests";
-const ports = new WeakMap<FakeOpenPlatform, number>();
+const webhook = webhookFakes("/lark/events", (url) =>
+  startFakeOpenPlatform({ delivery: { mode: "webhook", url, encryptKey } }),
+);
 testChannelAdapter<FakeOpenPlatform>({
   name: "feishu (webhook)",
-  createFake: async () => {
-    const port = await freePort();
-    const fake = await startFakeOpenPlatform({
-      delivery: { mode: "webhook", url: `http://127.0.0.1:${port}/lark/events`, encryptKey },
-    });
-    ports.set(fake, port);
-    return fake;
-  },
+  createFake: webhook.createFake,
   createAdapter: (fake) => ({
     definition: feishu,
-    options: {
-      appId: fakeAppId,
-      appSecret: fakeAppSecret,
-      domain: fake.domain,
-      mode: "webhook",
-      listen: `127.0.0.1:${ports.get(fake)}`,
-      encryptKey,
-    },
+    options: { ...pointedAt(fake), mode: "webhook", listen: webhook.listen(fake), encryptKey },
   }),
   capabilities: { idempotentSends: true },
 });

@@ -1,6 +1,5 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { testChannelAdapter } from "@downcity/core/test";
+import { webhookFakes } from "@downcity/test-support";
 import qq from "./index.js";
 import {
   type FakeQqPlatform,
@@ -9,51 +8,29 @@ import {
   startFakeQqPlatform,
 } from "./test/fake-qq-platform.js";
 
+const pointedAt = (fake: FakeQqPlatform) => ({
+  appId: fakeQqAppId,
+  clientSecret: fakeQqSecret,
+  apiBase: fake.apiBase,
+  tokenUrl: fake.tokenUrl,
+});
+
 testChannelAdapter<FakeQqPlatform>({
   name: "qq (websocket)",
   createFake: () => startFakeQqPlatform(),
-  createAdapter: (fake) => ({
-    definition: qq,
-    options: {
-      appId: fakeQqAppId,
-      clientSecret: fakeQqSecret,
-      apiBase: fake.apiBase,
-      tokenUrl: fake.tokenUrl,
-      reconnectDelayMs: 50,
-    },
-  }),
+  createAdapter: (fake) => ({ definition: qq, options: { ...pointedAt(fake), reconnectDelayMs: 50 } }),
   capabilities: { threads: false },
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-const ports = new WeakMap<FakeQqPlatform, number>();
+const webhook = webhookFakes("/qq/events", (url) =>
+  startFakeQqPlatform({ delivery: { mode: "webhook", url } }),
+);
 testChannelAdapter<FakeQqPlatform>({
   name: "qq (webhook)",
-  createFake: async () => {
-    const port = await freePort();
-    const fake = await startFakeQqPlatform({
-      delivery: { mode: "webhook", url: `http://127.0.0.1:${port}/qq/events` },
-    });
-    ports.set(fake, port);
-    return fake;
-  },
+  createFake: webhook.createFake,
   createAdapter: (fake) => ({
     definition: qq,
-    options: {
-      appId: fakeQqAppId,
-      clientSecret: fakeQqSecret,
-      apiBase: fake.apiBase,
-      tokenUrl: fake.tokenUrl,
-      mode: "webhook",
-      listen: `127.0.0.1:${ports.get(fake)}`,
-    },
+    options: { ...pointedAt(fake), mode: "webhook", listen: webhook.listen(fake) },
   }),
   capabilities: { threads: false },
 });

@@ -61,8 +61,8 @@ const oldest = (dir: string): number =>
   }, Number.POSITIVE_INFINITY);
 
 /**
- * The path of the built `downcity` CLI, after rebuilding every package it runs (this adapter included)
- * whose dist is older than its sources: the daemon loads this adapter from its install, as users get it.
+ * The path of the built `downcity` CLI, after rebuilding every package it runs (the adapters included)
+ * whose dist is older than its sources: the daemon loads an adapter from its install, as users get it.
  */
 export function ensureBuiltCli(): string {
   const root = workspaceRoot();
