@@ -170,6 +170,11 @@ describe("QQ gateway", () => {
       () => bed.fake.stats().resumes.length === 1,
       "the resume once tokens come back",
     );
+    // The fake counts the resume when it arrives; the adapter reports connected once RESUMED is back.
+    await bed.recording.until(
+      () => bed.recording.states.at(-1)?.state === "connected",
+      "connected again after the resume",
+    );
     expect(bed.recording.states.at(-1)).toEqual({ state: "connected" });
     expect(
       (await bed.fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "back" })).acked,
