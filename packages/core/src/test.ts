@@ -1,7 +1,8 @@
 /**
  * The complete public surface of @downcity/core/test: scripted stand-ins for the LLM so any
- * package can test agent runs without a network, and the conformance suites every channel adapter
- * and every store must pass. Never use these in production.
+ * package can test agent runs without a network, the conformance suites every channel adapter
+ * and every store must pass, and a recording channel context for adapter unit tests. Never use
+ * these in production.
  */
 export { type TestChannelAdapterOptions, testChannelAdapter } from "./test/channel-conformance.js";
 export type { ChannelFake, FakeIncoming, FakeSent } from "./test/channel-fake.js";
