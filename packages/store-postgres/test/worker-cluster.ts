@@ -12,6 +12,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   createDaemonClient,
+  type DaemonClient,
   daemonPaths,
   daemonStatus,
   initProject,
@@ -117,42 +118,48 @@ export async function prepareClusterRuntime(): Promise<ClusterRuntime> {
   const packageJson = (dir: string, name: string) =>
     writeFile(join(dir, "package.json"), JSON.stringify({ name, type: "module", exports: "./index.js" }));
   const external = process.env.WORKER_CLUSTER_DAEMON_ENTRY;
-  await Promise.all([
-    external
-      ? Promise.resolve()
-      : build({
-          ...common,
-          entry: { "daemon-main": daemonSource },
-          outDir: daemonCache,
-          noExternal: [/^@downcity\//],
-          external: ["node-pty", "@lydell/node-pty"],
-        }),
-    build({
-      ...common,
-      entry: { index: here("../src/index.ts") },
-      outDir: storePackage,
-      noExternal: [/^(?!pg$)/],
-      external: ["pg"],
-    }).then(() => packageJson(storePackage, "@downcity/store-postgres")),
-    build({
-      ...common,
-      entry: {
-        index: fileURLToPath(
-          moduleResolve("@downcity/adapters-webhook", new URL(import.meta.url), sourceConditions),
-        ),
-      },
-      outDir: webhookPackage,
-      noExternal: [/.*/],
-    }).then(() => packageJson(webhookPackage, "@downcity/adapters-webhook")),
-  ]);
+  const dispose = async () => {
+    await rm(daemonCache, { recursive: true, force: true });
+    await rm(ownCache, { recursive: true, force: true });
+  };
+  try {
+    await Promise.all([
+      external
+        ? Promise.resolve()
+        : build({
+            ...common,
+            entry: { "daemon-main": daemonSource },
+            outDir: daemonCache,
+            noExternal: [/^@downcity\//],
+            external: ["node-pty", "@lydell/node-pty"],
+          }),
+      build({
+        ...common,
+        entry: { index: here("../src/index.ts") },
+        outDir: storePackage,
+        noExternal: [/^(?!pg$)/],
+        external: ["pg"],
+      }).then(() => packageJson(storePackage, "@downcity/store-postgres")),
+      build({
+        ...common,
+        entry: {
+          index: fileURLToPath(
+            moduleResolve("@downcity/adapters-webhook", new URL(import.meta.url), sourceConditions),
+          ),
+        },
+        outDir: webhookPackage,
+        noExternal: [/.*/],
+      }).then(() => packageJson(webhookPackage, "@downcity/adapters-webhook")),
+    ]);
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
   return {
     daemonEntry: external ?? join(daemonCache, "daemon-main.js"),
     storePackage,
     webhookPackage,
-    async dispose() {
-      await rm(daemonCache, { recursive: true, force: true });
-      await rm(ownCache, { recursive: true, force: true });
-    },
+    dispose,
   };
 }
 
@@ -211,6 +218,8 @@ export interface ClusterWorker {
   /** SIGKILL; resolves once the process is dead (a zombie counts as dead). Returns the kill time. */
   kill(): Promise<number>;
   running(): Promise<boolean>;
+  /** An API client of its running daemon (chat, services, logs). */
+  client(): Promise<DaemonClient>;
   channels(): Promise<ChannelsList>;
   /** The last lines of its logs (`.downcity/logs/*.jsonl`, `.downcity/debug/daemon.log`). */
   logTail(lines?: number): Promise<string>;
@@ -252,11 +261,22 @@ export async function createWorkerCluster(options: WorkerClusterOptions): Promis
   await admin((client) => client.query(`CREATE DATABASE ${database}`));
   const databaseUrl = options.adminUrl.replace(/\/postgres$/, `/${database}`);
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  pool.on("error", () => {
+    // An idle connection dropped (the server going away at teardown): the next query reconnects.
+  });
   const baseDir = await mkdtemp(join(tmpdir(), "dc-cluster-"));
   const leaseMs = options.leaseMs ?? 3000;
   const workers: ClusterWorker[] = [];
-  for (let index = 0; index < options.workers; index++)
-    workers.push(await createWorker(index, { ...options, leaseMs }, baseDir, databaseUrl, runtime));
+  try {
+    for (let index = 0; index < options.workers; index++)
+      workers.push(await createWorker(index, { ...options, leaseMs }, baseDir, databaseUrl, runtime));
+  } catch (error) {
+    await pool.end().catch(() => {});
+    await admin((client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)).catch(() => {});
+    await rm(baseDir, { recursive: true, force: true });
+    await ownRuntime?.dispose();
+    throw error;
+  }
   let kept = Boolean(process.env.KEEP_CLUSTER);
   let closed = false;
   return {
@@ -346,9 +366,9 @@ async function createWorker(
 
   let pid: number | undefined;
   let workerId: string | undefined;
+  const client = async () => createDaemonClient(await resolveDaemonTarget({ rootDir, env }));
   const channels = async (): Promise<ChannelsList> => {
-    const client = createDaemonClient(await resolveDaemonTarget({ rootDir, env }));
-    const answer = await client.servicesCommand({ service: "channels", action: "list" });
+    const answer = await (await client()).servicesCommand({ service: "channels", action: "list" });
     return answer.result as ChannelsList;
   };
   const running = async () => (await daemonStatus({ rootDir })).running;
@@ -391,6 +411,7 @@ async function createWorker(
       return at;
     },
     running,
+    client,
     channels,
     async logTail(lines = 40) {
       const parts: string[] = [];
