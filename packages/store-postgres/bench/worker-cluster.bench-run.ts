@@ -176,7 +176,7 @@ it("a SIGKILLed worker's claims are finished by the others within lease + 2 s", 
       results[`handoverLease${leaseMs}OverLeaseMs`] = handover.handoverMs - leaseMs;
       lines.push(
         `  lease ${leaseMs} ms: ${handover.heldEvents.length} claimed events + ${handover.heldChunks.length} chunks of the killed worker ` +
-          `finished ${Math.min(...eventTimes)}..${handover.handoverMs} ms after the SIGKILL (lease + ${handover.handoverMs - leaseMs} ms)`,
+          `finished ${Math.min(...eventTimes)}..${handover.handoverMs} ms after the SIGKILL (lease ${handover.handoverMs >= leaseMs ? "+" : "-"} ${Math.abs(handover.handoverMs - leaseMs)} ms)`,
       );
       expect(handover.handoverMs).toBeLessThanOrEqual(leaseMs + 2000);
     } finally {
