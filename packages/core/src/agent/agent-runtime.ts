@@ -9,7 +9,7 @@ import { createLaneScheduler } from "../lanes/lane-scheduler.js";
 import { errorFields, type Logger, silentLogger, withRequestContext } from "../logger/logger.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
 import type { RunAbortReason } from "../run/run-aborted-error.js";
-import type { RunUsage } from "../run/run-usage.js";
+import { emptyUsage, type RunUsage } from "../run/run-usage.js";
 import type { RunLimits } from "../run/run-watchdog.js";
 import type { SharedHistoryStore } from "../store/shared-history-store.js";
 import { type ActiveRun, type CancelTarget, createActiveRuns } from "./active-runs.js";
@@ -19,7 +19,7 @@ import { createHistoryWindow } from "./history-window.js";
 import type { IncomingMessage } from "./incoming-message.js";
 import { createMessageIntake, type PendingMessage } from "./message-intake.js";
 import { historyToModelMessages } from "./model-messages.js";
-import { unpersistedMessages } from "./persisted-messages.js";
+import { finishedRunAnswer, unpersistedMessages } from "./persisted-messages.js";
 import { createReplyDelivery, lastRoute, type RecipientDirectory } from "./reply-routing.js";
 import { runAgentLoop } from "./run-agent-loop.js";
 import type { RuntimeEvent, RuntimeEventListener } from "./runtime-event.js";
@@ -98,6 +98,11 @@ export interface AgentRuntime {
 }
 
 type Pending = PendingMessage<RunResult>;
+
+const removeFrom = <T>(list: T[], item: T) => {
+  const index = list.indexOf(item);
+  if (index >= 0) list.splice(index, 1);
+};
 
 /** Creates the agent runtime of a project: intake, lanes, history and the tool loop. */
 export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
@@ -205,6 +210,9 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     };
     batch.forEach(stamp);
     await store.append(await unpersistedMessages(store, batch));
+    // A replay of a run that finished before a crash: its answer (and its replies) are stored already.
+    const answered = await finishedRunAnswer(store, batch, requestId, logger);
+    if (answered) return { contextId, requestId, ...answered, steps: 0, usage: emptyUsage() };
     emit({
       type: "run-start",
       contextId,
@@ -350,17 +358,11 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     },
     addPromptProvider(provider) {
       promptProviders.push(provider);
-      return () => {
-        const index = promptProviders.indexOf(provider);
-        if (index >= 0) promptProviders.splice(index, 1);
-      };
+      return () => removeFrom(promptProviders, provider);
     },
     addTools(source) {
       toolSources.push(source);
-      return () => {
-        const index = toolSources.indexOf(source);
-        if (index >= 0) toolSources.splice(index, 1);
-      };
+      return () => removeFrom(toolSources, source);
     },
     reportProgress: (progress) => emit({ type: "tool-progress", ...progress }),
     on(listener) {

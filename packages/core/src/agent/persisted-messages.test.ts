@@ -45,4 +45,48 @@ describe("a message replayed after a crash", () => {
     ]);
     await second.close();
   });
+
+  it("is not run again when its run had finished (answer stored) before the crash kept it from being marked done", async () => {
+    const first = createAgentRuntime({
+      rootDir: root,
+      model: createScriptedModel(["the first answer"]).model,
+    });
+    const answered = await first.send({
+      contextId: "tg:2",
+      text: "hi",
+      messageId: "tg:7",
+      channel: "tg",
+      chatId: "2",
+    });
+    await first.close();
+
+    const again = createScriptedModel(["a second answer"]);
+    const outgoing: OutgoingMessage[] = [];
+    const second = createAgentRuntime({ rootDir: root, model: again.model });
+    second.registerSender("tg", (message) => void outgoing.push(message));
+    const replayed = await second.send({
+      contextId: "tg:2",
+      text: "hi",
+      messageId: "tg:7",
+      channel: "tg",
+      chatId: "2",
+    });
+    expect(again.calls).toHaveLength(0);
+    expect(outgoing).toEqual([]);
+    expect(replayed.text).toBe("the first answer");
+    expect(replayed.message.id).toBe(answered.message.id);
+    const history = await second.history("tg:2").read();
+    expect(history.map((message) => message.role)).toEqual(["user", "assistant"]);
+
+    // A new message of the chat is answered as usual.
+    const next = await second.send({
+      contextId: "tg:2",
+      text: "more",
+      messageId: "tg:8",
+      channel: "tg",
+      chatId: "2",
+    });
+    expect(next.text).toBe("a second answer");
+    await second.close();
+  });
 });

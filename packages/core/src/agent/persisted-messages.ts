@@ -1,4 +1,5 @@
-import type { HistoryMessage } from "../history/history-message.js";
+import { type HistoryMessage, messageText } from "../history/history-message.js";
+import type { Logger } from "../logger/logger.js";
 import type { ContextHistory } from "../store/shared-history-store.js";
 
 const lookBack = 200;
@@ -28,4 +29,28 @@ export async function unpersistedMessages(
     else fresh.push(pending.historyMessage);
   }
   return fresh;
+}
+
+/**
+ * The stored answer of a run that finished before a crash kept its event from being marked done:
+ * when every message of `batch` is a replay (already in history under an earlier run) and that run's
+ * assistant message is stored too, its replies were recorded before it (the outbox has them), so
+ * the replay must not ask the model again and store a second answer.
+ */
+export async function finishedRunAnswer(
+  store: ContextHistory,
+  batch: Array<{ historyMessage: HistoryMessage }>,
+  requestId: string,
+  logger: Logger,
+): Promise<{ text: string; message: HistoryMessage } | undefined> {
+  const earlier = new Set(batch.map((pending) => pending.historyMessage.metadata?.requestId));
+  const [previous] = earlier;
+  if (earlier.size !== 1 || !previous || previous === requestId) return undefined;
+  const recent = await store.read({ last: lookBack });
+  const message = recent.find(
+    (stored) => stored.role === "assistant" && stored.metadata?.requestId === previous,
+  );
+  if (!message) return undefined;
+  logger.info({ answeredBy: previous }, "replayed event was already answered; not run again");
+  return { text: messageText(message), message };
 }
