@@ -137,6 +137,35 @@ describe("runMemoryMaintenance", () => {
     expect(meta.lastMemorizedEntryCount).toBe(4);
   });
 
+  it("treats a run stopped by close() as shutdown: no error logged, no failure recorded", async () => {
+    let started: () => void = () => {};
+    const inModel = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    let stop: () => void = () => {};
+    const stopped = new Promise<void>((resolve) => {
+      stop = resolve;
+    });
+    // The provider call ends with an abort error once the maintainer is closed, as a real one does.
+    const t = await setup({}, [
+      async () => {
+        started();
+        await stopped;
+        return new Error("This operation was aborted");
+      },
+    ]);
+    await t.history.append(conversation);
+    const run = t.memory.runMemoryMaintenance(contextId);
+    await inModel;
+    const closing = t.memory.close();
+    stop();
+    await closing;
+    await expect(run).resolves.toMatchObject({ status: "failed", error: "stopped by shutdown" });
+    expect(t.logs.filter((line) => line.level === "error")).toEqual([]);
+    expect(t.logs.some((line) => line.message?.includes("stopped by shutdown"))).toBe(true);
+    await expect(readFile(t.files.meta, "utf8")).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
   it("adds no duplicates when a crash hit between the Primary.md write and the meta update", async () => {
     const t = await setup({}, [adaFacts, adaFacts]);
     await t.history.append(conversation);

@@ -137,6 +137,11 @@ export function createMemoryMaintainer(options: {
       if (chars > maxPrimaryChars) compressed = (await compress(contextId)).status === "compressed";
       return { status: "memorized", added, memorized, compressed };
     } catch (error) {
+      // Stopped by close(): shutdown, not a failure; the messages are still pending next time.
+      if (controller.signal.aborted) {
+        logger.info({ contextId }, "memory maintenance stopped by shutdown; it resumes next time");
+        return { status: "failed", error: "stopped by shutdown" };
+      }
       logger.error(
         { contextId, ...errorFields(error) },
         "memory maintenance failed; it is retried next time",
