@@ -110,9 +110,13 @@ export function createPostgresInbox(pool: pg.Pool, options: { dedupeWindowMs: nu
     async complete(id) {
       // The message body is dropped; the id stays for dedupe until the window passes.
       await pool.query(
+        // Other workers are woken only when the context has a next event: the finishing worker
+        // looks for work itself, and a wake-up of every worker per event is what limits scaling out.
         `WITH done AS (UPDATE downcity_inbox SET status = 'done', message = '{}', claimed_by = NULL, claimed_until = NULL
-                       WHERE id = $1 AND status IN ('pending', 'dead') RETURNING id)
-         SELECT pg_notify('${inboxWakeChannel}', '') FROM done`,
+                       WHERE id = $1 AND status IN ('pending', 'dead') RETURNING id, context_id)
+         SELECT pg_notify('${inboxWakeChannel}', '') FROM done
+         WHERE EXISTS (SELECT 1 FROM downcity_inbox n
+                       WHERE n.status = 'pending' AND n.context_id = done.context_id AND n.id <> done.id)`,
         [id],
       );
     },

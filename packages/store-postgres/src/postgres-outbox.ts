@@ -78,9 +78,12 @@ export function createPostgresOutbox(pool: pg.Pool): SharedOutboxStore {
     },
     async markSent(key, messageId) {
       await pool.query(
+        // Other workers are woken only when the chat has a next chunk (see inbox complete).
         `WITH sent AS (UPDATE downcity_outbox SET status = 'sent', sent_at = now(), message_id = $2, text = '',
-                         claimed_by = NULL, claimed_until = NULL WHERE key = $1 RETURNING key)
-         SELECT pg_notify('${outboxWakeChannel}', '') FROM sent`,
+                         claimed_by = NULL, claimed_until = NULL WHERE key = $1 RETURNING key, chat)
+         SELECT pg_notify('${outboxWakeChannel}', '') FROM sent
+         WHERE EXISTS (SELECT 1 FROM downcity_outbox n
+                       WHERE n.status = 'pending' AND n.chat = sent.chat AND n.key <> sent.key)`,
         [key, messageId ?? null],
       );
     },
