@@ -47,14 +47,23 @@ export async function openContactBook(path: string): Promise<ContactBook> {
       );
     }
   }
-  let writing = Promise.resolve();
+  // One write at a time, and at most one more queued behind it: every event of a flood updates a
+  // contact, but the queued write takes its snapshot when it starts, so it carries them all.
+  let writing: Promise<void> = Promise.resolve();
+  let queued: Promise<void> | undefined;
   const save = () => {
-    const snapshot = `${JSON.stringify([...contacts.values()], null, 2)}\n`;
-    writing = writing.then(async () => {
-      await mkdir(dirname(path), { recursive: true });
-      await writeFileAtomic(path, snapshot);
-    });
-    return writing;
+    if (queued) return queued;
+    const next = writing
+      .catch(() => {})
+      .then(async () => {
+        queued = undefined;
+        const snapshot = `${JSON.stringify([...contacts.values()], null, 2)}\n`;
+        await mkdir(dirname(path), { recursive: true });
+        await writeFileAtomic(path, snapshot);
+      });
+    queued = next;
+    writing = next;
+    return next;
   };
   return {
     list: () => [...contacts.values()].map((contact) => ({ ...contact })),
