@@ -51,10 +51,10 @@ export function createPostgresOutbox(pool: pg.Pool): SharedOutboxStore {
     async record(input) {
       const chat = JSON.stringify([input.channel, input.target.chatId, input.target.threadId ?? ""]);
       const { rows } = await pool.query(
-        `WITH recorded AS (
-           INSERT INTO downcity_outbox (key, channel, context_id, chat, target, text, created_at, status)
-           VALUES ($1, $2, $3, $4, $5, $6, now(), 'pending') ON CONFLICT (key) DO NOTHING RETURNING key)
-         SELECT key, pg_notify('${outboxWakeChannel}', '') FROM recorded`,
+        // No wake-up: the recording worker sends its own replies; should it die first, the others'
+        // poll finds the chunk. Waking every worker per chunk only made them race for it.
+        `INSERT INTO downcity_outbox (key, channel, context_id, chat, target, text, created_at, status)
+         VALUES ($1, $2, $3, $4, $5, $6, now(), 'pending') ON CONFLICT (key) DO NOTHING RETURNING key`,
         [input.key, input.channel, input.contextId, chat, JSON.stringify(input.target), input.text],
       );
       return rows.length > 0 ? "recorded" : "known";
@@ -78,12 +78,9 @@ export function createPostgresOutbox(pool: pg.Pool): SharedOutboxStore {
     },
     async markSent(key, messageId) {
       await pool.query(
-        // Other workers are woken only when the chat has a next chunk (see inbox complete).
-        `WITH sent AS (UPDATE downcity_outbox SET status = 'sent', sent_at = now(), message_id = $2, text = '',
-                         claimed_by = NULL, claimed_until = NULL WHERE key = $1 RETURNING key, chat)
-         SELECT pg_notify('${outboxWakeChannel}', '') FROM sent
-         WHERE EXISTS (SELECT 1 FROM downcity_outbox n
-                       WHERE n.status = 'pending' AND n.chat = sent.chat AND n.key <> sent.key)`,
+        // No wake-up either: the sender that finishes a chunk claims the chat's next one itself.
+        `UPDATE downcity_outbox SET status = 'sent', sent_at = now(), message_id = $2, text = '',
+           claimed_by = NULL, claimed_until = NULL WHERE key = $1`,
         [key, messageId ?? null],
       );
     },
