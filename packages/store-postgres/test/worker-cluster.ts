@@ -9,7 +9,6 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   createDaemonClient,
   type DaemonClient,
@@ -20,15 +19,10 @@ import {
   startDaemonDetached,
   stopDaemon,
 } from "@downcity/daemon";
-import { moduleResolve } from "import-meta-resolve";
 import pg from "pg";
-import { build } from "tsup";
+import { type ClusterRuntime, prepareClusterRuntime } from "./cluster-runtime.js";
 
-const sourceConditions = new Set(["downcity-source", "import", "node"]);
-const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
-// Bundles of CommonJS dependencies call require(); give the ESM bundles one.
-const requireBanner =
-  'import { createRequire as __clusterCreateRequire } from "node:module"; const require = __clusterCreateRequire(import.meta.url);';
+export { type ClusterRuntime, prepareClusterRuntime } from "./cluster-runtime.js";
 
 /** Polls `check` until it returns something other than undefined/false; fails naming `what` after `timeoutMs`. */
 export async function waitUntil<T>(
@@ -67,100 +61,6 @@ export async function freePort(): Promise<number> {
   const { port } = probe.address() as AddressInfo;
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   return port;
-}
-
-/**
- * What worker daemons run, bundled from the TypeScript sources of this checkout (never a stale
- * dist): the daemon's entry, and the two packages each project installs.
- */
-export interface ClusterRuntime {
-  daemonEntry: string;
-  /** A package folder of @downcity/store-postgres (index.js + package.json). */
-  storePackage: string;
-  /** A package folder of @downcity/adapters-webhook. */
-  webhookPackage: string;
-  dispose(): Promise<void>;
-}
-
-/**
- * Bundles the daemon (npm dependencies external, resolved from the daemon's own node_modules, so
- * the bundle lives in its cache folder), the store (pg external, resolved from this package) and
- * the webhook adapter (self-contained). `WORKER_CLUSTER_DAEMON_ENTRY` replaces the daemon bundle.
- */
-export async function prepareClusterRuntime(): Promise<ClusterRuntime> {
-  const tag = `${process.pid}-${randomBytes(3).toString("hex")}`;
-  const daemonSource = fileURLToPath(
-    moduleResolve("@downcity/daemon/daemon-main", new URL(import.meta.url), sourceConditions),
-  );
-  const daemonCache = join(
-    dirname(dirname(daemonSource)),
-    "node_modules",
-    ".cache",
-    "downcity-worker-cluster",
-    tag,
-  );
-  const ownCache = join(here(".."), "node_modules", ".cache", "downcity-worker-cluster", tag);
-  const storePackage = join(ownCache, "store-postgres");
-  const webhookPackage = join(ownCache, "adapters-webhook");
-  const common = {
-    config: false,
-    format: "esm" as const,
-    platform: "node" as const,
-    target: "node20",
-    dts: false,
-    silent: true,
-    splitting: false,
-    banner: { js: requireBanner },
-    esbuildOptions(options: { conditions?: string[] }) {
-      options.conditions = ["downcity-source"];
-    },
-  };
-  const packageJson = (dir: string, name: string) =>
-    writeFile(join(dir, "package.json"), JSON.stringify({ name, type: "module", exports: "./index.js" }));
-  const external = process.env.WORKER_CLUSTER_DAEMON_ENTRY;
-  const dispose = async () => {
-    await rm(daemonCache, { recursive: true, force: true });
-    await rm(ownCache, { recursive: true, force: true });
-  };
-  try {
-    await Promise.all([
-      external
-        ? Promise.resolve()
-        : build({
-            ...common,
-            entry: { "daemon-main": daemonSource },
-            outDir: daemonCache,
-            noExternal: [/^@downcity\//],
-            external: ["node-pty", "@lydell/node-pty"],
-          }),
-      build({
-        ...common,
-        entry: { index: here("../src/index.ts") },
-        outDir: storePackage,
-        noExternal: [/^(?!pg$)/],
-        external: ["pg"],
-      }).then(() => packageJson(storePackage, "@downcity/store-postgres")),
-      build({
-        ...common,
-        entry: {
-          index: fileURLToPath(
-            moduleResolve("@downcity/adapters-webhook", new URL(import.meta.url), sourceConditions),
-          ),
-        },
-        outDir: webhookPackage,
-        noExternal: [/.*/],
-      }).then(() => packageJson(webhookPackage, "@downcity/adapters-webhook")),
-    ]);
-  } catch (error) {
-    await dispose();
-    throw error;
-  }
-  return {
-    daemonEntry: external ?? join(daemonCache, "daemon-main.js"),
-    storePackage,
-    webhookPackage,
-    dispose,
-  };
 }
 
 /** Options of `createWorkerCluster`. */
