@@ -62,6 +62,12 @@ export { splitText } from "./channel/split-text.js";
 export type { ChannelSender, OutgoingMessage } from "./chat/channel-sender.js";
 export { type ChatToolsOptions, createChatTools } from "./chat/chat-tools.js";
 export {
+  type ConfigProblem,
+  ConfigProblemsError,
+  configProblemsFromZod,
+  problemsOf,
+} from "./config/config-problems.js";
+export {
   coreConfigShape,
   type DowncityConfig,
   downcityConfigSchema,
@@ -77,8 +83,10 @@ export {
   unclaimedConfigSections,
   unclaimedSectionsError,
 } from "./config/config-sections.js";
-export { parseEnvFile } from "./config/env-file.js";
+export { parseEnvFile, readEnvFile } from "./config/env-file.js";
 export { type LoadedConfig, loadConfig, substituteEnv, writeConfigJsonSchema } from "./config/load-config.js";
+export { nearestKey } from "./config/nearest-key.js";
+export { parseConfigJson } from "./config/parse-config-json.js";
 export {
   type ContextId,
   contextIdFor,

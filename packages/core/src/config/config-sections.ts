@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { DowncityError } from "../errors/downcity-error.js";
-import { errorFromZod } from "../errors/zod-issue-message.js";
+import { ConfigProblemsError, configProblemsFromZod } from "./config-problems.js";
 import { coreConfigShape, type DowncityConfig } from "./config-schema.js";
+import { nearestKey } from "./nearest-key.js";
 
 /** A top-level `downcity.json` section owned by a plug-in or the host, with its zod schema. */
 export interface ConfigSection {
@@ -40,15 +41,25 @@ export function unclaimedConfigSections(config: DowncityConfig, claimed: readonl
   return Object.keys(config).filter((key) => !owned.has(key));
 }
 
-/** The error for sections nobody claims: names each one and lists who could have. */
+/**
+ * The error for sections nobody claims: names each one, the nearest valid section name (`chanels` →
+ * `channels`) among core's, `installed` and `known` (the host's), and lists who could have claimed it.
+ */
 export function unclaimedSectionsError(
   unclaimed: readonly string[],
   installed: readonly string[],
+  known: readonly string[] = [],
 ): DowncityError {
+  const valid = [...Object.keys(coreConfigShape).filter((key) => key !== "$schema"), ...known, ...installed];
+  const suggestions = unclaimed.flatMap((name) => {
+    const near = nearestKey(name, valid);
+    return near ? [`did you mean "${near}" for "${name}"?`] : [];
+  });
   const names = unclaimed.map((name) => `"${name}"`).join(", ");
   return new DowncityError(
     "CONFIG_INVALID",
-    `downcity.json has ${unclaimed.length === 1 ? "a section" : "sections"} ${names} that no installed plug-in claims. ` +
+    `downcity.json has ${unclaimed.length === 1 ? "a section" : "sections"} ${names} that no installed plug-in claims` +
+      `${suggestions.length > 0 ? ` (${suggestions.join("; ")})` : ""}. ` +
       `Installed plug-ins: ${installed.join(", ") || "none"}. Remove the section, fix its name, or add the plug-in to "plugins".`,
     { field: unclaimed[0] ?? "(root)" },
   );
@@ -86,7 +97,12 @@ export function readConfigSection<Schema extends z.ZodObject>(
   const schema = section.config ?? z.strictObject({});
   const parsed = schema.safeParse(rest);
   if (!parsed.success) {
-    throw errorFromZod(parsed.error, { what: "downcity.json", code: "CONFIG_INVALID", prefix: section.name });
+    const problems = configProblemsFromZod(parsed.error, {
+      schema,
+      prefix: section.name,
+      extraKeys: ["enabled"],
+    });
+    throw new ConfigProblemsError("downcity.json", problems, { cause: parsed.error });
   }
   return { enabled: enabled !== false, value: parsed.data as z.output<Schema> };
 }

@@ -48,6 +48,32 @@ describe("loadConfig", () => {
     });
   });
 
+  it("lists every problem in one pass and suggests the key a typo meant", async () => {
+    await write({
+      llm: { provider: "openai", model: "", baseUrl: "http://x" },
+      lanes: { maxConcurrency: 0 },
+    });
+    const error = (await loadConfig(root, { env: {} }).catch((caught: unknown) => caught)) as {
+      message: string;
+      problems: Array<{ field: string; message: string }>;
+    };
+    expect(error.problems.map((problem) => problem.field).sort()).toEqual([
+      "lanes.maxConcurrency",
+      "llm.baseUrl",
+      "llm.model",
+    ]);
+    expect(error.message).toContain('llm.baseUrl: unknown key "baseUrl"; did you mean "baseURL"?');
+    expect(error.message).toContain("has 3 problems");
+  });
+
+  it("reports a trailing comma with the line and column", async () => {
+    await writeFile(join(root, "downcity.json"), '{\n  "name": "a",\n}\n');
+    await expect(loadConfig(root, { env: {} })).rejects.toMatchObject({
+      code: "CONFIG_INVALID",
+      message: expect.stringMatching(/downcity\.json:2:14: a trailing comma/),
+    });
+  });
+
   it("applies core defaults and leaves plug-in sections to their plug-ins", async () => {
     await write({ lanes: {}, mcp: { servers: { everything: { type: "stdio", command: "npx" } } } });
     const { config } = await loadConfig(root, { env: {} });

@@ -1,12 +1,13 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { DowncityError } from "../errors/downcity-error.js";
-import { errorFromZod } from "../errors/zod-issue-message.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { downcityPaths } from "../paths/downcity-paths.js";
+import { ConfigProblemsError, configProblemsFromZod } from "./config-problems.js";
 import { type DowncityConfig, downcityConfigSchema } from "./config-schema.js";
 import { type ConfigSection, downcityConfigJsonSchema } from "./config-sections.js";
 import { readEnvFile } from "./env-file.js";
+import { parseConfigJson } from "./parse-config-json.js";
 
 /** A loaded project configuration and where it came from. */
 export interface LoadedConfig {
@@ -67,18 +68,16 @@ export async function loadConfig(
     }
     throw error;
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new DowncityError("CONFIG_INVALID", `${path} is not valid JSON: ${(error as Error).message}`, {
-      field: "downcity.json",
-      cause: error,
-    });
-  }
+  const raw = parseConfigJson(text, path);
   const env = { ...(await readEnvFile(join(rootDir, ".env"))), ...(options.env ?? process.env) };
   const parsed = downcityConfigSchema.safeParse(substituteEnv(raw, env));
-  if (!parsed.success) throw errorFromZod(parsed.error, { what: path, code: "CONFIG_INVALID" });
+  if (!parsed.success) {
+    throw new ConfigProblemsError(
+      path,
+      configProblemsFromZod(parsed.error, { schema: downcityConfigSchema }),
+      { cause: parsed.error },
+    );
+  }
   return { config: parsed.data, path, env };
 }
 
