@@ -12,6 +12,8 @@ const allowedOurs: Record<string, string[]> = {
   "@downcity/skills": ["@downcity/core", "@downcity/shell"],
   "@downcity/memory": ["@downcity/core"],
   "@downcity/tasks": ["@downcity/core"],
+  "@downcity/testkit": [],
+  "@downcity/test-support": ["@downcity/core", "@downcity/testkit"],
 };
 // Private apps compiled into a published package's bundle: declared as devDependencies there.
 const bundledApps: Record<string, string[]> = {
@@ -19,7 +21,10 @@ const bundledApps: Record<string, string[]> = {
 };
 // Private packages for tests only: a devDependency of the packages whose tests (*.test.ts, test/) use them,
 // never a runtime dependency, so nothing published can reach them.
-const testOnlyPackages = ["@downcity/test-support"];
+const testOnlyPackages = ["@downcity/test-support", "@downcity/testkit"];
+// The test kit sits at the bottom of the graph: it depends on nothing of ours (only vitest, as an optional
+// peer), so every package, core included, may take it.
+const bottomTestKit = "@downcity/testkit";
 const forbiddenThirdParty: Record<string, string[]> = {
   "@downcity/core": ["fastify", "node-pty", "@modelcontextprotocol/sdk", "pino"],
   "@downcity/shell": ["fastify"],
@@ -29,6 +34,9 @@ interface Workspace {
   dir: string;
   name: string;
   deps: string[];
+  devDeps: string[];
+  /** Whether `src/test/` is a published entry (`./test` in exports), so test-only packages stay out of it. */
+  publishesTest: boolean;
   isApp: boolean;
 }
 
@@ -39,7 +47,9 @@ function workspaces(): Workspace[] {
       const dir = join(root, group, entry);
       const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
       const deps = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies });
-      found.push({ dir, name: manifest.name, deps, isApp: group === "apps" });
+      const devDeps = Object.keys(manifest.devDependencies ?? {});
+      const publishesTest = Boolean(manifest.exports?.["./test"]);
+      found.push({ dir, name: manifest.name, deps, devDeps, publishesTest, isApp: group === "apps" });
     }
   }
   return found;
@@ -82,10 +92,20 @@ describe("dependency direction (SPEC.md section 1)", () => {
       const manifest = own && JSON.parse(readFileSync(join(own.dir, "package.json"), "utf8"));
       if (!manifest?.private) problems.push(`${name} is not a private workspace package`);
     }
-    for (const workspace of all)
+    for (const workspace of all) {
+      // One test-only package may build on another (the daemon harness on the kit); nothing else may.
+      if (testOnlyPackages.includes(workspace.name)) continue;
       for (const dep of workspace.deps)
         if (testOnlyPackages.includes(dep)) problems.push(`${workspace.name} depends on ${dep} at run time`);
+    }
     expect(problems).toEqual([]);
+  });
+
+  it("keeps the test kit at the bottom: it depends on nothing of ours, and no test-only source leaks it", () => {
+    const kit = all.find((workspace) => workspace.name === bottomTestKit);
+    expect(kit?.deps.filter((dep) => dep.startsWith("@downcity/"))).toEqual([]);
+    const manifest = kit && JSON.parse(readFileSync(join(kit.dir, "package.json"), "utf8"));
+    expect(Object.keys(manifest?.dependencies ?? {})).toEqual([]);
   });
 
   for (const workspace of all) {
@@ -110,6 +130,15 @@ describe("dependency direction (SPEC.md section 1)", () => {
           if (/^(\.\.\/){3,}/.test(specifier)) problems.push(`${where} deep relative import ${specifier}`);
           if (specifier.startsWith(".") || specifier.startsWith("node:")) continue;
           const name = packageOf(specifier);
+          if (testOnlyPackages.includes(name) && !workspace.deps.includes(name)) {
+            // Test helpers inside src (a testing/ or test/ folder) may use a test-only devDependency,
+            // unless that folder is published (core's ./test entry).
+            const helper = /\/src\/(test|testing)\//.test(file) && !workspace.publishesTest;
+            if (!helper) problems.push(`${where} imports test-only ${name} outside a test helper`);
+            if (!workspace.devDeps.includes(name))
+              problems.push(`${where} imports ${name} without declaring it`);
+            continue;
+          }
           if (allowed && ours(name) && !allowed.includes(name)) problems.push(`${where} imports ${name}`);
           if (forbiddenThirdParty[workspace.name]?.includes(name)) problems.push(`${where} imports ${name}`);
           const bundled = bundledApps[workspace.name]?.includes(name) ?? false;

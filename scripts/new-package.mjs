@@ -51,16 +51,9 @@ write(
 );
 write(
   "tsup.config.ts",
-  `import { defineConfig } from "tsup";
+  `import { packageBuild } from "../../tsup.preset.ts";
 
-export default defineConfig({
-  entry: [${entries.map((e) => `"src/${e}.ts"`).join(", ")}],
-  format: ["esm"],
-  dts: true,
-  clean: true,
-  target: "node20",
-  sourcemap: true,
-});
+export default packageBuild([${entries.map((e) => `"src/${e}.ts"`).join(", ")}]);
 `,
 );
 write(

@@ -1,11 +1,3 @@
-import { defineConfig } from "tsup";
+import { packageBuild } from "../../tsup.preset.ts";
 
-export default defineConfig({
-  entry: ["src/index.ts", "src/main.ts"],
-  format: ["esm"],
-  dts: true,
-  clean: true,
-  target: "node20",
-  sourcemap: true,
-  banner: { js: "#!/usr/bin/env node" },
-});
+export default packageBuild(["src/index.ts", "src/main.ts"], { banner: { js: "#!/usr/bin/env node" } });
