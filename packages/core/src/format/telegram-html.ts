@@ -1,0 +1,47 @@
+import { parseMarkdown } from "./parse-markdown.js";
+import { renderMarkdownTree } from "./render-markdown-tree.js";
+import type { RenderTarget } from "./render-target.js";
+
+/** Escapes text for Telegram's HTML parse mode (and any HTML): `&`, `<`, `>` and, for attributes, `"`. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (character) => htmlEscapes[character] ?? character);
+}
+
+const htmlEscapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+
+// Telegram rejects links it cannot open; others are shown as text with the address after them.
+const telegramLinkScheme = /^(https?|tg):/i;
+
+/** Telegram's HTML subset: b, i, u, s, code, pre, a, blockquote, tg-spoiler. */
+export const telegramHtmlTarget: RenderTarget = {
+  text: escapeHtml,
+  strong: (inner) => `<b>${inner}</b>`,
+  emphasis: (inner) => `<i>${inner}</i>`,
+  strikethrough: (inner) => `<s>${inner}</s>`,
+  underline: (inner) => `<u>${inner}</u>`,
+  spoiler: (inner) => `<tg-spoiler>${inner}</tg-spoiler>`,
+  inlineCode: (value) => `<code>${escapeHtml(value)}</code>`,
+  link: (inner, url, label) => {
+    if (telegramLinkScheme.test(url)) return `<a href="${escapeHtml(url)}">${inner}</a>`;
+    return label === "" || url === label || url === `mailto:${label}` ? inner || escapeHtml(url) : `${inner} (${escapeHtml(url)})`;
+  },
+  // Telegram has no headings: bold on a line of its own reads as one.
+  heading: (inner) => `<b>${inner}</b>`,
+  codeBlock: (value, language) =>
+    language
+      ? `<pre><code class="language-${escapeHtml(language)}">${escapeHtml(value)}</code></pre>`
+      : `<pre>${escapeHtml(value)}</pre>`,
+  // Telegram does not nest quotes: an inner quote is part of the outer one.
+  blockquote: (inner, depth) => (depth === 1 ? `<blockquote>${inner}</blockquote>` : inner),
+  table: (grid) => `<pre>${escapeHtml(grid)}</pre>`,
+  thematicBreak: () => "———",
+};
+
+/**
+ * Renders Markdown as the HTML Telegram accepts with `parse_mode: "HTML"`: every text escaped,
+ * every tag closed, headings bold, lists as bullet lines, tables as a monospace `pre` block.
+ * Chunk the result with `chunkTelegramHtml`, never the Markdown before it.
+ */
+export function renderTelegramHtml(markdown: string): string {
+  return renderMarkdownTree(parseMarkdown(markdown), telegramHtmlTarget).trim();
+}
