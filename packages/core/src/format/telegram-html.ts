@@ -1,3 +1,4 @@
+import { chunkHtml } from "./chunk-html.js";
 import { parseMarkdown } from "./parse-markdown.js";
 import { renderMarkdownTree } from "./render-markdown-tree.js";
 import type { RenderTarget } from "./render-target.js";
@@ -44,4 +45,15 @@ export const telegramHtmlTarget: RenderTarget = {
  */
 export function renderTelegramHtml(markdown: string): string {
   return renderMarkdownTree(parseMarkdown(markdown), telegramHtmlTarget).trim();
+}
+
+/** Telegram's limit for one message: 4096 UTF-16 code units. */
+export const telegramMessageLimit = 4096;
+
+/**
+ * Renders Markdown for Telegram and splits the HTML into messages of at most `max` UTF-16 units
+ * (markup included, so always within Telegram's limit), each one balanced HTML on its own.
+ */
+export function renderTelegramChunks(markdown: string, max: number = telegramMessageLimit): string[] {
+  return chunkHtml(renderTelegramHtml(markdown), max);
 }
