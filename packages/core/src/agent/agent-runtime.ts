@@ -1,57 +1,28 @@
 import { randomUUID } from "node:crypto";
-import type { LanguageModel, ModelMessage, ToolSet } from "ai";
+import type { LanguageModel } from "ai";
 import type { ChannelSender } from "../chat/channel-sender.js";
-import { createChatTools } from "../chat/chat-tools.js";
-import { type RequestContext, runWithRequestContext } from "../context/request-context.js";
 import { DowncityError } from "../errors/downcity-error.js";
-import type { HistoryMessage } from "../history/history-message.js";
 import { createLaneScheduler } from "../lanes/lane-scheduler.js";
 import { errorFields, type Logger, silentLogger, withRequestContext } from "../logger/logger.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
-import type { RunAbortReason } from "../run/run-aborted-error.js";
-import { emptyUsage, type RunUsage } from "../run/run-usage.js";
+import type { RecipientDirectory } from "../run/reply-routing.js";
+import type { ToolSource } from "../run/run-context.js";
+import { createRunPipeline } from "../run/run-pipeline.js";
+import type { RunResult } from "../run/run-result.js";
+import type { PendingRun } from "../run/run-scope.js";
 import type { RunLimits } from "../run/run-watchdog.js";
-import type { SharedHistoryStore } from "../store/shared-history-store.js";
-import { type ActiveRun, type CancelTarget, createActiveRuns } from "./active-runs.js";
-import { buildSystemMessages } from "./build-system-messages.js";
-import { finishAbortedRun } from "./finish-aborted-run.js";
+import { createToolSchemaCache } from "../run/tool-schema-cache.js";
+import type { HistoryStore } from "../store/history-store.js";
+import { type CancelTarget, createActiveRuns } from "./active-runs.js";
 import { createHistoryWindow } from "./history-window.js";
 import type { IncomingMessage } from "./incoming-message.js";
-import { createMessageIntake, type PendingMessage } from "./message-intake.js";
-import { historyToModelMessages } from "./model-messages.js";
-import { finishedRunAnswer, unpersistedMessages } from "./persisted-messages.js";
-import { createReplyDelivery, lastRoute, type RecipientDirectory } from "./reply-routing.js";
-import { runAgentLoop } from "./run-agent-loop.js";
+import { createMessageIntake } from "./message-intake.js";
 import type { RuntimeEvent, RuntimeEventListener } from "./runtime-event.js";
 import { createRuntimeHistories, type RuntimeHistory } from "./runtime-histories.js";
-import { stepsToParts } from "./steps-to-parts.js";
-import { createToolSchemaCache } from "./tool-schema-cache.js";
 
-/** What tool factories learn about the run they build tools for. */
-export interface RunContext extends RequestContext {
-  rootDir: string;
-  history: RuntimeHistory;
-  abortSignal: AbortSignal;
-  origin: "user" | "internal";
-}
-
-/** Tools for runs: a fixed set, or a factory called once per run. */
-export type ToolSource = ToolSet | ((run: RunContext) => ToolSet | Promise<ToolSet>);
-
-/** The outcome of one agent run. */
-export interface RunResult {
-  contextId: string;
-  requestId: string;
-  /** What reached the user: the `chat_send` texts, else the final text. */
-  text: string;
-  /** The persisted assistant UIMessage of this run. */
-  message: HistoryMessage;
-  steps: number;
-  /** Tokens the run's model calls used. */
-  usage: RunUsage;
-  /** Set when a cancel, a watchdog limit or shutdown stopped the run; `text` is then the notice. */
-  aborted?: { reason: RunAbortReason; message: string };
-}
+// The run's types live with the run pipeline; they are re-exported where the runtime's users import them.
+export type { RunContext, ToolSource } from "../run/run-context.js";
+export type { RunResult } from "../run/run-result.js";
 
 /** Options of `createAgentRuntime`. */
 export interface AgentRuntimeOptions {
@@ -71,7 +42,7 @@ export interface AgentRuntimeOptions {
   /** Where a context keeps its history; default `.downcity/context/<encoded>/messages`. */
   historyDir?: (contextId: string) => string | undefined;
   /** Histories shared by several workers (a `store` adapter); contexts a plug-in claims stay on disk. */
-  sharedHistory?: SharedHistoryStore;
+  sharedHistory?: HistoryStore;
   /** How long `close()` lets running lanes finish before aborting them. */
   closeGraceMs?: number;
   generateId?: () => string;
@@ -97,20 +68,15 @@ export interface AgentRuntime {
   close(): Promise<void>;
 }
 
-type Pending = PendingMessage<RunResult>;
-
 const removeFrom = <T>(list: T[], item: T) => {
   const index = list.indexOf(item);
   if (index >= 0) list.splice(index, 1);
 };
 
-/** Creates the agent runtime of a project: intake, lanes, history and the tool loop. */
+/** Creates the agent runtime of a project: its registry, its lanes, and the run pipeline they feed. */
 export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const rootDir = options.rootDir;
   const logger = withRequestContext(options.logger ?? silentLogger);
-  const maxSteps = options.maxSteps ?? 30;
-  const keepLast = Math.max(2, options.history?.keepLast ?? 200);
-  const maxInputTokens = options.history?.maxInputTokens ?? 120000;
   const generateId = options.generateId ?? (() => randomUUID());
   const now = options.now ?? (() => new Date());
   const promptProviders = [...(options.promptProviders ?? [])];
@@ -143,10 +109,9 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     ...(options.sharedHistory ? { shared: options.sharedHistory } : {}),
   });
 
-  const withCachedSchemas = createToolSchemaCache();
   const historyWindow = createHistoryWindow({
     history,
-    maxInputTokens,
+    maxInputTokens: options.history?.maxInputTokens ?? 120000,
     logger,
     ...(options.model ? { model: options.model } : {}),
     onCompacted: (contextId, result) =>
@@ -158,173 +123,28 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       }),
   });
 
-  const runLane = async (contextId: string, drain: () => Pending[]) => {
-    const batch = drain();
-    const first = batch[0];
-    if (!first) return;
-    const requestId = generateId();
-    const run = active.start(requestId, contextId);
-    const route = first.message.channel ? first.message : await lastRoute(history(contextId), logger);
-    const requestContext: RequestContext = {
-      contextId,
-      requestId,
-      ...(route?.channel ? { channel: route.channel } : {}),
-      ...(route?.chatId ? { chatId: route.chatId } : {}),
-      ...(route?.userId ? { userId: route.userId } : {}),
-      ...(route?.username ? { username: route.username } : {}),
-    };
-    const participants: Pending[] = [...batch];
-    try {
-      const result = await runWithRequestContext(requestContext, () =>
-        runAgent(requestContext, batch, participants, drain, run),
-      );
-      for (const participant of participants) participant.resolve(result);
-    } catch (error) {
-      const failure = DowncityError.isInstance(error)
-        ? error
-        : new DowncityError(
-            "MODEL_ERROR",
-            `The agent run failed: ${error instanceof Error ? error.message : String(error)}`,
-            { cause: error },
-          );
-      logger.error({ contextId, requestId, ...errorFields(failure) }, "agent run failed");
-      emit({ type: "run-error", contextId, requestId, code: failure.code, message: failure.message });
-      for (const participant of participants) participant.reject(failure);
-    } finally {
-      run.end();
-    }
-  };
+  const runLane = createRunPipeline({
+    rootDir,
+    ...(options.model ? { model: options.model } : {}),
+    ...(options.modelHint ? { modelHint: options.modelHint } : {}),
+    maxSteps: options.maxSteps ?? 30,
+    keepLast: Math.max(2, options.history?.keepLast ?? 200),
+    ...(options.limits ? { limits: options.limits } : {}),
+    logger,
+    generateId,
+    now,
+    emit,
+    history,
+    historyWindow,
+    toolSources,
+    promptProviders,
+    senders,
+    directory: () => directory,
+    withCachedSchemas: createToolSchemaCache(),
+    activeRuns: active,
+  });
 
-  const runAgent = async (
-    requestContext: RequestContext,
-    batch: Pending[],
-    participants: Pending[],
-    drain: () => Pending[],
-    activeRun: ActiveRun,
-  ): Promise<RunResult> => {
-    const abortSignal = activeRun.signal;
-    const { contextId, requestId } = requestContext;
-    const store = history(contextId);
-    const stamp = (pending: Pending) => {
-      pending.historyMessage.metadata = { ...pending.historyMessage.metadata!, requestId };
-    };
-    batch.forEach(stamp);
-    await store.append(await unpersistedMessages(store, batch));
-    // A replay of a run that finished before a crash: its answer (and its replies) are stored already.
-    const answered = await finishedRunAnswer(store, batch, requestId, logger);
-    if (answered) return { contextId, requestId, ...answered, steps: 0, usage: emptyUsage() };
-    emit({
-      type: "run-start",
-      contextId,
-      requestId,
-      messageIds: batch.map((pending) => pending.historyMessage.id),
-    });
-    logger.info({ messages: batch.length }, "run started");
-    if (!options.model) {
-      throw new DowncityError(
-        "MODEL_NOT_CONFIGURED",
-        options.modelHint ??
-          'No model is configured. Set "llm" in downcity.json, e.g. { "provider": "openai", "model": "gpt-4.1-mini", "apiKey": "${OPENAI_API_KEY}" }.',
-        { field: "llm" },
-      );
-    }
-    const origin = batch.every((pending) => pending.message.origin === "internal") ? "internal" : "user";
-    const runContext: RunContext = { ...requestContext, rootDir, history: store, abortSignal, origin };
-    const threadId = batch[0]?.message.threadId;
-    const triggerMessageId = batch[0]?.message.messageId;
-    const deliver = createReplyDelivery({
-      requestContext,
-      senders,
-      emit,
-      ...(directory ? { directory } : {}),
-      ...(threadId ? { threadId } : {}),
-      ...(triggerMessageId ? { triggerMessageId } : {}),
-    });
-    const sent: string[] = [];
-    let visibleIds = new Set<string>();
-    const tools: ToolSet = {};
-    for (const source of toolSources)
-      Object.assign(tools, typeof source === "function" ? await source(runContext) : source);
-    Object.assign(
-      tools,
-      createChatTools({
-        history: store,
-        visibleMessageIds: () => visibleIds,
-        deliver: async (text, to) => {
-          // A message to someone else is not this chat's reply; the final text still answers here.
-          if (!to) sent.push(text);
-          return deliver(text, "chat_send", to);
-        },
-      }),
-    );
-    const runTools = withCachedSchemas(tools);
-    const system = await buildSystemMessages({
-      rootDir,
-      requestContext,
-      promptProviders,
-      toolNames: Object.keys(runTools),
-      logger,
-      now: now(),
-    });
-    const takeArrivals = async (step: number): Promise<ModelMessage[]> => {
-      const arrived = drain();
-      if (arrived.length === 0) return [];
-      arrived.forEach(stamp);
-      participants.push(...arrived);
-      const messages = arrived.map((pending) => pending.historyMessage);
-      await store.append(messages);
-      for (const message of messages) visibleIds.add(message.id);
-      emit({
-        type: "message-merged",
-        contextId,
-        requestId,
-        step,
-        messageIds: messages.map((message) => message.id),
-      });
-      logger.info({ step, merged: arrived.length }, "merged new messages into the run");
-      return historyToModelMessages(messages);
-    };
-    const { finalText, steps, usage, aborted } = await runAgentLoop({
-      model: options.model,
-      contextId,
-      requestId,
-      ...(options.limits ? { limits: options.limits } : {}),
-      abortRun: (reason) => activeRun.abort(reason),
-      emit,
-      system: system.messages,
-      systemTokens: system.tokens,
-      tools: runTools,
-      ...(system.activeTools ? { activeTools: system.activeTools } : {}),
-      maxSteps,
-      keepLast,
-      historyWindow,
-      abortSignal,
-      logger,
-      onWindow: (ids) => {
-        visibleIds = ids;
-      },
-      takeArrivals,
-      onTextDelta: (delta) => emit({ type: "text-delta", contextId, requestId, delta }),
-    });
-    if (aborted) {
-      const finish = { contextId, requestId, steps, usage, aborted, store, deliver, emit, logger };
-      return finishAbortedRun({ ...finish, generateId, now });
-    }
-    if (sent.length === 0 && finalText.trim()) await deliver(finalText, "final-text");
-    const message: HistoryMessage = {
-      id: generateId(),
-      role: "assistant",
-      parts: stepsToParts(steps),
-      metadata: { createdAt: now().toISOString(), contextId, requestId },
-    };
-    await store.append(message);
-    const text = sent.length > 0 ? sent.join("\n\n") : finalText;
-    emit({ type: "run-end", contextId, requestId, text, steps: steps.length, usage });
-    logger.info({ steps: steps.length, ...usage }, "run finished");
-    return { contextId, requestId, text, message, steps: steps.length, usage };
-  };
-
-  const lanes = createLaneScheduler<Pending>({
+  const lanes = createLaneScheduler<PendingRun>({
     maxConcurrency: Math.max(1, options.maxConcurrency ?? 4),
     run: runLane,
     onRunnerError: (laneId, error) =>

@@ -1,6 +1,6 @@
 import { type HistoryMessage, messageText } from "../history/history-message.js";
 import type { Logger } from "../logger/logger.js";
-import type { ContextHistory } from "../store/shared-history-store.js";
+import type { ContextHistory } from "../store/history-store.js";
 
 const lookBack = 200;
 

@@ -1,0 +1,120 @@
+import { DowncityError } from "../errors/downcity-error.js";
+import type { HistoryMessage } from "../history/history-message.js";
+import { errorFields } from "../logger/logger.js";
+import type { AssistantPart, RunOutcome, RunResult, RunSettlement, StreamedSteps } from "./run-result.js";
+import type { RunDeps, RunScope } from "./run-scope.js";
+import { stepsToParts } from "./steps-to-parts.js";
+
+type FinishDeps = Pick<RunDeps, "emit" | "logger" | "generateId" | "now">;
+
+/**
+ * Finishes a run, whatever its outcome. A completed run delivers its final text (unless `chat_send`
+ * answered) and stores its steps; a stopped run stores what it had with a notice saying why and
+ * sends the notice like a reply; both end with `run-end`. A failed run (or a finish that fails)
+ * ends with `run-error` and settles with the error.
+ */
+export async function finishRun(
+  deps: FinishDeps,
+  scope: RunScope,
+  outcome: RunOutcome,
+): Promise<RunSettlement> {
+  if (outcome.status === "failed") return failed(deps, scope, outcome.error);
+  try {
+    const result =
+      outcome.status === "completed"
+        ? await completed(deps, scope, outcome)
+        : await aborted(deps, scope, outcome);
+    return { ok: true, result };
+  } catch (error) {
+    return failed(deps, scope, error);
+  }
+}
+
+async function completed(
+  deps: FinishDeps,
+  scope: RunScope,
+  outcome: Extract<RunOutcome, { status: "completed" }>,
+): Promise<RunResult> {
+  const { finalText } = outcome;
+  // Replies go out before the answer is stored: a replay that finds the answer knows they were sent.
+  if (scope.sent.length === 0 && finalText.trim()) await scope.deliver(finalText, "final-text");
+  const message = await record(deps, scope, stepsToParts(outcome.steps));
+  const text = scope.sent.length > 0 ? scope.sent.join("\n\n") : finalText;
+  return ended(deps, scope, outcome, { text, message });
+}
+
+async function aborted(
+  deps: FinishDeps,
+  scope: RunScope,
+  outcome: Extract<RunOutcome, { status: "aborted" }>,
+): Promise<RunResult> {
+  const { reason, message: notice } = outcome.error;
+  // What the run did is stored first: a channel that fails to take the notice must not lose it.
+  const parts = [...stepsToParts(outcome.steps), ...outcome.parts, { type: "text" as const, text: notice }];
+  const message = await record(deps, scope, parts, reason);
+  await scope
+    .deliver(notice, "final-text")
+    .catch((error: unknown) => deps.logger.warn(errorFields(error), "could not deliver the abort notice"));
+  return ended(deps, scope, outcome, { text: notice, message, aborted: { reason, message: notice } });
+}
+
+/** Appends the run's assistant message to history. */
+async function record(
+  deps: FinishDeps,
+  scope: RunScope,
+  parts: AssistantPart[],
+  abortedBy?: NonNullable<RunResult["aborted"]>["reason"],
+): Promise<HistoryMessage> {
+  const { contextId, requestId } = scope;
+  const message: HistoryMessage = {
+    id: deps.generateId(),
+    role: "assistant",
+    parts,
+    metadata: {
+      createdAt: deps.now().toISOString(),
+      contextId,
+      requestId,
+      ...(abortedBy ? { aborted: abortedBy } : {}),
+    },
+  };
+  await scope.history.append(message);
+  return message;
+}
+
+/** Announces the end of a completed or stopped run and builds its result. */
+function ended(
+  deps: FinishDeps,
+  scope: RunScope,
+  { steps, usage }: StreamedSteps,
+  end: Pick<RunResult, "text" | "message" | "aborted">,
+): RunResult {
+  const { contextId, requestId } = scope;
+  const result: RunResult = { contextId, requestId, ...end, steps: steps.length, usage };
+  deps.emit({
+    type: "run-end",
+    contextId,
+    requestId,
+    text: end.text,
+    steps: steps.length,
+    usage,
+    ...(end.aborted ? { aborted: end.aborted } : {}),
+  });
+  if (end.aborted)
+    deps.logger.warn({ reason: end.aborted.reason, steps: steps.length, ...usage }, "run aborted");
+  else deps.logger.info({ steps: steps.length, ...usage }, "run finished");
+  return result;
+}
+
+function failed(deps: FinishDeps, scope: RunScope, error: unknown): RunSettlement {
+  const { contextId, requestId } = scope;
+  const failure = DowncityError.isInstance(error)
+    ? error
+    : new DowncityError(
+        "MODEL_ERROR",
+        `The agent run failed: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+  deps.logger.error({ contextId, requestId, ...errorFields(failure) }, "agent run failed");
+  deps.emit({ type: "run-error", contextId, requestId, code: failure.code, message: failure.message });
+  return { ok: false, error: failure };
+}

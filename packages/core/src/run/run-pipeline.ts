@@ -1,0 +1,83 @@
+import { buildSystemMessages } from "../agent/build-system-messages.js";
+import { runWithRequestContext } from "../context/request-context.js";
+import type { LaneRunner } from "../lanes/lane-scheduler.js";
+import { finishRun } from "./finish-run.js";
+import { createRunArrivals } from "./run-arrivals.js";
+import type { RunSettlement } from "./run-result.js";
+import { type PendingRun, type RunDeps, type RunScope, runContextOf } from "./run-scope.js";
+import { assembleRunTools } from "./run-tools.js";
+import { openRunScope, startRun } from "./start-run.js";
+import { streamRun } from "./stream-run.js";
+
+/** The messages a run answers: the batch that started it, then those that joined at step boundaries. */
+interface RunLane {
+  batch: PendingRun[];
+  participants: PendingRun[];
+  drain: () => PendingRun[];
+}
+
+/**
+ * The lane runner of a runtime: each batch of a context's queued messages becomes one run that goes
+ * start, tools, prompt, stream (with the watchdog and context-overflow retries), finish; every
+ * message the run answered then settles with its result or its error.
+ */
+export function createRunPipeline(deps: RunDeps): LaneRunner<PendingRun> {
+  return async (contextId, drain) => {
+    const batch = drain();
+    const first = batch[0];
+    if (!first) return;
+    const requestId = deps.generateId();
+    const activeRun = deps.activeRuns.start(requestId, contextId);
+    try {
+      const scope = await openRunScope(deps, { contextId, requestId }, first, activeRun);
+      const lane: RunLane = { batch, participants: [...batch], drain };
+      const settlement = await runWithRequestContext(scope.requestContext, () => runBatch(deps, scope, lane));
+      for (const participant of lane.participants) {
+        if (settlement.ok) participant.resolve(settlement.result);
+        else participant.reject(settlement.error);
+      }
+    } finally {
+      activeRun.end();
+    }
+  };
+}
+
+/** One run through the pipeline's stages; whatever happens, it ends in `finishRun`. */
+async function runBatch(deps: RunDeps, scope: RunScope, lane: RunLane): Promise<RunSettlement> {
+  try {
+    const started = await startRun(deps, scope, lane.batch);
+    if ("answered" in started) return { ok: true, result: started.answered };
+    const arrivals = createRunArrivals(deps, scope, lane);
+    const context = runContextOf(deps, scope, lane.batch);
+    const tools = await assembleRunTools(deps, scope, { context, visibleMessageIds: arrivals.visibleIds });
+    const system = await buildSystemMessages({
+      rootDir: deps.rootDir,
+      requestContext: scope.requestContext,
+      promptProviders: deps.promptProviders,
+      toolNames: Object.keys(tools),
+      logger: deps.logger,
+      now: deps.now(),
+    });
+    const outcome = await streamRun({
+      model: started.model,
+      contextId: scope.contextId,
+      requestId: scope.requestId,
+      system: system.messages,
+      systemTokens: system.tokens,
+      tools,
+      ...(system.activeTools ? { activeTools: system.activeTools } : {}),
+      maxSteps: deps.maxSteps,
+      ...(deps.limits ? { limits: deps.limits } : {}),
+      keepLast: deps.keepLast,
+      historyWindow: deps.historyWindow,
+      activeRun: scope.activeRun,
+      onWindow: arrivals.windowSent,
+      takeArrivals: arrivals.take,
+      emit: deps.emit,
+      logger: deps.logger,
+    });
+    return await finishRun(deps, scope, outcome);
+  } catch (error) {
+    return finishRun(deps, scope, { status: "failed", error });
+  }
+}

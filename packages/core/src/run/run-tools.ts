@@ -1,0 +1,31 @@
+import type { ToolSet } from "ai";
+import { createChatTools } from "../chat/chat-tools.js";
+import type { RunContext } from "./run-context.js";
+import type { RunDeps, RunScope } from "./run-scope.js";
+
+/**
+ * Builds the tools of one run: every registered source (factories are called with the run), then
+ * the chat tools bound to this run's history and replies, with each zod schema converted once.
+ */
+export async function assembleRunTools(
+  deps: Pick<RunDeps, "toolSources" | "withCachedSchemas">,
+  scope: RunScope,
+  run: { context: RunContext; visibleMessageIds: () => Set<string> },
+): Promise<ToolSet> {
+  const tools: ToolSet = {};
+  for (const source of deps.toolSources)
+    Object.assign(tools, typeof source === "function" ? await source(run.context) : source);
+  Object.assign(
+    tools,
+    createChatTools({
+      history: scope.history,
+      visibleMessageIds: run.visibleMessageIds,
+      deliver: async (text, to) => {
+        // A message to someone else is not this chat's reply; the final text still answers here.
+        if (!to) scope.sent.push(text);
+        return scope.deliver(text, "chat_send", to);
+      },
+    }),
+  );
+  return deps.withCachedSchemas(tools);
+}

@@ -1,0 +1,79 @@
+import type { LanguageModel } from "ai";
+import type { ActiveRun } from "../agent/active-runs.js";
+import type { RequestContext } from "../context/request-context.js";
+import { DowncityError } from "../errors/downcity-error.js";
+import { finishedRunAnswer, unpersistedMessages } from "./persisted-messages.js";
+import { createReplyDelivery, lastRoute } from "./reply-routing.js";
+import type { RunResult } from "./run-result.js";
+import type { PendingRun, RunDeps, RunScope } from "./run-scope.js";
+import { emptyUsage } from "./run-usage.js";
+
+const noModelHint =
+  'No model is configured. Set "llm" in downcity.json, e.g. { "provider": "openai", "model": "gpt-4.1-mini", "apiKey": "${OPENAI_API_KEY}" }.';
+
+/**
+ * Opens the scope of a run: its ids, and the route of its first message (a message the runtime
+ * enqueued itself carries none, so its replies go where the conversation last came from).
+ */
+export async function openRunScope(
+  deps: RunDeps,
+  ids: { contextId: string; requestId: string },
+  first: PendingRun,
+  activeRun: ActiveRun,
+): Promise<RunScope> {
+  const { contextId, requestId } = ids;
+  const history = deps.history(contextId);
+  const route = first.message.channel ? first.message : await lastRoute(history, deps.logger);
+  const requestContext: RequestContext = {
+    contextId,
+    requestId,
+    ...(route?.channel ? { channel: route.channel } : {}),
+    ...(route?.chatId ? { chatId: route.chatId } : {}),
+    ...(route?.userId ? { userId: route.userId } : {}),
+    ...(route?.username ? { username: route.username } : {}),
+  };
+  const { threadId, messageId: triggerMessageId } = first.message;
+  const directory = deps.directory();
+  const deliver = createReplyDelivery({
+    requestContext,
+    senders: deps.senders,
+    emit: deps.emit,
+    ...(directory ? { directory } : {}),
+    ...(threadId ? { threadId } : {}),
+    ...(triggerMessageId ? { triggerMessageId } : {}),
+  });
+  return { requestContext, contextId, requestId, history, activeRun, deliver, sent: [] };
+}
+
+/** Marks a message as answered by this run (a replay after a crash finds its answer by it). */
+export function stampRequest(pending: PendingRun, requestId: string): void {
+  pending.historyMessage.metadata = { ...pending.historyMessage.metadata!, requestId };
+}
+
+/**
+ * Starts a run: stamps and persists its messages, then announces `run-start` and returns the model
+ * (a run without one fails here). A replay of a run that finished before a crash is answered from
+ * history instead: its answer and its replies are stored already.
+ */
+export async function startRun(
+  deps: RunDeps,
+  scope: RunScope,
+  batch: PendingRun[],
+): Promise<{ answered: RunResult } | { model: LanguageModel }> {
+  const { contextId, requestId, history } = scope;
+  for (const pending of batch) stampRequest(pending, requestId);
+  await history.append(await unpersistedMessages(history, batch));
+  const answered = await finishedRunAnswer(history, batch, requestId, deps.logger);
+  if (answered) return { answered: { contextId, requestId, ...answered, steps: 0, usage: emptyUsage() } };
+  deps.emit({
+    type: "run-start",
+    contextId,
+    requestId,
+    messageIds: batch.map((pending) => pending.historyMessage.id),
+  });
+  deps.logger.info({ messages: batch.length }, "run started");
+  if (!deps.model) {
+    throw new DowncityError("MODEL_NOT_CONFIGURED", deps.modelHint ?? noModelHint, { field: "llm" });
+  }
+  return { model: deps.model };
+}

@@ -1,0 +1,177 @@
+import {
+  type LanguageModel,
+  type ModelMessage,
+  type PrepareStepFunction,
+  stepCountIs,
+  streamText,
+  type TextStreamPart,
+  type ToolSet,
+} from "ai";
+import type { ActiveRun } from "../agent/active-runs.js";
+import type { HistoryWindow } from "../agent/history-window.js";
+import type { RuntimeEvent } from "../agent/runtime-event.js";
+import { DowncityError } from "../errors/downcity-error.js";
+import type { Logger } from "../logger/logger.js";
+import { retryOnContextOverflow } from "./context-overflow-retry.js";
+import type { RunAbortedError } from "./run-aborted-error.js";
+import { createRunProgress, type RunProgress } from "./run-progress.js";
+import type { RunOutcome } from "./run-result.js";
+import { createRunWatchdog, defaultRunLimits, type RunLimits, type RunWatchdog } from "./run-watchdog.js";
+import { createStreamEvents, type StreamEvents } from "./stream-events.js";
+
+/** How a streamed run ended: it completed, or a cancel, a limit or shutdown stopped it. */
+export type StreamedRun = Exclude<RunOutcome, { status: "failed" }>;
+
+/** Options of `streamRun`. */
+export interface StreamRunOptions {
+  model: LanguageModel;
+  contextId: string;
+  requestId: string;
+  system: ModelMessage[];
+  systemTokens: number;
+  tools: ToolSet;
+  activeTools?: string[];
+  maxSteps: number;
+  /** Step, run and stream-idle time limits [defaultRunLimits]. */
+  limits?: Partial<RunLimits>;
+  /** Newest history messages sent verbatim (halved on each context-window overflow). */
+  keepLast: number;
+  historyWindow: HistoryWindow;
+  /** Cancel and shutdown abort its signal; a watchdog limit aborts it too (tools and hosts watch it). */
+  activeRun: ActiveRun;
+  /** Called with the ids of the history messages the model sees. */
+  onWindow: (ids: Set<string>) => void;
+  /** Called between steps: messages that arrived meanwhile, already persisted, to add to the prompt. */
+  takeArrivals: (step: number) => Promise<ModelMessage[]>;
+  emit: (event: RuntimeEvent) => void;
+  logger: Logger;
+  now?: () => number;
+}
+
+/** One run's model streams and what they share: the watchdog, the progress and the event translation. */
+interface RunStream {
+  options: StreamRunOptions;
+  watchdog: RunWatchdog;
+  progress: RunProgress;
+  events: StreamEvents;
+  stopped: Promise<"stopped">;
+  windowSent: number;
+}
+
+/**
+ * Streams the tool loop over the system messages plus the history window. Messages arriving mid-run
+ * join at step boundaries; a context-window overflow compacts and retries with a smaller window; a
+ * watchdog bounds steps, the run and stream silence. A stopped run returns what it had; a failed
+ * model call throws a DowncityError.
+ */
+export async function streamRun(options: StreamRunOptions): Promise<StreamedRun> {
+  const { activeRun, logger } = options;
+  const limits = { ...defaultRunLimits, ...options.limits };
+  const watchdog = createRunWatchdog({ limits, parent: activeRun.signal });
+  const signal = watchdog.signal;
+  signal.addEventListener("abort", () => activeRun.abort(signal.reason as RunAbortedError), { once: true });
+  const stopped = new Promise<"stopped">((resolve) => {
+    if (signal.aborted) resolve("stopped");
+    else signal.addEventListener("abort", () => resolve("stopped"), { once: true });
+  });
+  const progress = createRunProgress();
+  const now = options.now ?? Date.now;
+  const events = createStreamEvents({ ...options, progress, watchdog, now });
+  const run: RunStream = { options, watchdog, progress, events, stopped, windowSent: 0 };
+  try {
+    return await retryOnContextOverflow({
+      keepLast: options.keepLast,
+      attempt: (window) => streamAttempt(run, window),
+      windowSent: () => run.windowSent,
+      compact: (keep) =>
+        options.historyWindow.compact(options.contextId, keep, "context-window-exceeded", signal),
+      onRetry: () => progress.restart(),
+      stopped: () => signal.aborted,
+      onStopped: () => stoppedRun(run),
+      logger,
+    });
+  } catch (error) {
+    throw DowncityError.isInstance(error)
+      ? error
+      : new DowncityError(
+          "MODEL_ERROR",
+          `The model call failed: ${(error as Error)?.message ?? String(error)}`,
+          {
+            cause: error,
+          },
+        );
+  } finally {
+    watchdog.dispose();
+  }
+}
+
+/** One streamText call with a window of at most `window` history messages. */
+async function streamAttempt(run: RunStream, window: number): Promise<StreamedRun> {
+  const { options, watchdog, progress } = run;
+  const signal = watchdog.signal;
+  run.windowSent = 0;
+  const built = await options.historyWindow.build(options.contextId, options.systemTokens, window, signal);
+  run.windowSent = built.ids.size;
+  options.onWindow(built.ids);
+  // The first step is timed from the call: a provider that never answers sends no start-step.
+  watchdog.stepStarted();
+  const result = streamText({
+    model: options.model,
+    messages: [...options.system, ...built.messages],
+    allowSystemInMessages: true,
+    tools: options.tools,
+    ...(options.activeTools ? { activeTools: options.activeTools } : {}),
+    stopWhen: stepCountIs(options.maxSteps),
+    abortSignal: signal,
+    prepareStep: mergeArrivals(options.takeArrivals),
+    // The step boundary: the AI SDK awaits this before the next step begins (a run journal
+    // records the finished step here).
+    onStepFinish: (step) => progress.stepFinished(step),
+  });
+  run.events.streamStarted();
+  if ((await consumeStream(result.fullStream, run)) === "aborted") return stoppedRun(run);
+  return { status: "completed", finalText: await result.text, steps: progress.steps, usage: progress.usage };
+}
+
+/** Feeds the stream's parts to the run's events until it ends, reports an abort, or the run stops. */
+async function consumeStream(
+  stream: AsyncIterable<TextStreamPart<ToolSet>>,
+  run: RunStream,
+): Promise<"finished" | "aborted"> {
+  const parts = stream[Symbol.asyncIterator]();
+  for (;;) {
+    // A stalled provider may never settle next(): the abort wins the race so the lane moves on.
+    const next = await Promise.race([parts.next(), run.stopped]);
+    if (next === "stopped") {
+      parts.return?.().catch(() => {});
+      return "aborted";
+    }
+    if (next.done) return "finished";
+    if (run.events.handle(next.value) === "aborted") return "aborted";
+  }
+}
+
+/** What a stopped run had: its finished steps, and the unfinished step's text and tool calls. */
+function stoppedRun(run: RunStream): StreamedRun {
+  const error = run.watchdog.signal.reason as RunAbortedError;
+  const parts = run.events.aborted(error);
+  const { steps, usage } = run.progress;
+  run.options.logger.warn({ reason: error.reason, steps: steps.length }, `run aborted: ${error.message}`);
+  return { status: "aborted", error, parts, steps, usage };
+}
+
+/**
+ * The prepareStep of one stream: messages merged mid-run go into every later step's prompt, each
+ * batch at the index (in the step's message list) where it joined.
+ */
+function mergeArrivals(take: (step: number) => Promise<ModelMessage[]>): PrepareStepFunction<ToolSet> {
+  const injected: Array<{ at: number; messages: ModelMessage[] }> = [];
+  return async ({ messages, stepNumber }) => {
+    const arrived = stepNumber > 0 ? await take(stepNumber) : [];
+    if (arrived.length > 0) injected.push({ at: messages.length, messages: arrived });
+    if (injected.length === 0) return undefined;
+    const withInjected = [...messages];
+    for (const entry of [...injected].reverse()) withInjected.splice(entry.at, 0, ...entry.messages);
+    return { messages: withInjected };
+  };
+}
