@@ -12,10 +12,10 @@ export {
   type RunResult,
   type ToolSource,
 } from "./agent/agent-runtime.js";
-export { isContextWindowError } from "./agent/context-window-error.js";
+export { isContextWindowError } from "./run/context-window-error.js";
 export { type IncomingMessage, incomingMessageSchema } from "./agent/incoming-message.js";
 export { estimateTokens, historyToModelMessages, internalNotice } from "./agent/model-messages.js";
-export type { Recipient, RecipientDirectory } from "./agent/reply-routing.js";
+export type { Recipient, RecipientDirectory } from "./run/reply-routing.js";
 export type { RuntimeEvent, RuntimeEventListener } from "./agent/runtime-event.js";
 export type { RuntimeHistory } from "./agent/runtime-histories.js";
 export { defaultSystemPrompt } from "./agent/system-prompt.js";
