@@ -12,6 +12,14 @@ export {
   type DaemonTarget,
 } from "./client/create-daemon-client.js";
 export { resolveDaemonTarget } from "./client/resolve-daemon-target.js";
+export { configReportError, describeProblems } from "./config/config-report-error.js";
+export {
+  type ProblemKind,
+  type ProjectConfigProblem,
+  type ProjectConfigReport,
+  type ValidateProjectConfigOptions,
+  validateProjectConfig,
+} from "./config/validate-project-config.js";
 export {
   type AgentEntry,
   listAgents,
@@ -27,6 +35,7 @@ export { httpStatusFor } from "./plugins/http-status.js";
 export { type DaemonMeta, readDaemonMeta } from "./process/daemon-meta.js";
 export { type DaemonPaths, daemonPaths } from "./process/daemon-paths.js";
 export { type DaemonStatus, daemonStatus } from "./process/daemon-status.js";
+export { restartDaemon } from "./process/restart-daemon.js";
 export { type StartDaemonOptions, startDaemonDetached } from "./process/start-daemon-detached.js";
 export { stopDaemon, terminateProcess } from "./process/stop-daemon.js";
 export { type InitProjectResult, initProject } from "./project/init-project.js";

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { DowncityError } from "@downcity/core";
 import { daemonEntry } from "./daemon-entry.js";
@@ -18,11 +18,20 @@ export interface StartDaemonOptions {
   timeoutMs?: number;
 }
 
-function logTail(path: string): string {
+/** The last lines this start wrote: the log is appended to, so earlier runs' lines are skipped. */
+function logTail(path: string, fromOffset: number): string {
   try {
-    return readFileSync(path, "utf8").split("\n").slice(-12).join("\n").trim();
+    return readFileSync(path).subarray(fromOffset).toString("utf8").split("\n").slice(-12).join("\n").trim();
   } catch {
     return "";
+  }
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
   }
 }
 
@@ -42,6 +51,7 @@ export async function startDaemonDetached(
     );
   }
   mkdirSync(paths.debugDir, { recursive: true });
+  const logStart = fileSize(paths.logFile);
   const log = openSync(paths.logFile, "a");
   const env = options.env ?? process.env;
   let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -87,9 +97,10 @@ export async function startDaemonDetached(
       // Already gone.
     }
   }
-  const tail = logTail(paths.logFile);
+  const tail = logTail(paths.logFile, logStart);
   throw new DowncityError(
     "INTERNAL",
-    `The daemon did not become healthy${exited ? ` (it exited with ${exited.code ?? exited.signal})` : " in time"}. Last lines of ${paths.logFile}:\n${tail}`,
+    `The daemon did not become healthy${exited ? ` (it exited with ${exited.code ?? exited.signal})` : " in time"}. ` +
+      (tail ? `What it wrote (${paths.logFile}):\n${tail}` : `It wrote nothing to ${paths.logFile}.`),
   );
 }
