@@ -71,15 +71,18 @@ describe("chunkHtml", () => {
   });
 
   it("keeps a link whole when it fits, closing it at a cut inside its label otherwise", () => {
-    const chunks = chunkHtml(`${"word ".repeat(15)}<a href="https://x.test/?a=1&amp;b=2">a long label here</a>`, 60);
+    const chunks = chunkHtml(
+      `${"word ".repeat(15)}<a href="https://x.test/?a=1&amp;b=2">a long label here</a>`,
+      60,
+    );
     expectValid(chunks, 60);
     expect(chunks.at(-1)).toContain('<a href="https://x.test/?a=1&amp;b=2">');
   });
 
   it("refuses a limit that cannot hold the open tags, and unbalanced input", () => {
-    expect(() => chunkHtml(`<pre><code class="language-typescript">${"x".repeat(100)}</code></pre>`, 40)).toThrow(
-      RangeError,
-    );
+    expect(() =>
+      chunkHtml(`<pre><code class="language-typescript">${"x".repeat(100)}</code></pre>`, 40),
+    ).toThrow(RangeError);
     expect(() => chunkHtml(`<b>${"x ".repeat(50)}</i>`, 20)).toThrow(SyntaxError);
   });
 });

@@ -30,7 +30,8 @@ export function chunkHtml(html: string, max: number): string[] {
   while (position < html.length) {
     const prefix = openingTags(tags);
     const budget = max - prefix.length;
-    if (budget <= (tags?.closeLength ?? 0)) throw new RangeError(`max ${max} cannot hold the open tags ${prefix}`);
+    if (budget <= (tags?.closeLength ?? 0))
+      throw new RangeError(`max ${max} cannot hold the open tags ${prefix}`);
     const cut = findCut(html, position, tags, budget);
     const body = html.slice(position, cut.end).replace(/\s+$/, "");
     const chunk = dropEmptyElements(prefix + body + closingTags(cut.tags));

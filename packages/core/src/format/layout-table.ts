@@ -8,7 +8,10 @@ export type ColumnAlign = "left" | "right" | "center" | null | undefined;
  * characters count two), a rule under the header row, ` | ` between columns. Platforms without
  * tables show it in a code block so it stays aligned.
  */
-export function layoutTable(rows: readonly (readonly string[])[], align: readonly ColumnAlign[] = []): string {
+export function layoutTable(
+  rows: readonly (readonly string[])[],
+  align: readonly ColumnAlign[] = [],
+): string {
   const columns = Math.max(0, ...rows.map((row) => row.length));
   if (columns === 0) return "";
   // A cell is one line: a line break inside it would break the grid.

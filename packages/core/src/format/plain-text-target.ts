@@ -10,7 +10,11 @@ export const plainTextTarget: RenderTarget = {
   spoiler: (inner) => inner,
   inlineCode: (value) => value,
   link: (inner, url, label) =>
-    label === "" || label === url || url === `mailto:${label}` ? (label === "" ? url : inner) : `${inner} (${url})`,
+    label === "" || label === url || url === `mailto:${label}`
+      ? label === ""
+        ? url
+        : inner
+      : `${inner} (${url})`,
   heading: (inner) => inner,
   codeBlock: (value) => value,
   blockquote: (inner) =>
@@ -18,6 +22,7 @@ export const plainTextTarget: RenderTarget = {
       .split("\n")
       .map((line) => (line ? `> ${line}` : ">"))
       .join("\n"),
-  table: (grid) => grid,
+  table: ({ grid }) => grid,
   thematicBreak: () => "———",
+  bullet: (depth) => (depth === 1 ? "•" : "◦"),
 };

@@ -53,12 +53,14 @@ export function readTelegramHtml(html: string): TelegramHtmlReading {
       continue;
     }
     const end = html.indexOf(">", index);
-    if (end === -1) return failure(`Can't find end of the entity starting at byte offset ${byteOffset(html, index)}`);
+    if (end === -1)
+      return failure(`Can't find end of the entity starting at byte offset ${byteOffset(html, index)}`);
     const tag = html.slice(index + 1, end);
     if (tag.startsWith("/")) {
       const name = tag.slice(1).trim().toLowerCase();
       const expected = open.pop();
-      if (expected === undefined) return failure(`Unexpected end tag at byte offset ${byteOffset(html, index)}`);
+      if (expected === undefined)
+        return failure(`Unexpected end tag at byte offset ${byteOffset(html, index)}`);
       if (name !== expected)
         return failure(
           `Unmatched end tag at byte offset ${byteOffset(html, index)}, expected "</${expected}>", found "</${name}>"`,
@@ -88,12 +90,16 @@ export function telegramHtmlToText(html: string): string {
   if (reading.ok) return reading.text;
   const tagNames = [...knownTags].join("|");
   const withoutTags = html.replace(new RegExp(`</?(?:${tagNames})(?:\\s[^>]*)?>`, "gi"), "");
-  return withoutTags.replace(/&(#\d{1,7}|#x[\da-f]{1,6}|[a-z]+);/gi, (all, name: string) => decodeEntity(name) ?? all);
+  return withoutTags.replace(
+    /&(#\d{1,7}|#x[\da-f]{1,6}|[a-z]+);/gi,
+    (all, name: string) => decodeEntity(name) ?? all,
+  );
 }
 
 function decodeEntity(name: string): string | undefined {
   if (name.startsWith("#")) {
-    const code = name[1] === "x" || name[1] === "X" ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1));
+    const code =
+      name[1] === "x" || name[1] === "X" ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1));
     return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : undefined;
   }
   return namedEntities[name.toLowerCase()];

@@ -1,7 +1,7 @@
 import type { Definition, List, Nodes, Parents, PhrasingContent, Root, RootContent, Table } from "mdast";
 import { layoutTable } from "./layout-table.js";
 import { plainTextTarget } from "./plain-text-target.js";
-import type { RenderTarget } from "./render-target.js";
+import type { RenderedTable, RenderTarget } from "./render-target.js";
 
 interface Walk {
   target: RenderTarget;
@@ -68,7 +68,7 @@ function block(node: RootContent, walk: Walk): string {
     case "html":
       return target.text(node.value);
     case "table":
-      return target.table(tableGrid(node, walk));
+      return target.table(renderTable(node, walk));
     case "definition":
       return "";
     default:
@@ -81,7 +81,7 @@ function list(node: List, walk: Walk): string {
   const nested = { ...walk, listDepth: walk.listDepth + 1 };
   const start = node.start ?? 1;
   const items = node.children.map((item, index) => {
-    const marker = node.ordered ? `${start + index}.` : walk.listDepth === 0 ? "•" : "◦";
+    const marker = node.ordered ? `${start + index}.` : walk.target.bullet(walk.listDepth + 1);
     const content = blocks(item.children, nested, item.spread ? "\n\n" : "\n");
     const indent = " ".repeat(marker.length + 1);
     return `${marker} ${content.replace(/\n(?!\n)/g, `\n${indent}`)}`;
@@ -89,10 +89,14 @@ function list(node: List, walk: Walk): string {
   return items.join(node.spread ? "\n\n" : "\n");
 }
 
-function tableGrid(node: Table, walk: Walk): string {
+function renderTable(node: Table, walk: Walk): RenderedTable {
+  const align = node.align ?? [];
   const plain = { ...walk, target: plainTextTarget };
-  const rows = node.children.map((row) => row.children.map((cell) => inline(cell.children, plain)));
-  return layoutTable(rows, node.align ?? []);
+  const plainRows = node.children.map((row) => row.children.map((cell) => inline(cell.children, plain)));
+  const rows = node.children.map((row) =>
+    row.children.map((cell) => inline(cell.children, walk).replace(/\s*\n\s*/g, " ")),
+  );
+  return { rows, align, grid: layoutTable(plainRows, align) };
 }
 
 function languageOf(lang: string | null | undefined): string | undefined {

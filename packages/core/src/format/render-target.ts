@@ -1,3 +1,14 @@
+import type { ColumnAlign } from "./layout-table.js";
+
+/** A table handed to a target, in the two shapes targets want. */
+export interface RenderedTable {
+  /** Header row first; cells are single lines. */
+  rows: string[][];
+  align: ColumnAlign[];
+  /** The plain text of the cells laid out in aligned columns, for a monospace block. */
+  grid: string;
+}
+
 /**
  * How one output format spells each piece of a Markdown document. `renderMarkdownTree` walks the tree
  * and asks the target; the target only escapes and wraps, so every format shares one reading of
@@ -19,7 +30,9 @@ export interface RenderTarget {
   codeBlock(value: string, language: string | undefined): string;
   /** `inner` is the rendered content; `depth` is 1 for an outermost quote. */
   blockquote(inner: string, depth: number): string;
-  /** A table already laid out as aligned monospace text (one line per row). */
-  table(grid: string): string;
+  /** A table: `grid` is it laid out as aligned monospace text, `rows` its cells rendered by this target. */
+  table(table: RenderedTable): string;
   thematicBreak(): string;
+  /** The marker of an unordered list item at `depth` (1 for a top-level list). */
+  bullet(depth: number): string;
 }

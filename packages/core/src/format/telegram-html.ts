@@ -24,7 +24,9 @@ export const telegramHtmlTarget: RenderTarget = {
   inlineCode: (value) => `<code>${escapeHtml(value)}</code>`,
   link: (inner, url, label) => {
     if (telegramLinkScheme.test(url)) return `<a href="${escapeHtml(url)}">${inner}</a>`;
-    return label === "" || url === label || url === `mailto:${label}` ? inner || escapeHtml(url) : `${inner} (${escapeHtml(url)})`;
+    return label === "" || url === label || url === `mailto:${label}`
+      ? inner || escapeHtml(url)
+      : `${inner} (${escapeHtml(url)})`;
   },
   // Telegram has no headings: bold on a line of its own reads as one.
   heading: (inner) => `<b>${inner}</b>`,
@@ -34,8 +36,9 @@ export const telegramHtmlTarget: RenderTarget = {
       : `<pre>${escapeHtml(value)}</pre>`,
   // Telegram does not nest quotes: an inner quote is part of the outer one.
   blockquote: (inner, depth) => (depth === 1 ? `<blockquote>${inner}</blockquote>` : inner),
-  table: (grid) => `<pre>${escapeHtml(grid)}</pre>`,
+  table: ({ grid }) => `<pre>${escapeHtml(grid)}</pre>`,
   thematicBreak: () => "———",
+  bullet: (depth) => (depth === 1 ? "•" : "◦"),
 };
 
 /**
