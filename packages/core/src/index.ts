@@ -99,7 +99,13 @@ export {
   type RequestContext,
   runWithRequestContext,
 } from "./context/request-context.js";
-export { DowncityError, type DowncityErrorCode } from "./errors/downcity-error.js";
+export { DowncityError } from "./errors/downcity-error.js";
+export {
+  type DowncityErrorCode,
+  downcityErrorCodes,
+  httpStatusByCode,
+  isDowncityErrorCode,
+} from "./errors/error-codes.js";
 export { errorFromZod } from "./errors/zod-issue-message.js";
 export { syncDirectory, writeFileAtomic } from "./fs/atomic-write.js";
 export { acquireFileLock } from "./fs/file-lock.js";
@@ -132,6 +138,7 @@ export {
   type PluginContext,
   type PluginSetup,
 } from "./plugin/define-plugin.js";
+export type { PluginHostRuntime, PluginRuntime } from "./plugin/plugin-runtime.js";
 export {
   type PluginEntry,
   type PluginHost,

@@ -2,7 +2,13 @@
  * `@downcity/core/primitives`: the error type and the file, lock, process and path primitives,
  * without the agent runtime, so light clients (a CLI's `status`) load no AI SDK.
  */
-export { DowncityError, type DowncityErrorCode } from "./errors/downcity-error.js";
+export { DowncityError } from "./errors/downcity-error.js";
+export {
+  type DowncityErrorCode,
+  downcityErrorCodes,
+  httpStatusByCode,
+  isDowncityErrorCode,
+} from "./errors/error-codes.js";
 export { syncDirectory, writeFileAtomic } from "./fs/atomic-write.js";
 export { acquireFileLock } from "./fs/file-lock.js";
 export { packageVersion } from "./fs/package-version.js";

@@ -6,7 +6,8 @@ import type {
   RunUsage,
   ServiceSummary,
 } from "@downcity/core";
-import { DowncityError, type DowncityErrorCode } from "@downcity/core/primitives";
+import { DowncityError } from "@downcity/core/primitives";
+import { errorFromResponse } from "./error-from-response.js";
 import { parseSse } from "./parse-sse.js";
 import { isConnectionRefused, requestDaemon } from "./request-daemon.js";
 
@@ -83,44 +84,6 @@ export interface DaemonClient {
   }>;
 }
 
-const knownCodes = new Set<string>([
-  "INVALID_INPUT",
-  "CONFIG_NOT_FOUND",
-  "CONFIG_INVALID",
-  "CONFIG_ENV_MISSING",
-  "MODEL_NOT_CONFIGURED",
-  "MODEL_ERROR",
-  "CONTEXT_WINDOW_EXCEEDED",
-  "HISTORY_LOCK_TIMEOUT",
-  "HISTORY_IO",
-  "RUNTIME_CLOSED",
-  "RUN_ABORTED",
-  "SERVICE_NOT_FOUND",
-  "ACTION_NOT_FOUND",
-  "SERVICE_ERROR",
-  "NOT_FOUND",
-  "CONFLICT",
-  "UNAUTHORIZED",
-  "FORBIDDEN",
-  "PLUGIN_FAILED",
-  "INTERNAL",
-]);
-
-function failure(response: { status: number; text: string }): DowncityError {
-  const text = response.text;
-  let body: { error?: { code?: string; message?: string; field?: string } } = {};
-  try {
-    body = JSON.parse(text) as typeof body;
-  } catch {
-    // Not JSON: report the status line.
-  }
-  const code =
-    body.error?.code && knownCodes.has(body.error.code) ? (body.error.code as DowncityErrorCode) : "INTERNAL";
-  return new DowncityError(code, body.error?.message ?? `The daemon answered HTTP ${response.status}`, {
-    ...(body.error?.field ? { field: body.error.field } : {}),
-  });
-}
-
 /** Creates a fetch-based client; non-2xx answers become a DowncityError with the server's code and message. */
 export function createDaemonClient(target: DaemonTarget): DaemonClient {
   const host = target.host.includes(":") ? `[${target.host}]` : target.host;
@@ -153,7 +116,7 @@ export function createDaemonClient(target: DaemonTarget): DaemonClient {
     } catch (error) {
       throw connectionError(error);
     }
-    if (response.status < 200 || response.status >= 300) throw failure(response);
+    if (response.status < 200 || response.status >= 300) throw errorFromResponse(response);
     return JSON.parse(response.text) as Result;
   };
 
@@ -200,7 +163,7 @@ export function createDaemonClient(target: DaemonTarget): DaemonClient {
           });
           if (!response) return;
           if (!response.ok || !response.body)
-            throw failure({ status: response.status, text: await response.text().catch(() => "") });
+            throw errorFromResponse({ status: response.status, text: await response.text().catch(() => "") });
           try {
             for await (const event of parseSse(response.body)) {
               yield { ...(JSON.parse(event.data) as object), type: event.event } as DaemonEvent;

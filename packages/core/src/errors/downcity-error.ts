@@ -1,29 +1,8 @@
-const marker = Symbol.for("downcity.error");
+import type { DowncityErrorCode } from "./error-codes.js";
 
-/** Every machine-readable failure Downcity reports; the daemon maps these to HTTP statuses. */
-export type DowncityErrorCode =
-  | "INVALID_INPUT"
-  | "CONFIG_NOT_FOUND"
-  | "CONFIG_INVALID"
-  | "CONFIG_ENV_MISSING"
-  | "MODEL_NOT_CONFIGURED"
-  | "MODEL_ERROR"
-  | "CONTEXT_WINDOW_EXCEEDED"
-  | "HISTORY_LOCK_TIMEOUT"
-  | "HISTORY_IO"
-  | "RUNTIME_CLOSED"
-  | "RUN_ABORTED"
-  | "SERVICE_NOT_FOUND"
-  | "ACTION_NOT_FOUND"
-  | "SERVICE_ERROR"
-  | "NOT_FOUND"
-  | "CONFLICT"
-  | "UNAUTHORIZED"
-  | "FORBIDDEN"
-  | "PLUGIN_FAILED"
-  | "CHANNEL_SEND_FAILED"
-  | "ACCESS_DENIED"
-  | "INTERNAL";
+export type { DowncityErrorCode } from "./error-codes.js";
+
+const marker = Symbol.for("downcity.error");
 
 /** Base error of every Downcity package: a code, a message naming the bad field and the fix, and a cause. */
 export class DowncityError extends Error {

@@ -1,19 +1,21 @@
 import type { LanguageModel } from "ai";
 import type { z } from "zod";
-import type { AgentRuntime, ToolSource } from "../agent/agent-runtime.js";
+import type { ToolSource } from "../agent/agent-runtime.js";
 import type { Logger } from "../logger/logger.js";
 import type { DowncityPaths } from "../paths/downcity-paths.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
 import type { ServiceDefinition } from "../service/define-service.js";
 import type { ServiceRegistry } from "../service/service-registry.js";
 import type { ContextMeta } from "./context-meta.js";
+import type { PluginRuntime } from "./plugin-runtime.js";
 
 /** What a plug-in's `setup` receives. */
 export interface PluginContext<Config = unknown> {
   rootDir: string;
   /** The plug-in's own `downcity.json` section, validated by its `config` schema (`{}` parsed when absent). */
   config: Config;
-  runtime: AgentRuntime;
+  /** Start runs, read histories, watch run events: the runtime as far as a plug-in needs it. */
+  runtime: PluginRuntime;
   /** The project's model, when `llm` is configured. */
   model?: LanguageModel;
   /** A logger whose lines carry `plugin: <name>`. */

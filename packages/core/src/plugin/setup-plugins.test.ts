@@ -9,7 +9,7 @@ import { loadConfig } from "../config/load-config.js";
 import { defineService } from "../service/define-service.js";
 import { createServiceRegistry } from "../service/service-registry.js";
 import { createScriptedModel } from "../test/scripted-model.js";
-import { definePlugin } from "./define-plugin.js";
+import { definePlugin, type PluginSetup } from "./define-plugin.js";
 import { setupPlugins } from "./setup-plugins.js";
 
 let root: string;
@@ -130,6 +130,53 @@ describe("setupPlugins", () => {
     expect(errors).toHaveLength(3);
     await host.close();
     expect(closed).toEqual(["fine"]);
+    await runtime.close();
+  });
+
+  it("reports a plug-in whose setup returns a wrong shape, naming the field, and still sets up the others", async () => {
+    const runtime = createAgentRuntime({ rootDir: root });
+    const registry = createServiceRegistry();
+    const closed: string[] = [];
+    const misshapen = definePlugin({
+      name: "misshapen",
+      // A plain-JS plug-in: `tools` as a tool set instead of the documented array of them.
+      setup: () =>
+        ({ tools: { my_tool: {} }, close: () => void closed.push("misshapen") }) as unknown as PluginSetup,
+    });
+    const noProvide = definePlugin({
+      name: "no-provide",
+      setup: () => ({ promptProviders: [{ id: "p", order: 1 }] }) as unknown as PluginSetup,
+    });
+    const host = await setupPlugins({
+      rootDir: root,
+      config: { plugins: [], channels: {} },
+      runtime,
+      registry,
+      logger: { debug() {}, info() {}, warn() {}, error() {} },
+      plugins: [
+        { source: "./misshapen.mjs", plugin: misshapen },
+        { source: "./no-provide.mjs", plugin: noProvide },
+        { source: "builtin", plugin: weather },
+      ],
+    });
+    const [first, second, third] = host.status();
+    expect(first).toMatchObject({
+      name: "misshapen",
+      state: "failed",
+      error: {
+        code: "PLUGIN_FAILED",
+        field: "tools",
+        message: expect.stringContaining("tools: expected an array"),
+      },
+    });
+    expect(second).toMatchObject({
+      state: "failed",
+      error: { field: "promptProviders[0].provide", message: expect.stringContaining("expected a function") },
+    });
+    expect(third).toMatchObject({ name: "weather", state: "loaded" });
+    // What it set up before the bad return is released.
+    expect(closed).toEqual(["misshapen"]);
+    await host.close();
     await runtime.close();
   });
 

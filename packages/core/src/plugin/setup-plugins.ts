@@ -1,5 +1,4 @@
 import type { LanguageModel } from "ai";
-import type { AgentRuntime } from "../agent/agent-runtime.js";
 import type { DowncityConfig } from "../config/config-schema.js";
 import { readConfigSection } from "../config/config-sections.js";
 import { DowncityError } from "../errors/downcity-error.js";
@@ -8,6 +7,8 @@ import { downcityPaths } from "../paths/downcity-paths.js";
 import type { ServiceRegistry } from "../service/service-registry.js";
 import { createContextMeta } from "./context-meta.js";
 import type { Plugin, PluginSetup } from "./define-plugin.js";
+import { type PluginHostRuntime, pluginRuntimeOf } from "./plugin-runtime.js";
+import { parsePluginSetup } from "./plugin-setup-schema.js";
 
 /** A plug-in to set up, or the reason it could not even be loaded. */
 export interface PluginEntry {
@@ -31,7 +32,8 @@ export interface PluginStatus {
 export interface SetupPluginsOptions {
   rootDir: string;
   config: DowncityConfig;
-  runtime: AgentRuntime;
+  /** The runtime the plug-ins' tools and prompt providers join; plug-ins themselves see only a `PluginRuntime`. */
+  runtime: PluginHostRuntime;
   registry: ServiceRegistry;
   logger: Logger;
   model?: LanguageModel;
@@ -61,12 +63,12 @@ const errorSummary = (error: unknown): NonNullable<PluginStatus["error"]> => {
 };
 
 /**
- * Validates each plug-in's section, calls `setup` in order and wires what it returns into the
- * runtime and registry. A plug-in that fails is reported and skipped; it never stops the others.
+ * Validates each plug-in's section, calls `setup` in order, checks what it returns and wires that
+ * into the runtime and registry. A plug-in that fails (to load, validate, set up, or return the
+ * documented shape) is reported and skipped; it never stops the others.
  */
 export async function setupPlugins(options: SetupPluginsOptions): Promise<PluginHost> {
-  const { runtime, registry, logger } = options;
-  const paths = downcityPaths(options.rootDir);
+  const { logger } = options;
   const statuses: PluginStatus[] = [];
   const closes: Array<{ name: string; close: () => Promise<void> | void }> = [];
   const historyDirs: Array<(contextId: string) => string | undefined> = [];
@@ -76,65 +78,31 @@ export async function setupPlugins(options: SetupPluginsOptions): Promise<Plugin
     const plugin = entry.plugin;
     const name = plugin?.name ?? entry.source;
     const base = { name, source: entry.source, ...(plugin?.version ? { version: plugin.version } : {}) };
-    const fail = (error: unknown) => {
-      statuses.push({ ...base, state: "failed", error: errorSummary(error) });
-      logger.error({ plugin: name, source: entry.source, ...errorFields(error) }, "plug-in failed; skipped");
-    };
-    if (!plugin) {
-      fail(entry.loadError ?? new Error("the module exports no plug-in"));
-      continue;
-    }
-    if (names.has(plugin.name)) {
-      fail(
-        new DowncityError(
+    try {
+      if (!plugin) throw entry.loadError ?? new Error("the module exports no plug-in");
+      if (names.has(plugin.name))
+        throw new DowncityError(
           "CONFLICT",
           `Two plug-ins are named "${plugin.name}"; the second (${entry.source}) is skipped.`,
           { field: "plugins" },
-        ),
-      );
-      continue;
-    }
-    names.add(plugin.name);
-    let setup: PluginSetup | undefined;
-    try {
-      const section = readConfigSection(options.config, plugin);
-      if (!section.enabled) {
+        );
+      names.add(plugin.name);
+      const setup = await setupOne(plugin, options);
+      if (!setup) {
         statuses.push({ ...base, state: "disabled" });
         logger.info({ plugin: plugin.name }, "plug-in disabled in downcity.json");
         continue;
       }
-      setup = await plugin.setup({
-        rootDir: paths.rootDir,
-        config: section.value,
-        runtime,
-        ...(options.model ? { model: options.model } : {}),
-        logger: childLogger(logger, plugin.name),
-        registry,
-        paths,
-        contextMeta: (contextId) => createContextMeta(runtime.history(contextId), plugin.name),
-      });
-      for (const service of setup.services ?? []) {
-        if (registry.get(service.name))
-          throw new DowncityError(
-            "CONFLICT",
-            `Service "${service.name}" is already registered by another plug-in.`,
-            { field: plugin.name },
-          );
-      }
+      for (const service of setup.services ?? []) options.registry.register(service);
+      for (const tools of setup.tools ?? []) options.runtime.addTools(tools);
+      for (const provider of setup.promptProviders ?? []) options.runtime.addPromptProvider(provider);
+      if (setup.historyDir) historyDirs.push(setup.historyDir);
+      if (setup.close) closes.push({ name: plugin.name, close: setup.close });
+      statuses.push({ ...base, state: "loaded" });
     } catch (error) {
-      if (setup?.close)
-        await Promise.resolve()
-          .then(setup.close)
-          .catch(() => {});
-      fail(error);
-      continue;
+      statuses.push({ ...base, state: "failed", error: errorSummary(error) });
+      logger.error({ plugin: name, source: entry.source, ...errorFields(error) }, "plug-in failed; skipped");
     }
-    for (const service of setup.services ?? []) registry.register(service);
-    for (const tools of setup.tools ?? []) runtime.addTools(tools);
-    for (const provider of setup.promptProviders ?? []) runtime.addPromptProvider(provider);
-    if (setup.historyDir) historyDirs.push(setup.historyDir);
-    if (setup.close) closes.push({ name: plugin.name, close: setup.close });
-    statuses.push({ ...base, state: "loaded" });
   }
 
   return {
@@ -156,4 +124,46 @@ export async function setupPlugins(options: SetupPluginsOptions): Promise<Plugin
       }
     },
   };
+}
+
+/**
+ * Calls one plug-in's `setup` with its validated section and checks the result before anything is
+ * wired; `undefined` when its section disables it. On a failure after `setup` ran, its `close` runs.
+ */
+async function setupOne(plugin: Plugin, options: SetupPluginsOptions): Promise<PluginSetup | undefined> {
+  const section = readConfigSection(options.config, plugin);
+  if (!section.enabled) return undefined;
+  const paths = downcityPaths(options.rootDir);
+  const runtime = pluginRuntimeOf(options.runtime);
+  const returned: unknown = await plugin.setup({
+    rootDir: paths.rootDir,
+    config: section.value,
+    runtime,
+    ...(options.model ? { model: options.model } : {}),
+    logger: childLogger(options.logger, plugin.name),
+    registry: options.registry,
+    paths,
+    contextMeta: (contextId) => createContextMeta(runtime.history(contextId), plugin.name),
+  });
+  try {
+    const setup = parsePluginSetup(plugin.name, returned);
+    const serviceNames = new Set<string>();
+    for (const service of setup.services ?? []) {
+      if (options.registry.get(service.name) || serviceNames.has(service.name))
+        throw new DowncityError(
+          "CONFLICT",
+          `Service "${service.name}" is already registered by another plug-in.`,
+          { field: plugin.name },
+        );
+      serviceNames.add(service.name);
+    }
+    return setup;
+  } catch (error) {
+    const close = (returned as { close?: unknown } | undefined)?.close;
+    if (typeof close === "function")
+      await Promise.resolve()
+        .then(() => close())
+        .catch(() => {});
+    throw error;
+  }
 }

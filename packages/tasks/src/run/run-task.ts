@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type AgentRuntime, DowncityError, type Logger, writeFileAtomic } from "@downcity/core";
+import { DowncityError, type Logger, type PluginRuntime, writeFileAtomic } from "@downcity/core";
 import type { TaskDefinition } from "../definition/task-definition.js";
 import { taskRunContextId, taskRunDir } from "../definition/task-paths.js";
 import type { TaskRunRecord, TaskRunTrigger } from "./task-run-record.js";
@@ -8,7 +8,7 @@ import type { TaskRunRecord, TaskRunTrigger } from "./task-run-record.js";
 /** Everything one run needs. */
 export interface RunTaskOptions {
   rootDir: string;
-  runtime: AgentRuntime;
+  runtime: PluginRuntime;
   task: TaskDefinition;
   runId: string;
   trigger: TaskRunTrigger;

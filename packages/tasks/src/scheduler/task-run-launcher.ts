@@ -1,4 +1,4 @@
-import { type AgentRuntime, DowncityError, errorFields, type Logger } from "@downcity/core";
+import { DowncityError, errorFields, type Logger, type PluginRuntime } from "@downcity/core";
 import type { TaskDefinition } from "../definition/task-definition.js";
 import { taskRunContextId, taskRunDir } from "../definition/task-paths.js";
 import { createRunIdAllocator } from "../run/run-id-allocator.js";
@@ -64,7 +64,7 @@ const settle = (waiters: Waiter[], outcome: Promise<TaskRunRecord>) =>
 /** Creates the run launcher of a project root; `onSlotFree` runs after every run ends and nothing is queued. */
 export function createTaskRunLauncher(options: {
   rootDir: string;
-  runtime: AgentRuntime;
+  runtime: PluginRuntime;
   clock: TaskClock;
   logger: Logger;
   emit: (event: TaskSchedulerEvent) => void;

@@ -1,11 +1,11 @@
-import type { AgentRuntime, Logger } from "@downcity/core";
+import type { Logger, PluginRuntime } from "@downcity/core";
 import type { TaskClock } from "./task-clock.js";
 
 /** Options of `createTaskScheduler`. */
 export interface TaskSchedulerOptions {
   rootDir: string;
   /** The runtime runs go through; give it `historyDir: (id) => taskRunHistoryDir(rootDir, id)`. */
-  runtime: AgentRuntime;
+  runtime: PluginRuntime;
   /** Time and timers (default: the system clock); tests pass a fake one. */
   clock?: TaskClock;
   logger?: Logger;
