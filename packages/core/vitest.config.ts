@@ -8,7 +8,7 @@ export default defineConfig({
     name: "@downcity/core",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // Crash tests run real child processes: they are bundled from the sources of this run.
-    globalSetup: ["src/history/compaction-crash-setup.ts"],
+    globalSetup: ["src/store/file/compaction-crash-setup.ts"],
     testTimeout: 30000,
     hookTimeout: 30000,
   },

@@ -12,19 +12,11 @@ export {
   type RunResult,
   type ToolSource,
 } from "./agent/agent-runtime.js";
-export { isContextWindowError } from "./run/context-window-error.js";
 export { type IncomingMessage, incomingMessageSchema } from "./agent/incoming-message.js";
 export { estimateTokens, historyToModelMessages, internalNotice } from "./agent/model-messages.js";
-export type { Recipient, RecipientDirectory } from "./run/reply-routing.js";
 export type { RuntimeEvent, RuntimeEventListener } from "./agent/runtime-event.js";
 export type { RuntimeHistory } from "./agent/runtime-histories.js";
 export { defaultSystemPrompt } from "./agent/system-prompt.js";
-export {
-  type AccessDecision,
-  type ChannelAccess,
-  channelAccessSchema,
-  decideAccess,
-} from "./channel/channel-access.js";
 export {
   type AcceptResult,
   type ChannelAdapter,
@@ -36,29 +28,27 @@ export {
   type ChannelSendOptions,
   type ChannelSendResult,
   type ChannelState,
-  type ChannelTarget,
   defineChannelAdapter,
   isChannelAdapterDefinition,
-} from "./channel/channel-adapter.js";
+} from "./channel/adapter/channel-adapter.js";
 export {
   type ChannelEvent,
   channelContextId,
   channelEventSchema,
   type ParsedChannelEvent,
-} from "./channel/channel-event.js";
-export { type ChannelHost, type ChannelHostOptions, createChannelHost } from "./channel/channel-host.js";
-export type { ChannelInstance, ChannelStatus } from "./channel/channel-instance.js";
-export { ChannelSendError } from "./channel/channel-send-error.js";
-export { createChannelServices } from "./channel/channel-services.js";
-export { type Contact, type ContactBook, openContactBook } from "./channel/contact-book.js";
+} from "./channel/adapter/channel-event.js";
+export { ChannelSendError } from "./channel/adapter/channel-send-error.js";
 export {
-  type InboxEntry,
-  type InboxMessage,
-  type InboxStore,
-  openInboxStore,
-} from "./channel/inbox-store.js";
-export { type OutboxEntry, type OutboxStore, openOutboxStore } from "./channel/outbox-store.js";
-export { splitText } from "./channel/split-text.js";
+  type AccessDecision,
+  type ChannelAccess,
+  channelAccessSchema,
+  decideAccess,
+} from "./channel/host/channel-access.js";
+export { type ChannelHost, type ChannelHostOptions, createChannelHost } from "./channel/host/channel-host.js";
+export type { ChannelInstance, ChannelStatus } from "./channel/host/channel-instance.js";
+export { createChannelServices } from "./channel/host/channel-services.js";
+export { type Contact, type ContactBook, openContactBook } from "./channel/host/contact-book.js";
+export { splitText } from "./channel/host/split-text.js";
 export type { ChannelSender, OutgoingMessage } from "./chat/channel-sender.js";
 export { type ChatToolsOptions, createChatTools } from "./chat/chat-tools.js";
 export {
@@ -112,15 +102,6 @@ export { acquireFileLock } from "./fs/file-lock.js";
 export { packageVersion } from "./fs/package-version.js";
 export { readTextFileIfExists } from "./fs/raw-file.js";
 export { type HistoryMessage, type HistoryMetadata, messageText } from "./history/history-message.js";
-export {
-  type CompactionResult,
-  type CompactOptions,
-  createHistoryStore,
-  type HistoryMeta,
-  type HistoryReadReport,
-  type HistoryStore,
-  type HistoryStoreOptions,
-} from "./history/history-store.js";
 export { createLaneScheduler, type LaneRunner, type LaneScheduler } from "./lanes/lane-scheduler.js";
 export {
   errorFields,
@@ -154,6 +135,8 @@ export {
   type PromptProvider,
 } from "./prompt/prompt-provider.js";
 export { type PromptProvidersResult, runPromptProviders } from "./prompt/run-prompt-providers.js";
+export { isContextWindowError } from "./run/context-window-error.js";
+export type { Recipient, RecipientDirectory } from "./run/reply-routing.js";
 export { RunAbortedError, type RunAbortReason } from "./run/run-aborted-error.js";
 export { addUsage, emptyUsage, type RunUsage } from "./run/run-usage.js";
 export { createRunWatchdog, defaultRunLimits, type RunLimits, type RunWatchdog } from "./run/run-watchdog.js";
@@ -186,10 +169,23 @@ export {
   defineStoreAdapter,
   type PollerLock,
   type StoreAdapterDefinition,
+  type WakeKind,
 } from "./store/downcity-store.js";
-export { type FileStoreOptions, openFileStore } from "./store/file-store.js";
-export { createLocalContextLease } from "./store/local-context-lease.js";
-export type { ContextHistory, SharedHistoryStore } from "./store/shared-history-store.js";
-export type { InboxClaimOptions, SharedInboxStore } from "./store/shared-inbox-store.js";
-export type { OutboxClaimOptions, SharedOutboxStore } from "./store/shared-outbox-store.js";
+export {
+  createHistoryStore,
+  type FileHistory,
+  type HistoryReadReport,
+  type HistoryStoreOptions,
+} from "./store/file/file-history.js";
+export { type FileStoreOptions, openFileStore } from "./store/file/file-store.js";
+export type {
+  CompactionResult,
+  CompactOptions,
+  ContextHistory,
+  HistoryMeta,
+  HistoryStore,
+} from "./store/history-store.js";
+export type { InboxEntry, InboxInput, InboxMessage, InboxStore } from "./store/inbox-store.js";
+export type { ClaimOptions, ClaimPolicy, KeyedQueue, QueuedEntry } from "./store/keyed-queue.js";
+export type { ChannelTarget, OutboxEntry, OutboxInput, OutboxStore } from "./store/outbox-store.js";
 export { type FrontMatterSplit, splitFrontMatter } from "./text/front-matter.js";

@@ -1,9 +1,8 @@
 import { generateText, type LanguageModel, type ModelMessage } from "ai";
 import { DowncityError } from "../errors/downcity-error.js";
 import { type HistoryMessage, messageText } from "../history/history-message.js";
-import type { CompactionResult } from "../history/history-store.js";
 import { errorFields, type Logger } from "../logger/logger.js";
-import type { ContextHistory } from "../store/shared-history-store.js";
+import type { CompactionResult, ContextHistory } from "../store/history-store.js";
 import { estimateTokens, historyToModelMessages } from "./model-messages.js";
 
 /** Decides what history the model sees: the newest messages that fit, compacting first when needed. */

@@ -1,24 +1,28 @@
-import { join } from "node:path";
 import { toContextId } from "../context/context-id.js";
-import { createHistoryStore } from "../history/history-store.js";
 import type { Logger } from "../logger/logger.js";
-import { contextDir } from "../paths/downcity-paths.js";
-import type { ContextHistory, SharedHistoryStore } from "../store/shared-history-store.js";
+import { createHistoryStore } from "../store/file/file-history.js";
+import { createFileHistoryStore } from "../store/file/file-history-store.js";
+import type { ContextHistory, HistoryStore } from "../store/history-store.js";
 
 /** A context's history as the runtime hands it out: the store contract, plus its folder when it lives on disk. */
 export type RuntimeHistory = ContextHistory & { readonly dir?: string };
 
 /**
  * Finds each context's history, once per context: a folder a plug-in claims (local to this worker),
- * else the shared store when several workers serve the agent, else `.downcity/context/<id>/messages`.
+ * else the configured store's history, else the file store's (`.downcity/context/<id>/messages`).
  */
 export function createRuntimeHistories(options: {
   rootDir: string;
   logger: Logger;
   now: () => Date;
   historyDir?: (contextId: string) => string | undefined;
-  shared?: SharedHistoryStore;
+  shared?: HistoryStore;
 }): (contextId: string) => RuntimeHistory {
+  const files = createFileHistoryStore({
+    rootDir: options.rootDir,
+    logger: options.logger,
+    now: options.now,
+  });
   const histories = new Map<string, RuntimeHistory>();
   return (contextId) => {
     const id = toContextId(contextId);
@@ -26,13 +30,9 @@ export function createRuntimeHistories(options: {
     if (!history) {
       const claimed = options.historyDir?.(id);
       history =
-        claimed === undefined && options.shared
-          ? options.shared.context(id)
-          : createHistoryStore({
-              dir: claimed ?? join(contextDir(options.rootDir, id), "messages"),
-              logger: options.logger,
-              now: options.now,
-            });
+        claimed === undefined
+          ? (options.shared ?? files).context(id)
+          : createHistoryStore({ dir: claimed, logger: options.logger, now: options.now });
       histories.set(id, history);
     }
     return history;

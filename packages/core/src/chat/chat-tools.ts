@@ -1,13 +1,12 @@
-import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { type ToolSet, tool } from "ai";
 import { z } from "zod";
-import type { RuntimeHistory } from "../agent/runtime-histories.js";
-import { type HistoryMessage, messageText } from "../history/history-message.js";
+import { messageText } from "../history/history-message.js";
+import type { ContextHistory } from "../store/history-store.js";
 
 /** What the chat tools need from the run they serve. */
 export interface ChatToolsOptions {
-  history: RuntimeHistory;
+  /** The run's context history: `chat_load_history` reads its live part and its archive. */
+  history: Pick<ContextHistory, "read" | "readArchive">;
   /** Ids of the messages already in the model's view; `chat_load_history` loads only others. */
   visibleMessageIds: () => ReadonlySet<string>;
   /** Delivers user-visible text to the current chat, or with `to` to another contact's chat. */
@@ -30,23 +29,6 @@ export const chatLoadHistoryInput = z.object({
   keyword: z.string().min(1).optional().describe("Only messages containing this text (case-insensitive)"),
 });
 
-async function archivedMessages(dir: string): Promise<HistoryMessage[]> {
-  const archiveDir = join(dir, "archive");
-  const names = await readdir(archiveDir).catch(() => [] as string[]);
-  const messages: HistoryMessage[] = [];
-  for (const name of names.filter((entry) => entry.endsWith(".json")).sort()) {
-    try {
-      const parsed = JSON.parse(await readFile(join(archiveDir, name), "utf8")) as {
-        messages?: HistoryMessage[];
-      };
-      messages.push(...(parsed.messages ?? []));
-    } catch {
-      // An unreadable archive is skipped; the live history is what matters.
-    }
-  }
-  return messages;
-}
-
 /** `chat_send` and `chat_load_history`, built per run so no tool record is shared between runs. */
 export function createChatTools(options: ChatToolsOptions): ToolSet {
   return {
@@ -65,11 +47,10 @@ export function createChatTools(options: ChatToolsOptions): ToolSet {
       inputSchema: chatLoadHistoryInput,
       execute: async ({ count, keyword }) => {
         const visible = options.visibleMessageIds();
-        const live = await options.history.read();
-        const all = [
-          ...(options.history.dir ? await archivedMessages(options.history.dir) : []),
-          ...live,
-        ].filter((message) => !visible.has(message.id) && message.metadata?.kind !== "summary");
+        const [archived, live] = await Promise.all([options.history.readArchive(), options.history.read()]);
+        const all = [...archived, ...live].filter(
+          (message) => !visible.has(message.id) && message.metadata?.kind !== "summary",
+        );
         const needle = keyword?.toLowerCase();
         const matching = needle
           ? all.filter((message) => messageText(message).toLowerCase().includes(needle))

@@ -1,4 +1,4 @@
-import type { ContextHistory } from "../store/shared-history-store.js";
+import type { ContextHistory } from "../store/history-store.js";
 
 /** One plug-in's metadata for one context (a JSON object it owns). */
 export type ContextMetaValue = Record<string, unknown>;

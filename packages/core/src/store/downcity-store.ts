@@ -1,33 +1,40 @@
 import type { ContextLease } from "./context-lease.js";
-import type { SharedHistoryStore } from "./shared-history-store.js";
-import type { SharedInboxStore } from "./shared-inbox-store.js";
-import type { SharedOutboxStore } from "./shared-outbox-store.js";
+import type { HistoryStore } from "./history-store.js";
+import type { InboxStore } from "./inbox-store.js";
+import type { OutboxStore } from "./outbox-store.js";
 
-/** Everything several workers of one agent must share: history, inbox, outbox and context leases. */
+/** Which queue a wake-up is about. */
+export type WakeKind = "inbox" | "outbox";
+
+/** A held poller lock: `lost` resolves when it was lost (its connection dropped); `release` gives it back. */
+export interface PollerLock {
+  readonly lost: Promise<void>;
+  release(): Promise<void>;
+}
+
+/**
+ * Everything the workers of one agent keep: history, inbox, outbox and context leases. The file
+ * store (one worker, `.downcity/`) is the default and the reference driver; a store package such
+ * as `@downcity/store-postgres` lets several workers share one.
+ */
 export interface DowncityStore {
-  /** `files` for the embedded store under `.downcity/`, else the adapter's name. */
+  /** `files` for the file store under `.downcity/`, else the adapter's name. */
   readonly kind: string;
-  readonly history: SharedHistoryStore;
-  readonly inbox: SharedInboxStore;
-  readonly outbox: SharedOutboxStore;
+  readonly history: HistoryStore;
+  readonly inbox: InboxStore;
+  readonly outbox: OutboxStore;
   readonly leases: ContextLease;
   /**
    * Calls `listener` when another worker may have made work claimable (an accepted event, a released
    * claim); absent when one worker serves the store and wakes itself.
    */
-  onWake?(kind: "inbox" | "outbox", listener: () => void): () => void;
+  onWake?(kind: WakeKind, listener: () => void): () => void;
   /**
    * Resolves once this worker is the only one that may run `channel`'s poller (Telegram
    * `getUpdates`, a WebSocket gateway); absent when one worker serves the store.
    */
   pollerLock?(channel: string, options?: { signal?: AbortSignal }): Promise<PollerLock>;
   close(): Promise<void>;
-}
-
-/** A held poller lock: `lost` resolves when it was lost (its connection dropped); `release` gives it back. */
-export interface PollerLock {
-  readonly lost: Promise<void>;
-  release(): Promise<void>;
 }
 
 /** What a store package (`"store": { "adapter": ... }` in `downcity.json`) default-exports. */

@@ -1,10 +1,51 @@
-import type { HistoryStore } from "../history/history-store.js";
+import type { HistoryMessage } from "../history/history-message.js";
 
-/** The history of one context as every store backend offers it: append, read the tail, compact, meta. */
-export type ContextHistory = Pick<HistoryStore, "append" | "read" | "meta" | "updateMeta" | "compact">;
+/** A context's history metadata: compaction parameters, the last archive and plug-ins' metadata. */
+export interface HistoryMeta {
+  compaction?: { keepLast: number; archivedCount: number; compactedAt: string; reason?: string };
+  lastArchiveId?: string;
+  [key: string]: unknown;
+}
 
-/** Histories of all contexts of one agent, shared by every worker that serves it. */
-export interface SharedHistoryStore {
+/** What compaction did. */
+export interface CompactionResult {
+  archiveId: string;
+  archivedCount: number;
+  keptCount: number;
+  summary: string;
+}
+
+/** Options of `ContextHistory.compact`. */
+export interface CompactOptions {
+  /** Newest messages kept verbatim. */
+  keepLast: number;
+  /** Summarises the older messages (called outside any lock, so appends continue meanwhile). */
+  summarize: (messages: HistoryMessage[]) => Promise<string>;
+  reason?: string;
+}
+
+/**
+ * The history of one context as every store driver offers it: append, read the live tail, read
+ * what compaction archived, metadata, compaction into a summary.
+ */
+export interface ContextHistory {
+  /** Appends in order; every message needs `id`, `role` and `parts`. */
+  append(messages: HistoryMessage | HistoryMessage[]): Promise<void>;
+  /** The live messages (a summary first, once compacted), whole or the last `last`. */
+  read(options?: { last?: number }): Promise<HistoryMessage[]>;
+  /** Every message compaction moved out of the live history, oldest archive first. */
+  readArchive(): Promise<HistoryMessage[]>;
+  meta(): Promise<HistoryMeta>;
+  /** Applies `update` to the metadata, one update at a time per context. */
+  updateMeta(
+    update: (meta: HistoryMeta) => HistoryMeta | undefined | Promise<HistoryMeta | undefined>,
+  ): Promise<HistoryMeta>;
+  /** Archives all but the newest `keepLast` messages behind one summary; undefined when nothing was older. */
+  compact(options: CompactOptions): Promise<CompactionResult | undefined>;
+}
+
+/** Histories of all contexts of one agent (shared by every worker that serves it). */
+export interface HistoryStore {
   /** The history of `contextId` (created on first append). */
   context(contextId: string): ContextHistory;
   close(): Promise<void>;

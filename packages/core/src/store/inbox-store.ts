@@ -1,41 +1,40 @@
-import type { InboxEntry } from "../channel/inbox-store.js";
+import type { KeyedQueue } from "./keyed-queue.js";
 
-/** Options of `SharedInboxStore.claim`. */
-export interface InboxClaimOptions {
-  /** Who claims: a worker id; its claims lapse after `leaseMs` unless renewed. */
-  owner: string;
-  /** How long the claim holds without renewal [15000 ms]. */
-  leaseMs?: number;
+/** What an inbox entry carries for the run: the message as the runtime takes it, plus reply routing. */
+export interface InboxMessage {
+  text: string;
+  chatId?: string;
+  chatType?: "direct" | "group";
+  userId?: string;
+  username?: string;
+  threadId?: string;
+  /** The platform's id of the message (replies thread to it). */
+  platformMessageId?: string;
+}
+
+/** An event as the inbox records it. */
+export interface InboxInput {
+  channel: string;
+  eventId: string;
+  contextId: string;
+  message: InboxMessage;
+}
+
+/** One accepted event and how far it got. */
+export interface InboxEntry extends InboxInput {
+  /** `<channel>:<eventId>`: also the runtime message id, so a replayed run reuses its outbox keys. */
+  id: string;
+  acceptedAt: string;
+  status: "pending" | "done" | "dead";
+  attempts: number;
+  lastError?: string;
 }
 
 /**
- * The inbox as several workers share it: accept with dedupe, claim the next event of a free
- * context, complete, fail, dead letters. A context has at most one claimed event at a time and
- * only its oldest unfinished event is ever claimable, so per-context order holds across workers.
+ * The inbox: accepted events keyed by `<channel>:<eventId>`, claimed per context (a context's
+ * events in order), completed once their run finished, dead-lettered after repeated failures.
  */
-export interface SharedInboxStore {
+export interface InboxStore extends KeyedQueue<InboxEntry> {
   /** Records an event durably (`accepted`), or reports it was seen within the dedupe window (`duplicate`). */
-  accept(
-    entry: Omit<InboxEntry, "id" | "status" | "attempts" | "acceptedAt">,
-  ): Promise<{ result: "accepted" | "duplicate"; id: string }>;
-  /** Claims the oldest event of a context with no live claim; undefined when none is free. */
-  claim(options: InboxClaimOptions): Promise<InboxEntry | undefined>;
-  /** Extends `owner`'s claim on `id`; false when the claim was lost (expired and taken over, or finished). */
-  renew(id: string, options: InboxClaimOptions): Promise<boolean>;
-  /** Gives a claim back without counting a failure (a worker shutting down). */
-  release(id: string, owner: string): Promise<void>;
-  /** Finishes an event: its id stays known for dedupe. */
-  complete(id: string): Promise<void>;
-  /** Counts a failed run and releases the claim; dead after `maxAttempts` failures. */
-  fail(id: string, error: string, maxAttempts: number): Promise<InboxEntry>;
-  get(id: string): Promise<InboxEntry | undefined>;
-  /** Dead letters, oldest first. */
-  deadLetters(): Promise<InboxEntry[]>;
-  /** Unfinished entries (or dead letters with `dead`), oldest first. */
-  list(options?: { dead?: boolean }): Promise<InboxEntry[]>;
-  /** Forgets a pending or dead entry; its id stays known for dedupe. */
-  drop(id: string): Promise<void>;
-  /** Moves a dead letter back to pending with a fresh attempt count. */
-  retry(id: string): Promise<InboxEntry>;
-  close(): Promise<void>;
+  accept(input: InboxInput): Promise<{ result: "accepted" | "duplicate"; id: string }>;
 }

@@ -1,39 +1,39 @@
-import type { OutboxEntry } from "../channel/outbox-store.js";
+import type { KeyedQueue } from "./keyed-queue.js";
 
-/** Options of `SharedOutboxStore.claim`. */
-export interface OutboxClaimOptions {
-  owner: string;
-  /** How long the claim holds without renewal [15000 ms]. */
-  leaseMs?: number;
+/** Where a reply goes. */
+export interface ChannelTarget {
+  chatId: string;
+  chatType?: "direct" | "group";
+  threadId?: string;
+  /** The platform message the reply answers, when the platform threads replies. */
+  replyToMessageId?: string;
+}
+
+/** A chunk as the outbox records it. */
+export interface OutboxInput {
+  /** Stable for a given run and position, so a replayed run finds what it already sent. */
+  key: string;
+  channel: string;
+  contextId: string;
+  target: ChannelTarget;
+  text: string;
+}
+
+/** One outgoing message chunk, recorded before the adapter is called. */
+export interface OutboxEntry extends OutboxInput {
+  createdAt: string;
+  status: "pending" | "dead";
+  attempts: number;
+  lastError?: string;
 }
 
 /**
- * The outbox as several workers share it: record, claim, mark sent, dead letters. Only the oldest
- * unsent chunk of a chat is claimable, so chunks of one chat go out in order whoever sends them.
+ * The outbox: reply chunks keyed by run position, claimed per chat (a chat's chunks go out in
+ * order whoever sends them), completed once sent, dead-lettered after repeated failures.
  */
-export interface SharedOutboxStore {
-  /** Records a chunk durably; `known` when its key was recorded or sent before (a replay). */
-  record(entry: Omit<OutboxEntry, "status" | "attempts" | "createdAt">): Promise<"recorded" | "known">;
-  /** Claims the oldest unsent chunk of a chat with no live claim; undefined when none is free. */
-  claim(options: OutboxClaimOptions): Promise<OutboxEntry | undefined>;
-  markSent(key: string, messageId?: string): Promise<void>;
+export interface OutboxStore extends KeyedQueue<OutboxEntry> {
+  /** Records a chunk durably; `known` when its key was recorded, sent or dropped before (a replay). */
+  record(input: OutboxInput): Promise<"recorded" | "known">;
+  /** True when `key` was sent (or dropped) within the remembered window. */
   wasSent(key: string): Promise<boolean>;
-  /**
-   * Counts a failed send; dead after `maxAttempts` or when `permanent`. Otherwise the chunk is
-   * claimable again after `retryInMs` [0], by any worker (backoff and retry-after survive a crash).
-   */
-  fail(
-    key: string,
-    error: string,
-    maxAttempts: number,
-    permanent?: boolean,
-    retryInMs?: number,
-  ): Promise<OutboxEntry>;
-  deadLetters(): Promise<OutboxEntry[]>;
-  /** Unsent chunks (or dead letters with `dead`), oldest first. */
-  list(options?: { dead?: boolean }): Promise<OutboxEntry[]>;
-  /** Forgets an unsent or dead chunk; its key stays known, so a replay does not record it again. */
-  drop(key: string): Promise<void>;
-  retry(key: string): Promise<OutboxEntry>;
-  close(): Promise<void>;
 }

@@ -7,9 +7,9 @@ import type {
   ChannelAdapterDefinition,
   ChannelCapabilities,
   ChannelInbox,
-} from "../channel/channel-adapter.js";
-import type { ChannelEvent } from "../channel/channel-event.js";
-import { type ChannelHost, createChannelHost } from "../channel/channel-host.js";
+} from "../channel/adapter/channel-adapter.js";
+import type { ChannelEvent } from "../channel/adapter/channel-event.js";
+import { type ChannelHost, createChannelHost } from "../channel/host/channel-host.js";
 import type { HistoryMessage } from "../history/history-message.js";
 import { messageText } from "../history/history-message.js";
 import { silentLogger } from "../logger/logger.js";

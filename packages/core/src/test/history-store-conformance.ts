@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createChatTools } from "../chat/chat-tools.js";
 import type { HistoryMessage } from "../history/history-message.js";
 import { messageText } from "../history/history-message.js";
 import type { DowncityStore } from "../store/downcity-store.js";
@@ -67,6 +68,46 @@ export function testHistoryStore(options: StoreSuiteOptions): void {
       expect(after[0]?.metadata?.kind).toBe("summary");
       expect((await history.meta()).compaction).toMatchObject({ keepLast: 2, archivedCount: 4 });
       expect(await history.compact({ keepLast: 10, summarize: async () => "none" })).toBeUndefined();
+    });
+
+    it("reads back what compaction archived, oldest archive first, and chat_load_history finds it", async () => {
+      const history = store.history.context("web:a");
+      expect(await history.readArchive()).toEqual([]);
+      await history.append(Array.from({ length: 4 }, (_, index) => message(`m${index}`, `note ${index}`)));
+      await history.compact({ keepLast: 2, summarize: async () => "first summary" });
+      // Archives are ordered by their time: the second must not share the first one's millisecond.
+      const first = Date.now();
+      while (Date.now() === first) await new Promise((resolve) => setImmediate(resolve));
+      await history.append([message("m4", "the secret word is kumquat"), message("m5")]);
+      await history.compact({ keepLast: 1, summarize: async () => "second summary" });
+      const archived = await history.readArchive();
+      expect(archived.map((entry) => entry.id)).toEqual([
+        "m0",
+        "m1",
+        expect.stringMatching(/^summary-/),
+        "m2",
+        "m3",
+        "m4",
+      ]);
+      const tools = createChatTools({
+        history,
+        visibleMessageIds: () => new Set(["m5"]),
+        deliver: async () => ({ contextId: "web:a" }),
+      });
+      const found = await tools.chat_load_history?.execute?.(
+        { count: 20, keyword: "KUMQUAT" },
+        { toolCallId: "t1", messages: [] },
+      );
+      expect(found).toMatchObject({ found: 1, messages: [{ id: "m4", role: "user" }] });
+      const recent = await tools.chat_load_history?.execute?.(
+        { count: 3 },
+        { toolCallId: "t2", messages: [] },
+      );
+      expect((recent as { messages: Array<{ id: string }> }).messages.map((entry) => entry.id)).toEqual([
+        "m2",
+        "m3",
+        "m4",
+      ]);
     });
 
     it("keeps a large message intact", async () => {

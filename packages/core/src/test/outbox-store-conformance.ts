@@ -35,7 +35,7 @@ export function testOutboxStore(options: StoreSuiteOptions): void {
       expect(await store.outbox.record(chunk("r1#0", "a"))).toBe("known");
       expect((await store.outbox.claim({ owner: "w1" }))?.key).toBe("r1#0");
       expect(await store.outbox.wasSent("r1#0")).toBe(false);
-      await store.outbox.markSent("r1#0", "m-1");
+      await store.outbox.complete("r1#0", "m-1");
       expect(await store.outbox.wasSent("r1#0")).toBe(true);
       expect(await store.outbox.record(chunk("r1#0", "a"))).toBe("known");
       expect(await store.outbox.claim({ owner: "w1" })).toBeUndefined();
@@ -53,7 +53,7 @@ export function testOutboxStore(options: StoreSuiteOptions): void {
       expect([first?.key, second?.key]).toEqual(["a1", "b1"]);
       expect(first?.target).toEqual({ chatId: "a", chatType: "direct" });
       expect(await store.outbox.claim({ owner: "w3" })).toBeUndefined();
-      await store.outbox.markSent("a1");
+      await store.outbox.complete("a1");
       expect((await store.outbox.claim({ owner: "w3" }))?.key).toBe("a2");
     });
 
@@ -76,7 +76,7 @@ export function testOutboxStore(options: StoreSuiteOptions): void {
         status: "dead",
         lastError: "403",
       });
-      expect((await store.outbox.deadLetters()).map((entry) => entry.key)).toEqual(["k1"]);
+      expect((await store.outbox.list({ dead: true })).map((entry) => entry.key)).toEqual(["k1"]);
       expect(await store.outbox.retry("k1")).toMatchObject({ status: "pending", attempts: 0 });
       const keys = [
         (await store.outbox.claim({ owner: "w1" }))?.key,
@@ -141,7 +141,7 @@ export function testOutboxStore(options: StoreSuiteOptions): void {
             }
             idle = 0;
             sent.push(entry.key);
-            await worker.outbox.markSent(entry.key);
+            await worker.outbox.complete(entry.key);
           }
         }),
       );

@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AcceptResult, ChannelContext, ChannelState } from "../channel/channel-adapter.js";
-import type { ChannelEvent } from "../channel/channel-event.js";
+import type { AcceptResult, ChannelContext, ChannelState } from "../channel/adapter/channel-adapter.js";
+import type { ChannelEvent } from "../channel/adapter/channel-event.js";
 import type { Logger } from "../logger/logger.js";
 
 /** Options of `createRecordingContext`. */

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect } from "vitest";
-import type { ChannelAdapter } from "../channel/channel-adapter.js";
+import type { ChannelAdapter } from "../channel/adapter/channel-adapter.js";
 import { createRecordingContext, type RecordingContext } from "./recording-context.js";
 
 /** Options of `useRecordingTestBed`. */

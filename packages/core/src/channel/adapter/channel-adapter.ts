@@ -1,6 +1,7 @@
 import type { z } from "zod";
-import type { Logger } from "../logger/logger.js";
-import type { ServiceDefinition } from "../service/define-service.js";
+import type { Logger } from "../../logger/logger.js";
+import type { ServiceDefinition } from "../../service/define-service.js";
+import type { ChannelTarget } from "../../store/outbox-store.js";
 import type { ChannelEvent } from "./channel-event.js";
 
 /** What the inbox made of an event; acknowledge the platform only once this resolves. */
@@ -26,15 +27,6 @@ export interface ChannelContext {
   stateDir: string;
   /** Reports the connection state (and the error behind `retrying` / `failed`). */
   setState(state: ChannelState, error?: string): void;
-}
-
-/** Where a reply goes. */
-export interface ChannelTarget {
-  chatId: string;
-  chatType?: "direct" | "group";
-  threadId?: string;
-  /** The platform message the reply answers, when the platform threads replies. */
-  replyToMessageId?: string;
 }
 
 /** One outgoing text, already split to the adapter's maximum length. */

@@ -1,4 +1,4 @@
-import { DowncityError } from "../errors/downcity-error.js";
+import { DowncityError } from "../../errors/downcity-error.js";
 
 /** A failed send, telling the outbox whether and when to retry. */
 export class ChannelSendError extends DowncityError {

@@ -1,18 +1,12 @@
-import type { RunResult } from "../agent/agent-runtime.js";
-import type { ChannelAdapter } from "./channel-adapter.js";
-import type { InboxEntry, InboxMessage } from "./inbox-store.js";
-import type { OutboxEntry } from "./outbox-store.js";
-
-/** An event as the inbox records it. */
-export interface InboxInput {
-  channel: string;
-  eventId: string;
-  contextId: string;
-  message: InboxMessage;
-}
-
-/** A chunk as the outbox records it. */
-export type OutboxInput = Omit<OutboxEntry, "status" | "attempts" | "createdAt">;
+import type { AgentRuntime, RunResult } from "../../agent/agent-runtime.js";
+import type { Logger } from "../../logger/logger.js";
+import type { DowncityStore } from "../../store/downcity-store.js";
+import type { InboxEntry, InboxInput } from "../../store/inbox-store.js";
+import type { KeyedQueue, QueuedEntry } from "../../store/keyed-queue.js";
+import type { OutboxEntry, OutboxInput } from "../../store/outbox-store.js";
+import type { ChannelAdapter } from "../adapter/channel-adapter.js";
+import { createInboxPump } from "./inbox-pump.js";
+import { createOutboxPump } from "./outbox-pump.js";
 
 /** The inbox or the outbox as operators see it (`downcity inbox|outbox list|retry|drop`). */
 export interface DeliveryQueue<Entry> {
@@ -24,7 +18,7 @@ export interface DeliveryQueue<Entry> {
   drop(id: string): Promise<void>;
 }
 
-/** What a delivery tells the channel host, for the counters of `downcity channels list`. */
+/** What the delivery tells the channel host, for the counters of `downcity channels list`. */
 export interface DeliveryEvents {
   adapter(channel: string): ChannelAdapter | undefined;
   onInboxDead?(entry: InboxEntry): void;
@@ -33,14 +27,31 @@ export interface DeliveryEvents {
   onOutboxDead?(entry: OutboxEntry): void;
 }
 
+/** Options of `createChannelDelivery`. */
+export interface ChannelDeliveryOptions extends DeliveryEvents {
+  store: DowncityStore;
+  runtime: Pick<AgentRuntime, "send">;
+  logger: Logger;
+  /** This worker's id, unique among the workers of the store. */
+  owner: string;
+  leaseMs: number;
+  /** Runs this worker takes on at once when the store hands out one event per context. */
+  concurrency: number;
+  maxRunAttempts: number;
+  retryDelayMs: number;
+  maxSendAttempts?: number;
+  /** How often idle pumps look for work the store did not announce [1000 ms]. */
+  pollMs?: number;
+}
+
 /**
- * How accepted events reach the runtime and replies leave: on files for one worker, or through a
- * shared store where any of several workers claims the work.
+ * How accepted events reach the runtime and replies leave, whatever the store: an inbox pump and
+ * an outbox pump over its queues. The store's claim policy decides how a context's events meet.
  */
 export interface ChannelDelivery {
-  /** Where this delivery keeps its state: `files`, or the store adapter's name. */
+  /** Where the state lives: `files`, or the store adapter's name. */
   readonly kind: string;
-  /** Records an event durably and gets it run (here and now, or by whichever worker claims it). */
+  /** Records an event durably and gets it run (by this worker, or whichever claims it). */
   accept(input: InboxInput): Promise<{ result: "accepted" | "duplicate"; id: string }>;
   /** An unfinished inbox entry (the event a reply answers). */
   trigger(id: string): Promise<InboxEntry | undefined>;
@@ -55,4 +66,83 @@ export interface ChannelDelivery {
   readonly inbox: DeliveryQueue<InboxEntry>;
   readonly outbox: DeliveryQueue<OutboxEntry>;
   close(): Promise<void>;
+}
+
+/** A store queue as operators see it: a retried dead letter wakes its pump. */
+function operatorQueue<Entry extends QueuedEntry>(
+  queue: KeyedQueue<Entry>,
+  wake: () => void,
+): DeliveryQueue<Entry> {
+  return {
+    list: (options) => queue.list(options),
+    async retry(key) {
+      const entry = await queue.retry(key);
+      wake();
+      return entry;
+    },
+    drop: (key) => queue.drop(key),
+  };
+}
+
+/** The one delivery engine: the inbox pump runs events, the outbox pump sends replies, the store's wake-ups wake them. */
+export function createChannelDelivery(options: ChannelDeliveryOptions): ChannelDelivery {
+  const { store, logger, owner, leaseMs } = options;
+  const poll = options.pollMs ? { pollMs: options.pollMs } : {};
+  const inbox = createInboxPump({
+    inbox: store.inbox,
+    runtime: options.runtime,
+    logger,
+    owner,
+    leaseMs,
+    concurrency: options.concurrency,
+    maxRunAttempts: options.maxRunAttempts,
+    retryDelayMs: options.retryDelayMs,
+    ...poll,
+    ...(options.onInboxDead ? { onDead: options.onInboxDead } : {}),
+  });
+  const outbox = createOutboxPump({
+    outbox: store.outbox,
+    owner,
+    leaseMs,
+    adapter: options.adapter,
+    logger,
+    ...(options.maxSendAttempts ? { maxAttempts: options.maxSendAttempts } : {}),
+    baseDelayMs: Math.max(50, options.retryDelayMs / 2),
+    ...poll,
+    ...(options.onSent ? { onSent: options.onSent } : {}),
+    ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+    ...(options.onOutboxDead ? { onDead: options.onOutboxDead } : {}),
+  });
+  const unsubscribe: Array<() => void> = [];
+
+  return {
+    kind: store.kind,
+    async accept(input) {
+      const accepted = await store.inbox.accept(input);
+      if (accepted.result === "accepted") inbox.accepted(accepted.id);
+      return accepted;
+    },
+    trigger: (id) => store.inbox.get(id),
+    async record(chunks) {
+      for (const chunk of chunks) await store.outbox.record(chunk);
+      outbox.wake();
+    },
+    start() {
+      if (store.onWake) {
+        unsubscribe.push(store.onWake("inbox", () => inbox.wake()));
+        unsubscribe.push(store.onWake("outbox", () => outbox.wake()));
+      }
+      inbox.start();
+      outbox.start();
+    },
+    wakeOutbox: () => outbox.wake(),
+    result: (id) => inbox.result(id),
+    inbox: operatorQueue(store.inbox, () => inbox.wake()),
+    outbox: operatorQueue(store.outbox, () => outbox.wake()),
+    async close() {
+      for (const undo of unsubscribe) undo();
+      await inbox.close();
+      await outbox.close();
+    },
+  };
 }

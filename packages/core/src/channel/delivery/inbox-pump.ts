@@ -1,31 +1,33 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { AgentRuntime, RunResult } from "../agent/agent-runtime.js";
-import { errorFields, type Logger } from "../logger/logger.js";
-import type { SharedInboxStore } from "../store/shared-inbox-store.js";
+import type { AgentRuntime, RunResult } from "../../agent/agent-runtime.js";
+import type { IncomingMessage } from "../../agent/incoming-message.js";
+import { DowncityError } from "../../errors/downcity-error.js";
+import { errorFields, type Logger } from "../../logger/logger.js";
+import type { InboxEntry, InboxStore } from "../../store/inbox-store.js";
 import { createClaimPump } from "./claim-pump.js";
-import { inboxEntryMessage, isShutdown, recordRunFailure } from "./inbox-dispatcher.js";
-import type { InboxEntry } from "./inbox-store.js";
 
-/** Runs what the shared inbox hands this worker; see `createInboxClaimer`. */
-export interface InboxClaimer {
+/** Runs what the inbox hands this worker; see `createInboxPump`. */
+export interface InboxPump {
   start(): void;
   wake(): void;
-  /** The run of an entry this worker holds, if any. */
+  /** Tells the pump this worker accepted `id`: under `join-running` its run is this worker's to await. */
+  accepted(id: string): void;
+  /** The run of an entry this worker holds (or, under `join-running`, accepted and is about to take). */
   result(id: string): Promise<RunResult> | undefined;
   /** Stops claiming, waits up to `waitMs` for runs in hand, and gives back the claims still held. */
   close(waitMs?: number): Promise<void>;
 }
 
-/** Options of `createInboxClaimer`. */
-export interface InboxClaimerOptions {
-  inbox: SharedInboxStore;
-  runtime: AgentRuntime;
+/** Options of `createInboxPump`. */
+export interface InboxPumpOptions {
+  inbox: InboxStore;
+  runtime: Pick<AgentRuntime, "send">;
   logger: Logger;
   /** This worker's id: the owner of its claims. */
   owner: string;
   /** How long a claim holds without renewal; renewed every third of it while the run lives. */
   leaseMs: number;
-  /** Runs in hand at once (one per context: the store never hands out two events of one context). */
+  /** Runs in hand at once under `group-at-a-time` (under `join-running` the runtime's lanes bound them). */
   concurrency: number;
   maxRunAttempts: number;
   /** First retry delay of a failed run, doubled per attempt; the claim is held meanwhile. */
@@ -35,17 +37,50 @@ export interface InboxClaimerOptions {
   onDead?(entry: InboxEntry): void;
 }
 
+/** A run ended by the runtime shutting down (not the event's fault): it replays at the next start. */
+function isShutdown(error: unknown): boolean {
+  if (!DowncityError.isInstance(error)) return false;
+  return error.code === "RUNTIME_CLOSED" || (error as { reason?: unknown }).reason === "shutdown";
+}
+
+/** The runtime message an inbox entry becomes; its id is the run's `messageId`, so a replay is recognised. */
+function inboxEntryMessage(entry: InboxEntry): IncomingMessage {
+  return {
+    contextId: entry.contextId,
+    text: entry.message.text,
+    messageId: entry.id,
+    channel: entry.channel,
+    ...(entry.message.chatId ? { chatId: entry.message.chatId } : {}),
+    ...(entry.message.userId ? { userId: entry.message.userId } : {}),
+    ...(entry.message.username ? { username: entry.message.username } : {}),
+    ...(entry.message.threadId ? { threadId: entry.message.threadId } : {}),
+    origin: "user",
+  };
+}
+
+/** A promise settled from outside: the run of an event accepted here but not yet claimed. */
+function deferredRun() {
+  let settle: (run: Promise<RunResult>) => void = () => {};
+  const promise = new Promise<RunResult>((resolve) => {
+    settle = resolve;
+  });
+  // Awaited by whoever asked for it; an unawaited failure is the run's own to report.
+  promise.catch(() => {});
+  return { promise, settle };
+}
+
 /**
- * Claims events from a shared inbox and runs them: per-context order and exactly-once completion
- * come from the store (only a context's oldest event is claimable, by one worker); this worker
- * renews its claims while their runs live, completes or fails them, and backs off before a retry.
+ * Claims events from the inbox and runs them: order and exactly-once completion come from the
+ * store's claim policy; this worker renews its claims while their runs live, completes or fails
+ * them, and backs off before a retry.
  */
-export function createInboxClaimer(options: InboxClaimerOptions): InboxClaimer {
+export function createInboxPump(options: InboxPumpOptions): InboxPump {
   const { inbox, runtime, logger, owner, leaseMs } = options;
   const runs = new Map<string, Promise<RunResult>>();
+  const awaited = new Map<string, ReturnType<typeof deferredRun>>();
   const closing = new AbortController();
 
-  const handle = async (entry: InboxEntry) => {
+  const renewWhileRunning = (entry: InboxEntry) => {
     let held = true;
     const renewal = setInterval(
       () => {
@@ -64,33 +99,49 @@ export function createInboxClaimer(options: InboxClaimerOptions): InboxClaimer {
       Math.max(100, Math.floor(leaseMs / 3)),
     );
     renewal.unref();
+    return () => clearInterval(renewal);
+  };
+
+  const failed = async (entry: InboxEntry, error: unknown) => {
+    // Not the event's fault when shutting down: the next worker (or this one after a restart) runs it again.
+    if (!closing.signal.aborted && !isShutdown(error))
+      await sleep(options.retryDelayMs * 2 ** entry.attempts, undefined, { signal: closing.signal }).catch(
+        () => {},
+      );
+    if (closing.signal.aborted || isShutdown(error)) return inbox.release(entry.id, owner);
+    const updated = await inbox.fail(
+      entry.id,
+      (error as Error)?.message ?? String(error),
+      options.maxRunAttempts,
+    );
+    if (updated.status !== "dead") return;
+    options.onDead?.(updated);
+    logger.error(
+      { id: entry.id, contextId: entry.contextId, ...errorFields(error) },
+      "inbox event dead-lettered after repeated failures",
+    );
+  };
+
+  const handle = async (entry: InboxEntry) => {
+    const stopRenewing = renewWhileRunning(entry);
     const run = runtime.send(inboxEntryMessage(entry));
     runs.set(entry.id, run);
+    awaited.get(entry.id)?.settle(run);
+    awaited.delete(entry.id);
     try {
       await run;
       await inbox.complete(entry.id);
     } catch (error) {
-      if (closing.signal.aborted || isShutdown(error)) {
-        // Not the event's fault: the next worker (or this one after a restart) runs it again.
-        await inbox.release(entry.id, owner);
-        return;
-      }
-      await sleep(options.retryDelayMs * 2 ** entry.attempts, undefined, { signal: closing.signal }).catch(
-        () => {},
-      );
-      if (closing.signal.aborted) {
-        await inbox.release(entry.id, owner);
-        return;
-      }
-      await recordRunFailure({ ...options, entry, error });
+      await failed(entry, error);
     } finally {
-      clearInterval(renewal);
+      stopRenewing();
       runs.delete(entry.id);
     }
   };
 
+  const joins = inbox.claimPolicy === "join-running";
   const pump = createClaimPump({
-    concurrency: Math.max(1, options.concurrency),
+    concurrency: joins ? Number.POSITIVE_INFINITY : Math.max(1, options.concurrency),
     pollMs: options.pollMs ?? 1000,
     claim: () => inbox.claim({ owner, leaseMs }),
     handle,
@@ -100,10 +151,18 @@ export function createInboxClaimer(options: InboxClaimerOptions): InboxClaimer {
   return {
     start: () => pump.start(),
     wake: () => pump.wake(),
-    result: (id) => runs.get(id),
+    accepted(id) {
+      // One worker serves a join-running store, so the run of an event accepted here is this worker's.
+      if (joins && !awaited.has(id)) awaited.set(id, deferredRun());
+      pump.wake();
+    },
+    result: (id) => runs.get(id) ?? awaited.get(id)?.promise,
     async close(waitMs = 1000) {
       closing.abort();
       await pump.close(waitMs);
+      const closed = new DowncityError("RUNTIME_CLOSED", "The channels stopped before this event ran");
+      for (const waiting of awaited.values()) waiting.settle(Promise.reject(closed));
+      awaited.clear();
       // Runs still going after the wait: give their claims back rather than wait out the lease.
       await Promise.all([...runs.keys()].map((id) => inbox.release(id, owner).catch(() => {})));
     },

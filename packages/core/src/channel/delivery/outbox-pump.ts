@@ -1,29 +1,45 @@
-import { errorFields } from "../logger/logger.js";
-import type { SharedOutboxStore } from "../store/shared-outbox-store.js";
-import type { ChannelAdapter } from "./channel-adapter.js";
+import { errorFields, type Logger } from "../../logger/logger.js";
+import type { OutboxEntry, OutboxStore } from "../../store/outbox-store.js";
+import type { ChannelAdapter } from "../adapter/channel-adapter.js";
 import { createClaimPump } from "./claim-pump.js";
-import type { OutboxSender, OutboxSenderOptions } from "./outbox-sender.js";
-import type { OutboxEntry } from "./outbox-store.js";
 import { readSendFailure } from "./send-failure.js";
 
-/** Options of `createSharedOutboxSender`. */
-export interface SharedOutboxSenderOptions extends Omit<OutboxSenderOptions, "outbox"> {
-  outbox: SharedOutboxStore;
+/** Sends what the outbox hands this worker; see `createOutboxPump`. */
+export interface OutboxPump {
+  start(): void;
+  /** Looks for sendable chunks now (after a record, or when an adapter came up). */
+  wake(): void;
+  close(): Promise<void>;
+}
+
+/** Options of `createOutboxPump`. */
+export interface OutboxPumpOptions {
+  outbox: OutboxStore;
+  adapter(channel: string): ChannelAdapter | undefined;
+  logger: Logger;
   /** This worker's id: the owner of its claims. */
   owner: string;
   leaseMs: number;
+  /** Failed sends before a chunk goes to dead letters [5]. */
+  maxAttempts?: number;
+  /** First retry delay, doubled per attempt up to `maxDelayMs` [500 ms, 60 s]; a platform's retry-after wins if longer. */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
   /** Sends in flight at once [8]. */
   concurrency?: number;
   /** How often to look for due chunks without a wake-up [1000 ms]. */
   pollMs?: number;
+  onSent?(entry: OutboxEntry): void;
+  onRetry?(entry: OutboxEntry, delayMs: number): void;
+  onDead?(entry: OutboxEntry): void;
 }
 
 /**
- * Sends what any worker recorded in the shared outbox: the store hands out each chat's oldest
- * unsent chunk to one worker at a time, and keeps the backoff of a failed one, so order and
- * retries hold whoever sends.
+ * Sends what any worker recorded in the outbox: the store hands out each chat's oldest unsent chunk
+ * to one sender at a time and keeps the backoff of a failed one, so order and retries hold
+ * whoever sends.
  */
-export function createSharedOutboxSender(options: SharedOutboxSenderOptions): OutboxSender {
+export function createOutboxPump(options: OutboxPumpOptions): OutboxPump {
   const { outbox, owner, leaseMs, logger } = options;
   const maxAttempts = options.maxAttempts ?? 5;
   const retry = { baseDelayMs: options.baseDelayMs ?? 500, maxDelayMs: options.maxDelayMs ?? 60_000 };
@@ -31,8 +47,14 @@ export function createSharedOutboxSender(options: SharedOutboxSenderOptions): Ou
   const missing = new Set<string>();
 
   const failed = async (entry: OutboxEntry, error: unknown) => {
-    const first = readSendFailure(error, entry.attempts + 1, retry);
-    const updated = await outbox.fail(entry.key, first.message, maxAttempts, first.permanent, first.delayMs);
+    const failure = readSendFailure(error, entry.attempts + 1, retry);
+    const updated = await outbox.fail(
+      entry.key,
+      failure.message,
+      maxAttempts,
+      failure.permanent,
+      failure.delayMs,
+    );
     if (updated.status === "dead") {
       logger.error(
         { channel: entry.channel, key: entry.key, ...errorFields(error) },
@@ -42,22 +64,22 @@ export function createSharedOutboxSender(options: SharedOutboxSenderOptions): Ou
       return;
     }
     logger.warn(
-      { channel: entry.channel, key: entry.key, delayMs: first.delayMs, ...errorFields(error) },
+      { channel: entry.channel, key: entry.key, delayMs: failure.delayMs, ...errorFields(error) },
       "send failed; retrying",
     );
-    options.onRetry?.(updated, first.delayMs);
+    options.onRetry?.(updated, failure.delayMs);
     const timer = setTimeout(() => {
       retryTimers.delete(timer);
       pump.wake();
-    }, first.delayMs);
+    }, failure.delayMs);
     timer.unref();
     retryTimers.add(timer);
   };
 
   const send = async (entry: OutboxEntry) => {
-    const adapter: ChannelAdapter | undefined = options.adapter(entry.channel);
+    const adapter = options.adapter(entry.channel);
     if (!adapter) {
-      // Not running on this worker: the claim lapses after its lease and a worker that runs it sends.
+      // Not running here: the claim lapses after its lease, and a worker that runs the channel sends.
       if (!missing.has(entry.channel))
         logger.warn({ channel: entry.channel }, "a reply is waiting for a channel this worker does not run");
       missing.add(entry.channel);
@@ -65,7 +87,7 @@ export function createSharedOutboxSender(options: SharedOutboxSenderOptions): Ou
     }
     try {
       const result = await adapter.send(entry.target, { text: entry.text }, { idempotencyKey: entry.key });
-      await outbox.markSent(entry.key, result?.messageId);
+      await outbox.complete(entry.key, result?.messageId);
       options.onSent?.(entry);
     } catch (error) {
       await failed(entry, error);
@@ -79,9 +101,9 @@ export function createSharedOutboxSender(options: SharedOutboxSenderOptions): Ou
     handle: send,
     onError: (error) => logger.warn(errorFields(error), "outbox claim or send bookkeeping failed; retrying"),
   });
-  pump.start();
 
   return {
+    start: () => pump.start(),
     wake: () => pump.wake(),
     async close() {
       for (const timer of retryTimers) clearTimeout(timer);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ParsedChannelEvent } from "./channel-event.js";
+import type { ParsedChannelEvent } from "../adapter/channel-event.js";
 
 /** `channels.<name>.access`: who may reach the agent through this channel. Default deny. */
 export const channelAccessSchema = z.strictObject({

@@ -1,17 +1,19 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { until } from "@downcity/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type AgentRuntime, createAgentRuntime } from "../agent/agent-runtime.js";
-import { silentLogger } from "../logger/logger.js";
-import type { DowncityStore } from "../store/downcity-store.js";
-import { openFileStore } from "../store/file-store.js";
-import { createScriptedModel, type ScriptedModel } from "../test/scripted-model.js";
-import type { ChannelAdapter, ChannelContext, ChannelTarget } from "./channel-adapter.js";
-import { defineChannelAdapter } from "./channel-adapter.js";
+import { type AgentRuntime, createAgentRuntime } from "../../agent/agent-runtime.js";
+import { silentLogger } from "../../logger/logger.js";
+import type { DowncityStore } from "../../store/downcity-store.js";
+import { openFileStore } from "../../store/file/file-store.js";
+import type { ChannelTarget } from "../../store/outbox-store.js";
+import { createScriptedModel, type ScriptedModel } from "../../test/scripted-model.js";
+import type { ChannelAdapter, ChannelContext } from "../adapter/channel-adapter.js";
+import { defineChannelAdapter } from "../adapter/channel-adapter.js";
+import { ChannelSendError } from "../adapter/channel-send-error.js";
 import { type ChannelHost, createChannelHost } from "./channel-host.js";
-import { ChannelSendError } from "./channel-send-error.js";
 import { createChannelServices } from "./channel-services.js";
 
 // An in-process adapter: the host is under test here; real adapters prove themselves against their
@@ -98,19 +100,6 @@ const stop = async () => {
   await host.close();
   await store?.close();
 };
-async function until<T>(
-  check: () => T | undefined | false | Promise<T | undefined | false>,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + 10000;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), "downcity-host-"));
   channel = memoryChannel();

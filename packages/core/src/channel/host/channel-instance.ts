@@ -1,4 +1,4 @@
-import type { ChannelAdapterDefinition, ChannelState } from "./channel-adapter.js";
+import type { ChannelAdapterDefinition, ChannelState } from "../adapter/channel-adapter.js";
 
 /** One configured channel instance, as the host receives it from its loader. */
 export interface ChannelInstance {

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { DowncityError } from "../errors/downcity-error.js";
-import { defineService, type ServiceDefinition } from "../service/define-service.js";
+import { DowncityError } from "../../errors/downcity-error.js";
+import { defineService, type ServiceDefinition } from "../../service/define-service.js";
+import type { DeliveryQueue } from "../delivery/channel-delivery.js";
 import type { ChannelHost } from "./channel-host.js";
 
 const channelName = z.string().min(1).describe("Channel instance name (a key of downcity.json channels)");
@@ -13,6 +14,39 @@ function pairings(host: ChannelHost) {
     } catch {
       return [];
     }
+  });
+}
+
+/** `downcity inbox|outbox list|retry|drop`: one queue as a service; its entries are named by `keyField`. */
+function queueService<Entry, Field extends "id" | "key">(options: {
+  name: string;
+  description: string;
+  queue: DeliveryQueue<Entry>;
+  keyField: Field;
+  words: { list: string; retry: string; drop: string };
+}): ServiceDefinition {
+  const { queue, keyField, words } = options;
+  const keyInput = z.object({ [keyField]: z.string().min(1) } as Record<Field, z.ZodString>);
+  const keyOf = (input: unknown) => (input as Record<string, string>)[keyField] as string;
+  return defineService({
+    name: options.name,
+    description: options.description,
+    actions: {
+      list: {
+        description: words.list,
+        input: z.object({ dead: z.boolean().default(false).describe("List dead letters instead") }),
+        handler: async ({ dead }) => ({ entries: await queue.list({ dead }) }),
+      },
+      retry: { description: words.retry, input: keyInput, handler: (input) => queue.retry(keyOf(input)) },
+      drop: {
+        description: words.drop,
+        input: keyInput,
+        handler: async (input) => {
+          await queue.drop(keyOf(input));
+          return { dropped: keyOf(input) };
+        },
+      },
+    },
   });
 }
 
@@ -30,52 +64,26 @@ export function createChannelServices(host: ChannelHost): ServiceDefinition[] {
         },
       },
     }),
-    defineService({
+    queueService({
       name: "inbox",
       description: "Accepted chat events whose run has not finished, and dead letters",
-      actions: {
-        list: {
-          description: "Pending events, or dead letters with --dead",
-          input: z.object({ dead: z.boolean().default(false).describe("List dead letters instead") }),
-          handler: async ({ dead }) => ({ entries: await host.inbox.list({ dead }) }),
-        },
-        retry: {
-          description: "Run a dead-lettered event again",
-          input: z.object({ id: z.string().min(1) }),
-          handler: ({ id }) => host.inbox.retry(id),
-        },
-        drop: {
-          description: "Forget a pending or dead-lettered event",
-          input: z.object({ id: z.string().min(1) }),
-          handler: async ({ id }) => {
-            await host.inbox.drop(id);
-            return { dropped: id };
-          },
-        },
+      queue: host.inbox,
+      keyField: "id",
+      words: {
+        list: "Pending events, or dead letters with --dead",
+        retry: "Run a dead-lettered event again",
+        drop: "Forget a pending or dead-lettered event",
       },
     }),
-    defineService({
+    queueService({
       name: "outbox",
       description: "Outgoing messages not yet delivered, and dead letters",
-      actions: {
-        list: {
-          description: "Messages being sent, or dead letters with --dead",
-          input: z.object({ dead: z.boolean().default(false).describe("List dead letters instead") }),
-          handler: async ({ dead }) => ({ entries: await host.outbox.list({ dead }) }),
-        },
-        retry: {
-          description: "Send a dead-lettered message again",
-          input: z.object({ key: z.string().min(1) }),
-          handler: ({ key }) => host.outbox.retry(key),
-        },
-        drop: {
-          description: "Give up on a message",
-          input: z.object({ key: z.string().min(1) }),
-          handler: async ({ key }) => {
-            await host.outbox.drop(key);
-            return { dropped: key };
-          },
-        },
+      queue: host.outbox,
+      keyField: "key",
+      words: {
+        list: "Messages being sent, or dead letters with --dead",
+        retry: "Send a dead-lettered message again",
+        drop: "Give up on a message",
       },
     }),
     defineService({

@@ -1,8 +1,8 @@
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import { DowncityError } from "../errors/downcity-error.js";
-import { writeFileAtomic } from "../fs/atomic-write.js";
-import { readTextFileIfExists } from "../fs/raw-file.js";
+import { DowncityError } from "../../errors/downcity-error.js";
+import { writeFileAtomic } from "../../fs/atomic-write.js";
+import { readTextFileIfExists } from "../../fs/raw-file.js";
 
 /** Someone the agent has heard from, and where to reach them. */
 export interface Contact {

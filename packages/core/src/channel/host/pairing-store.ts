@@ -1,9 +1,9 @@
 import { randomInt } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import { DowncityError } from "../errors/downcity-error.js";
-import { writeFileAtomic } from "../fs/atomic-write.js";
-import { readTextFileIfExists } from "../fs/raw-file.js";
+import { DowncityError } from "../../errors/downcity-error.js";
+import { writeFileAtomic } from "../../fs/atomic-write.js";
+import { readTextFileIfExists } from "../../fs/raw-file.js";
 
 /** A user allowed in direct messages of one channel (by pairing or `downcity access allow`). */
 export interface ApprovedUser {

@@ -1,6 +1,6 @@
-import { errorFields, type Logger } from "../logger/logger.js";
-import type { PollerLock } from "../store/downcity-store.js";
-import type { ChannelState } from "./channel-adapter.js";
+import { errorFields, type Logger } from "../../logger/logger.js";
+import type { PollerLock } from "../../store/downcity-store.js";
+import type { ChannelState } from "../adapter/channel-adapter.js";
 
 /**
  * Starts a polling adapter once this worker holds its channel's poller lock, so exactly one of

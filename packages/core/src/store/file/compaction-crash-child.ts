@@ -3,7 +3,7 @@
 import { writeSync } from "node:fs";
 import { createRequire, syncBuiltinESMExports } from "node:module";
 import { basename } from "node:path";
-import { createHistoryStore } from "./history-store.js";
+import { createHistoryStore } from "./file-history.js";
 
 const [dir = "", prefix = "", killPoint = "", killAtText = "1"] = process.argv.slice(2);
 const killAt = Number(killAtText);

@@ -16,13 +16,13 @@ declare module "vitest" {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // One folder per run: concurrent runs on one checkout must not clean each other's bundles.
   const outDir = fileURLToPath(
-    new URL(`../../node_modules/.cache/downcity-core-test/${process.pid}`, import.meta.url),
+    new URL(`../../../node_modules/.cache/downcity-core-test/${process.pid}`, import.meta.url),
   );
   await build({
     config: false,
     entry: {
       "compaction-crash-child": fileURLToPath(new URL("./compaction-crash-child.ts", import.meta.url)),
-      core: fileURLToPath(new URL("../index.ts", import.meta.url)),
+      core: fileURLToPath(new URL("../../index.ts", import.meta.url)),
     },
     outDir,
     format: ["esm"],

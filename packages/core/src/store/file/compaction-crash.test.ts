@@ -4,8 +4,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
-import type { HistoryMessage } from "./history-message.js";
-import { createHistoryStore } from "./history-store.js";
+import type { HistoryMessage } from "../../history/history-message.js";
+import { createHistoryStore } from "./file-history.js";
 
 const killPoints = ["archive-temp", "archive-renamed", "messages-renamed", "meta-renamed"] as const;
 

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
-import type { HistoryMessage } from "./history-message.js";
-import { createHistoryStore } from "./history-store.js";
+import type { HistoryMessage } from "../../history/history-message.js";
+import { createHistoryStore } from "./file-history.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -105,7 +105,7 @@ describe("createHistoryStore", () => {
     await store.append(message("a"));
     const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 10000)"], { stdio: "ignore" });
     try {
-      const { processStartTime } = await import("../process/process-identity.js");
+      const { processStartTime } = await import("../../process/process-identity.js");
       await new Promise((resolve) => setTimeout(resolve, 50));
       await writeFile(
         join(dir, "messages.lock"),

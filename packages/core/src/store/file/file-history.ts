@@ -1,37 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { DowncityError } from "../errors/downcity-error.js";
-import { writeFileAtomic } from "../fs/atomic-write.js";
-import { acquireFileLock } from "../fs/file-lock.js";
-import { readJsonl, readJsonlTail } from "../fs/jsonl-file.js";
-import { openRawFile, type RawFile, readTextFileIfExists } from "../fs/raw-file.js";
-import { type Logger, silentLogger } from "../logger/logger.js";
-import type { HistoryMessage } from "./history-message.js";
-
-/** `meta.json` of a context's history: compaction parameters, the last archive and plug-ins' metadata. */
-export interface HistoryMeta {
-  compaction?: { keepLast: number; archivedCount: number; compactedAt: string; reason?: string };
-  lastArchiveId?: string;
-  [key: string]: unknown;
-}
-
-/** What compaction did. */
-export interface CompactionResult {
-  archiveId: string;
-  archivedCount: number;
-  keptCount: number;
-  summary: string;
-}
-
-/** Options of `HistoryStore.compact`. */
-export interface CompactOptions {
-  /** Newest messages kept verbatim. */
-  keepLast: number;
-  /** Summarises the older messages (called outside the lock, so appends continue meanwhile). */
-  summarize: (messages: HistoryMessage[]) => Promise<string>;
-  reason?: string;
-}
+import { DowncityError } from "../../errors/downcity-error.js";
+import { writeFileAtomic } from "../../fs/atomic-write.js";
+import { acquireFileLock } from "../../fs/file-lock.js";
+import { readJsonl, readJsonlTail } from "../../fs/jsonl-file.js";
+import { openRawFile, type RawFile, readTextFileIfExists } from "../../fs/raw-file.js";
+import type { HistoryMessage } from "../../history/history-message.js";
+import { type Logger, silentLogger } from "../../logger/logger.js";
+import type { ContextHistory, HistoryMeta } from "../history-store.js";
 
 /** Messages read plus the malformed lines skipped on the way (reported, never rewritten away). */
 export interface HistoryReadReport {
@@ -39,18 +16,12 @@ export interface HistoryReadReport {
   malformed: Array<{ line: number; reason: string }>;
 }
 
-/** The persisted history of one context: `messages.jsonl`, `meta.json` and `archive/`. */
-export interface HistoryStore {
+/** The history of one context on files: `messages.jsonl`, `meta.json` and `archive/<id>.json`. */
+export interface FileHistory extends ContextHistory {
   readonly dir: string;
   readonly path: string;
-  append(messages: HistoryMessage | HistoryMessage[]): Promise<void>;
-  read(options?: { last?: number }): Promise<HistoryMessage[]>;
+  /** Like `read`, also naming the malformed lines it skipped. */
   readReport(options?: { last?: number }): Promise<HistoryReadReport>;
-  meta(): Promise<HistoryMeta>;
-  updateMeta(
-    update: (meta: HistoryMeta) => HistoryMeta | undefined | Promise<HistoryMeta | undefined>,
-  ): Promise<HistoryMeta>;
-  compact(options: CompactOptions): Promise<CompactionResult | undefined>;
 }
 
 /** Options of `createHistoryStore`. */
@@ -70,8 +41,26 @@ function isHistoryMessage(value: unknown): value is HistoryMessage {
 
 const emptyMeta = (): HistoryMeta => ({});
 
+/** Every archived message in `archiveDir`, oldest archive first; an unreadable archive is skipped. */
+async function readArchive(archiveDir: string): Promise<HistoryMessage[]> {
+  const names = await readdir(archiveDir).catch(() => [] as string[]);
+  const messages: HistoryMessage[] = [];
+  // Archive ids start with their ISO time, so the names sort oldest first.
+  for (const name of names.filter((entry) => entry.endsWith(".json")).sort()) {
+    try {
+      const parsed = JSON.parse(await readFile(join(archiveDir, name), "utf8")) as {
+        messages?: unknown[];
+      };
+      messages.push(...(parsed.messages ?? []).filter(isHistoryMessage));
+    } catch {
+      // The live history is what matters; a damaged archive only loses what it held.
+    }
+  }
+  return messages;
+}
+
 /** Opens (lazily creating) the history store in `dir`. */
-export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
+export function createHistoryStore(options: HistoryStoreOptions): FileHistory {
   const { dir } = options;
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? (() => new Date());
@@ -173,7 +162,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
     }
   };
 
-  const store: HistoryStore = {
+  const store: FileHistory = {
     dir,
     path,
     async append(input) {
@@ -218,6 +207,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
       }
       return readAll();
     },
+    readArchive: () => readArchive(join(dir, "archive")),
     meta: readMeta,
     updateMeta(update) {
       return withLock(async () => {

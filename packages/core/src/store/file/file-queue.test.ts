@@ -2,8 +2,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openInboxStore } from "./inbox-store.js";
-import { openOutboxStore } from "./outbox-store.js";
+import { openFileInbox } from "./file-inbox.js";
+import { openFileOutbox } from "./file-outbox.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -20,10 +20,10 @@ const event = (eventId: string) => ({
   message: { text: `text ${eventId}` },
 });
 
-describe("openInboxStore", () => {
+describe("openFileInbox", () => {
   it("keeps pending entries, dead letters and dedupe keys across a reopen", async () => {
     const path = join(dir, "inbox.jsonl");
-    const first = await openInboxStore({ path });
+    const first = await openFileInbox({ path });
     expect(await first.accept(event("1"))).toEqual({ result: "accepted", id: "tg:1" });
     expect(await first.accept(event("1"))).toEqual({ result: "duplicate", id: "tg:1" });
     await first.accept(event("2"));
@@ -32,9 +32,9 @@ describe("openInboxStore", () => {
     await first.fail("tg:3", "boom", 1);
     await first.close();
 
-    const second = await openInboxStore({ path });
-    expect(second.pending().map((entry) => entry.id)).toEqual(["tg:1"]);
-    expect(second.list({ dead: true })).toEqual([
+    const second = await openFileInbox({ path });
+    expect((await second.list()).map((entry) => entry.id)).toEqual(["tg:1"]);
+    expect(await second.list({ dead: true })).toEqual([
       expect.objectContaining({ id: "tg:3", attempts: 1, lastError: "boom" }),
     ]);
     expect((await second.accept(event("2"))).result).toBe("duplicate");
@@ -44,7 +44,7 @@ describe("openInboxStore", () => {
 
   it("accepts concurrent events with group commit, every one on disk when its accept resolves", async () => {
     const path = join(dir, "inbox.jsonl");
-    const store = await openInboxStore({ path });
+    const store = await openFileInbox({ path });
     const results = await Promise.all(
       Array.from({ length: 300 }, (_, index) => store.accept(event(String(index)))),
     );
@@ -56,13 +56,13 @@ describe("openInboxStore", () => {
 
   it("loses nothing when compactions run in the middle of a flood of concurrent accepts", async () => {
     const path = join(dir, "inbox.jsonl");
-    const store = await openInboxStore({ path, compactAfter: 40 });
+    const store = await openFileInbox({ path, compactAfter: 40 });
     await Promise.all(Array.from({ length: 500 }, (_, index) => store.accept(event(String(index)))));
     await Promise.all(Array.from({ length: 250 }, (_, index) => store.complete(`tg:${index * 2}`)));
     await store.close();
-    const reopened = await openInboxStore({ path });
-    expect(reopened.pending()).toHaveLength(250);
-    expect(reopened.pending().every((entry) => Number(entry.eventId) % 2 === 1)).toBe(true);
+    const reopened = await openFileInbox({ path });
+    expect(await reopened.list()).toHaveLength(250);
+    expect((await reopened.list()).every((entry) => Number(entry.eventId) % 2 === 1)).toBe(true);
     expect((await reopened.accept(event("0"))).result).toBe("duplicate");
     await reopened.close();
   });
@@ -70,7 +70,7 @@ describe("openInboxStore", () => {
   it("compacts to live entries and recent keys, forgetting keys older than the window", async () => {
     const path = join(dir, "inbox.jsonl");
     let now = new Date("2026-01-01T00:00:00Z");
-    const store = await openInboxStore({ path, compactAfter: 10, dedupeWindowMs: 3600_000, now: () => now });
+    const store = await openFileInbox({ path, compactAfter: 10, dedupeWindowMs: 3600_000, now: () => now });
     await store.accept(event("old"));
     await store.complete("tg:old");
     now = new Date("2026-01-01T02:00:00Z");
@@ -85,34 +85,34 @@ describe("openInboxStore", () => {
       .split("\n")
       .map((line) => JSON.parse(line));
     expect(records.length).toBeLessThan(10);
-    const reopened = await openInboxStore({ path, dedupeWindowMs: 3600_000, now: () => now });
-    expect(reopened.pending().map((entry) => entry.id)).toEqual(["tg:live"]);
+    const reopened = await openFileInbox({ path, dedupeWindowMs: 3600_000, now: () => now });
+    expect((await reopened.list()).map((entry) => entry.id)).toEqual(["tg:live"]);
     expect((await reopened.accept(event("new0"))).result).toBe("duplicate");
     expect((await reopened.accept(event("old"))).result).toBe("accepted");
     await reopened.close();
   });
 });
 
-describe("openOutboxStore", () => {
+describe("openFileOutbox", () => {
   it("knows a sent key after a reopen, so a replayed run does not send it again", async () => {
     const path = join(dir, "outbox.jsonl");
     const target = { chatId: "1" };
-    const first = await openOutboxStore({ path });
+    const first = await openFileOutbox({ path });
     expect(await first.record({ key: "k1", channel: "tg", contextId: "tg:1", target, text: "a" })).toBe(
       "recorded",
     );
     expect(await first.record({ key: "k1", channel: "tg", contextId: "tg:1", target, text: "a" })).toBe(
       "known",
     );
-    await first.markSent("k1", "m1");
+    await first.complete("k1", "m1");
     await first.record({ key: "k2", channel: "tg", contextId: "tg:1", target, text: "b" });
     await first.close();
-    const second = await openOutboxStore({ path });
-    expect(second.wasSent("k1")).toBe(true);
+    const second = await openFileOutbox({ path });
+    expect(await second.wasSent("k1")).toBe(true);
     expect(await second.record({ key: "k1", channel: "tg", contextId: "tg:1", target, text: "a" })).toBe(
       "known",
     );
-    expect(second.pending().map((entry) => entry.key)).toEqual(["k2"]);
+    expect((await second.list()).map((entry) => entry.key)).toEqual(["k2"]);
     await second.close();
   });
 });

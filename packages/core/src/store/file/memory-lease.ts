@@ -1,7 +1,7 @@
-import { type ContextLease, defaultLeaseMs } from "./context-lease.js";
+import { type ContextLease, defaultLeaseMs } from "../context-lease.js";
 
 /** Leases held in this process's memory: right for the file store, which one worker serves. */
-export function createLocalContextLease(options: { now?: () => number } = {}): ContextLease {
+export function createMemoryLease(options: { now?: () => number } = {}): ContextLease {
   const now = options.now ?? Date.now;
   const leases = new Map<string, { owner: string; until: number }>();
   const live = (contextId: string) => {

@@ -1,0 +1,110 @@
+import { errorFromZod } from "../../errors/zod-issue-message.js";
+import { errorFields, type Logger } from "../../logger/logger.js";
+import type { AcceptResult, ChannelInbox } from "../adapter/channel-adapter.js";
+import { channelContextId, channelEventSchema, type ParsedChannelEvent } from "../adapter/channel-event.js";
+import type { ChannelDelivery } from "../delivery/channel-delivery.js";
+import { type ChannelAccess, decideAccess } from "./channel-access.js";
+import type { ContactBook } from "./contact-book.js";
+import type { ReplyRecorder } from "./reply-recorder.js";
+import type { RunningChannel } from "./running-channel.js";
+
+/**
+ * The inbox each adapter hands its events to: validates the event, decides access (offering a
+ * stranger a pairing code), records it durably, and notes the sender in the contact book.
+ */
+export function createInboundEvents(options: {
+  delivery: ChannelDelivery;
+  contacts: ContactBook;
+  replies: ReplyRecorder;
+  logger: Logger;
+}): (running: RunningChannel) => ChannelInbox {
+  const { delivery, contacts, replies, logger } = options;
+
+  const offerPairing = async (running: RunningChannel, event: ParsedChannelEvent) => {
+    const offer = await running.pairing?.offer({
+      userId: event.userId,
+      chatId: event.chatId,
+      ...(event.username ? { username: event.username } : {}),
+    });
+    if (!offer) {
+      logger.info(
+        { channel: running.instance.name, userId: event.userId },
+        "pairing not offered (a code is pending or 3 are waiting)",
+      );
+      return;
+    }
+    const text = `Hi! This agent only answers people it knows. To be let in, ask its owner to run:\n\ndowncity access approve ${offer.code}\n\nThe code expires in 1 hour.`;
+    await replies.record(
+      running.instance.name,
+      channelContextId(running.instance.name, event),
+      { chatId: event.chatId, chatType: "direct", replyToMessageId: event.messageId },
+      text,
+      `pairing:${running.instance.name}:${event.eventId}`,
+    );
+  };
+
+  const denied = async (
+    running: RunningChannel,
+    event: ParsedChannelEvent,
+    reason: string,
+    offer: boolean,
+  ) => {
+    const name = running.instance.name;
+    running.status.counts.denied += 1;
+    logger.info({ channel: name, chatId: event.chatId, userId: event.userId, reason }, "event denied");
+    if (offer)
+      await offerPairing(running, event).catch((error: unknown) =>
+        logger.error({ channel: name, ...errorFields(error) }, "pairing reply failed"),
+      );
+    return "denied" as const;
+  };
+
+  const noteContact = (name: string, contextId: string, event: ParsedChannelEvent) =>
+    contacts
+      .seen({
+        channel: name,
+        chatId: event.chatId,
+        chatType: event.chatType,
+        contextId,
+        userId: event.userId,
+        ...(event.username ? { username: event.username } : {}),
+        ...(event.displayName ? { displayName: event.displayName } : {}),
+        lastSeen: new Date().toISOString(),
+      })
+      .catch((error: unknown) => logger.warn(errorFields(error), "could not update the contact book"));
+
+  const accept = async (running: RunningChannel, input: unknown): Promise<AcceptResult> => {
+    const name = running.instance.name;
+    const parsed = channelEventSchema.safeParse(input);
+    if (!parsed.success) throw errorFromZod(parsed.error, { what: `event from channel ${name}` });
+    const event = parsed.data;
+    running.status.lastEventAt = new Date().toISOString();
+    const approved = running.pairing?.approved() ?? new Set<string>();
+    const decision = decideAccess(event, running.accessConfig as ChannelAccess, approved);
+    if (!decision.allowed) return denied(running, event, decision.reason, decision.offerPairing === true);
+    const contextId = channelContextId(name, event);
+    const accepted = await delivery.accept({
+      channel: name,
+      eventId: event.eventId,
+      contextId,
+      message: {
+        text: event.text,
+        chatId: event.chatId,
+        chatType: event.chatType,
+        userId: event.userId,
+        ...(event.username ? { username: event.username } : {}),
+        ...(event.threadId ? { threadId: event.threadId } : {}),
+        platformMessageId: event.messageId,
+      },
+    });
+    if (accepted.result === "duplicate") {
+      running.status.counts.duplicate += 1;
+      return "duplicate";
+    }
+    running.status.counts.accepted += 1;
+    void noteContact(name, contextId, event);
+    return "accepted";
+  };
+
+  return (running) => ({ accept: (event) => accept(running, event) });
+}

@@ -1,0 +1,59 @@
+import type { ChannelSender } from "../../chat/channel-sender.js";
+import type { ChannelTarget } from "../../store/outbox-store.js";
+import type { ChannelDelivery } from "../delivery/channel-delivery.js";
+import { splitText } from "./split-text.js";
+
+/** Records replies in the outbox before any adapter sees them; see `createReplyRecorder`. */
+export interface ReplyRecorder {
+  /** Records `text` for `target`, split to the channel's length, under keys derived from `baseKey`. */
+  record(
+    channel: string,
+    contextId: string,
+    target: ChannelTarget,
+    text: string,
+    baseKey: string,
+  ): Promise<void>;
+  /** The runtime's sender for `channel`: routes a run's reply to the chat (and thread) that asked. */
+  sender(channel: string): ChannelSender;
+}
+
+/**
+ * Turns runtime replies into outbox chunks. Keys are stable per run position (`<trigger>#<n>`, one
+ * suffix per chunk), so a replayed run finds what it already recorded and sends nothing twice.
+ */
+export function createReplyRecorder(options: {
+  delivery: ChannelDelivery;
+  /** The longest text the channel's adapter takes [4000 when it is not running]. */
+  maxTextLength(channel: string): number | undefined;
+}): ReplyRecorder {
+  const { delivery } = options;
+  const record: ReplyRecorder["record"] = async (channel, contextId, target, text, baseKey) => {
+    const chunks = splitText(text, options.maxTextLength(channel) ?? 4000);
+    await delivery.record(
+      chunks.map((chunk, index) => ({
+        key: chunks.length === 1 ? baseKey : `${baseKey}.${index}`,
+        channel,
+        contextId,
+        target,
+        text: chunk,
+      })),
+    );
+  };
+  return {
+    record,
+    sender: (channel) => async (message) => {
+      if (!message.chatId) return;
+      const trigger = message.triggerMessageId ? await delivery.trigger(message.triggerMessageId) : undefined;
+      const target: ChannelTarget = {
+        chatId: message.chatId,
+        ...(trigger?.message.chatType ? { chatType: trigger.message.chatType } : {}),
+        ...(message.threadId ? { threadId: message.threadId } : {}),
+        ...(trigger?.message.platformMessageId
+          ? { replyToMessageId: trigger.message.platformMessageId }
+          : {}),
+      };
+      const base = `${message.triggerMessageId ?? message.requestId}#${message.sequence}`;
+      await record(channel, message.contextId, target, message.text, base);
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import type { ServiceDefinition } from "../../service/define-service.js";
+import type { PollerLock } from "../../store/downcity-store.js";
+import type { ChannelAdapter } from "../adapter/channel-adapter.js";
+import type { ChannelAccess } from "./channel-access.js";
+import type { ChannelInstance, ChannelStatus } from "./channel-instance.js";
+import type { PairingStore } from "./pairing-store.js";
+
+/** A configured channel as the host runs it: its adapter, access state, counters and stop signal. */
+export interface RunningChannel {
+  instance: ChannelInstance;
+  adapter?: ChannelAdapter;
+  services?: ServiceDefinition[];
+  accessConfig?: ChannelAccess;
+  pairing?: PairingStore;
+  status: ChannelStatus;
+  abort: AbortController;
+  /** Held while this worker is the one that polls the channel (stores several workers share). */
+  pollerLock?: Promise<PollerLock | undefined>;
+}
+
+/** A channel not started yet, every counter at zero. */
+export function newRunningChannel(instance: ChannelInstance): RunningChannel {
+  return {
+    instance,
+    status: {
+      name: instance.name,
+      adapter: instance.source,
+      state: "stopped",
+      counts: { accepted: 0, duplicate: 0, denied: 0, sent: 0, retried: 0, deadLettered: 0 },
+    },
+    abort: new AbortController(),
+  };
+}
