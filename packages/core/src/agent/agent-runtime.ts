@@ -1,11 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { LanguageModel } from "ai";
-import type { ChannelSender } from "../chat/channel-sender.js";
 import { DowncityError } from "../errors/downcity-error.js";
 import { createLaneScheduler } from "../lanes/lane-scheduler.js";
 import { errorFields, type Logger, silentLogger, withRequestContext } from "../logger/logger.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
-import type { RecipientDirectory } from "../run/reply-routing.js";
 import type { ToolSource } from "../run/run-context.js";
 import { createRunPipeline } from "../run/run-pipeline.js";
 import type { RunResult } from "../run/run-result.js";
@@ -17,8 +15,8 @@ import { type CancelTarget, createActiveRuns } from "./active-runs.js";
 import { createHistoryWindow } from "./history-window.js";
 import type { IncomingMessage } from "./incoming-message.js";
 import { createMessageIntake } from "./message-intake.js";
-import type { RuntimeEvent, RuntimeEventListener } from "./runtime-event.js";
 import { createRuntimeHistories, type RuntimeHistory } from "./runtime-histories.js";
+import { createRuntimeRegistry, type RuntimeRegistrations } from "./runtime-registry.js";
 
 // The run's types live with the run pipeline; they are re-exported where the runtime's users import them.
 export type { RunContext, ToolSource } from "../run/run-context.js";
@@ -49,29 +47,16 @@ export interface AgentRuntimeOptions {
   now?: () => Date;
 }
 
-/** The agent runtime: lanes, history and the tool loop for one project root. */
-export interface AgentRuntime {
+/** The agent runtime of one project root: what is registered with it, its lanes, and the runs they feed. */
+export interface AgentRuntime extends RuntimeRegistrations {
   readonly rootDir: string;
   send(message: IncomingMessage): Promise<RunResult>;
   history(contextId: string): RuntimeHistory;
-  registerSender(channel: string, sender: ChannelSender): () => void;
-  /** Sets how `chat_send`'s `to` ("@username", a contact id) finds its recipient (the channel host's contact book). */
-  registerDirectory(directory: RecipientDirectory): () => void;
-  addPromptProvider(provider: PromptProvider): () => void;
-  addTools(source: ToolSource): () => void;
-  on(listener: RuntimeEventListener): () => void;
-  /** Emits a `tool-progress` event for a run (tools that wait report through it). */
-  reportProgress(progress: Omit<Extract<RuntimeEvent, { type: "tool-progress" }>, "type">): void;
   stats(): { running: number; queued: number };
   /** Stops running runs; resolves with the runs it stopped once their lanes are free again. */
   cancel(target: CancelTarget): Promise<Array<{ contextId: string; requestId: string }>>;
   close(): Promise<void>;
 }
-
-const removeFrom = <T>(list: T[], item: T) => {
-  const index = list.indexOf(item);
-  if (index >= 0) list.splice(index, 1);
-};
 
 /** Creates the agent runtime of a project: its registry, its lanes, and the run pipeline they feed. */
 export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
@@ -79,27 +64,14 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const logger = withRequestContext(options.logger ?? silentLogger);
   const generateId = options.generateId ?? (() => randomUUID());
   const now = options.now ?? (() => new Date());
-  const promptProviders = [...(options.promptProviders ?? [])];
-  const toolSources: ToolSource[] = Array.isArray(options.tools)
-    ? [...options.tools]
-    : options.tools
-      ? [options.tools]
-      : [];
-  const senders = new Map<string, ChannelSender>();
-  let directory: RecipientDirectory | undefined;
-  const listeners = new Set<RuntimeEventListener>();
+  const registry = createRuntimeRegistry({
+    logger,
+    tools: options.tools,
+    promptProviders: options.promptProviders,
+  });
+  const emit = registry.emit;
   const active = createActiveRuns(logger);
   let closed = false;
-
-  const emit = (event: RuntimeEvent) => {
-    for (const listener of listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        logger.warn({ event: event.type, ...errorFields(error) }, "runtime event listener threw");
-      }
-    }
-  };
 
   const history = createRuntimeHistories({
     rootDir,
@@ -136,10 +108,10 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     emit,
     history,
     historyWindow,
-    toolSources,
-    promptProviders,
-    senders,
-    directory: () => directory,
+    toolSources: registry.toolSources,
+    promptProviders: registry.promptProviders,
+    senders: registry.senders,
+    directory: registry.directory,
     withCachedSchemas: createToolSchemaCache(),
     activeRuns: active,
   });
@@ -161,34 +133,10 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   });
 
   return {
+    ...registry.registrations,
     rootDir,
     send: (input: IncomingMessage) => accept(input),
     history,
-    registerDirectory(resolve) {
-      directory = resolve;
-      return () => {
-        if (directory === resolve) directory = undefined;
-      };
-    },
-    registerSender(channel, sender) {
-      senders.set(channel, sender);
-      return () => {
-        if (senders.get(channel) === sender) senders.delete(channel);
-      };
-    },
-    addPromptProvider(provider) {
-      promptProviders.push(provider);
-      return () => removeFrom(promptProviders, provider);
-    },
-    addTools(source) {
-      toolSources.push(source);
-      return () => removeFrom(toolSources, source);
-    },
-    reportProgress: (progress) => emit({ type: "tool-progress", ...progress }),
-    on(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
     stats: () => ({ running: lanes.running(), queued: lanes.queued() }),
     cancel: (target: CancelTarget) => active.cancel(target),
     async close() {
