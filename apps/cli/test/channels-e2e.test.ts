@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/test";
+import { freePort, until } from "@downcity/testkit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type CliRun, runBuiltCli } from "./run-built-cli.js";
 
@@ -15,28 +16,6 @@ const json = <T>(result: CliRun): T => {
   expectExit(result, 0);
   return JSON.parse(result.stdout) as T;
 };
-
-async function until<T>(
-  check: () => T | undefined | Promise<T | undefined>,
-  what: string,
-  timeoutMs = 15000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 interface Reply {
   idempotencyKey: string;
@@ -189,12 +168,16 @@ describe("channels end to end through the CLI: a webhook channel, default deny, 
       await cli(["chat", "send", "--no-wait", "--context", "cli:queue", "--json", "later please"]),
     );
     expect(queued).toMatchObject({ contextId: "cli:queue", messageId: expect.stringMatching(/^cli:/) });
-    await until(async () => {
-      const history = json<{ messages: Array<{ role: string }> }>(
-        await cli(["chat", "history", "--context", "cli:queue", "--json"]),
-      );
-      return history.messages.length === 2 ? history : undefined;
-    }, "the queued message's reply");
+    await until(
+      async () => {
+        const history = json<{ messages: Array<{ role: string }> }>(
+          await cli(["chat", "history", "--context", "cli:queue", "--json"]),
+        );
+        return history.messages.length === 2 ? history : undefined;
+      },
+      "the queued message's reply",
+      { intervalMs: 50 },
+    );
     const own = await runBuiltCli(["chat", "send", "--json", "note to self"], {
       cwd: project,
       env: { DOWNCITY_HOME: home, DC_CTX_CONTEXT_ID: "cli:own" },

@@ -1,53 +1,23 @@
-import { readFileSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createScriptedModel } from "@downcity/core/test";
 import { initProject, runDaemon } from "@downcity/daemon";
 import { createShellEngine } from "@downcity/shell";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { isAlive, until } from "@downcity/testkit";
+import { useTempDir } from "@downcity/testkit/vitest";
+import { describe, expect, test } from "vitest";
 import { cliMain } from "./run-built-cli.js";
 
-/** Running (not a zombie left to a container's pid 1 that never reaps). */
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
-  } catch {
-    return true;
-  }
-};
-
-async function waitFor<T>(
-  check: () => T | undefined | false | Promise<T | undefined | false>,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + 15000;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-let base: string;
-beforeAll(async () => {
-  base = await mkdtemp(join(tmpdir(), "downcity-chat-terminal-"));
-});
-afterAll(async () => {
-  await rm(base, { recursive: true, force: true });
-});
+const temp = useTempDir("downcity-chat-terminal-");
 
 describe("downcity chat send in a real terminal (PTY)", () => {
   test("streams with dim tool lines, and Ctrl-C cancels the run and kills its command", async () => {
-    const rootDir = join(base, "project");
+    const rootDir = join(temp.path, "project");
     await initProject(rootDir);
-    const env: Record<string, string | undefined> = { ...process.env, DOWNCITY_HOME: join(base, "home") };
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      DOWNCITY_HOME: join(temp.path, "home"),
+    };
     for (const key of Object.keys(env))
       if (key.startsWith("DC_CTX_") || key === "NO_COLOR" || key === "FORCE_COLOR") delete env[key];
     const scripted = createScriptedModel([
@@ -64,7 +34,7 @@ describe("downcity chat send in a real terminal (PTY)", () => {
       model: scripted.model,
     });
     // The CLI runs in a PTY of its own engine, as a user's terminal would run it.
-    const terminal = createShellEngine({ rootDir, env, stateDir: join(base, "terminal-state") });
+    const terminal = createShellEngine({ rootDir, env, stateDir: join(temp.path, "terminal-state") });
     try {
       const session = await terminal.start({
         command: `'${process.execPath}' '${cliMain}' chat send sleep for a while`,
@@ -73,12 +43,12 @@ describe("downcity chat send in a real terminal (PTY)", () => {
         yield_ms: 0,
       });
       const output = async () => (await terminal.read({ shell_id: session.shell_id, cursor: 0 })).output;
-      const pid = await waitFor(
+      const pid = await until(
         async () =>
           Number((await readFile(join(rootDir, "sleep.pid"), "utf8").catch(() => "")).trim()) || undefined,
         "the command to start",
       );
-      await waitFor(async () => (await output()).includes("⏺ shell_exec"), "the tool line");
+      await until(async () => (await output()).includes("⏺ shell_exec"), "the tool line");
       const streamed = await output();
       expect(streamed).toContain("Sleeping now.");
       // Colours are on in a terminal: the raw bytes (the engine's reads strip escapes) show a dim tool line.
@@ -92,7 +62,7 @@ describe("downcity chat send in a real terminal (PTY)", () => {
       expect(text).toContain("(cancelling the reply)");
       expect(text).toContain("The run was cancelled on request.");
       expect(text).toMatch(/\(\d+\.\d s, failed: aborted\)/);
-      await waitFor(() => !alive(pid), "the cancelled command to be killed");
+      await until(() => !isAlive(pid), "the cancelled command to be killed");
     } finally {
       await terminal.closeAll({ grace_ms: 200 });
       await daemon.close();

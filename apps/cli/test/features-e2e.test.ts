@@ -9,6 +9,7 @@ import {
   type ScriptedCall,
   startOpenAICompatibleServer,
 } from "@downcity/core/test";
+import { until } from "@downcity/testkit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type CliRun, runBuiltCli } from "./run-built-cli.js";
 
@@ -40,16 +41,6 @@ function reply(call: ScriptedCall) {
     return `task-report: did "${body}"`;
   }
   return `echo: ${last.text.split("\n")[0]}`;
-}
-
-async function until<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 15000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** Asserts a run's exit code, showing its stderr when it differs. */
@@ -171,14 +162,18 @@ describe("feature packages through the derived CLI against a detached daemon", (
 
     // The result reaches the notify context as an internal message (and the agent there answers it).
     type History = { messages: Array<{ role: string; metadata?: { origin?: string } }> };
-    const notified = await until(async () => {
-      const history = await cli(["chat", "history", "--context", "console:notify", "--json"]);
-      if (history.code !== 0) return undefined;
-      const parsed = JSON.parse(history.stdout) as History;
-      return JSON.stringify(parsed).includes("task-report") && parsed.messages.length >= 2
-        ? parsed
-        : undefined;
-    }, "the task result in console:notify");
+    const notified = await until(
+      async () => {
+        const history = await cli(["chat", "history", "--context", "console:notify", "--json"]);
+        if (history.code !== 0) return undefined;
+        const parsed = JSON.parse(history.stdout) as History;
+        return JSON.stringify(parsed).includes("task-report") && parsed.messages.length >= 2
+          ? parsed
+          : undefined;
+      },
+      "the task result in console:notify",
+      { intervalMs: 100 },
+    );
     expect(notified.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
     expect(notified.messages[0]).toMatchObject({
       metadata: { origin: "internal", contextId: "console:notify" },
@@ -296,14 +291,18 @@ describe("feature packages through the derived CLI against a detached daemon", (
 
   test("mcp: the stdio server becomes ready with tools, and a chat calls mcp__everything__echo", async () => {
     type Servers = { servers: Array<{ name: string; status: string; toolCount: number; pid?: number }> };
-    const ready = await until(async () => {
-      const listed = await cli(["mcp", "list", "--json"]);
-      if (listed.code !== 0) return undefined;
-      const server = (JSON.parse(listed.stdout) as Servers).servers.find(
-        (entry) => entry.name === "everything",
-      );
-      return server?.status === "ready" ? server : undefined;
-    }, "server-everything to be ready");
+    const ready = await until(
+      async () => {
+        const listed = await cli(["mcp", "list", "--json"]);
+        if (listed.code !== 0) return undefined;
+        const server = (JSON.parse(listed.stdout) as Servers).servers.find(
+          (entry) => entry.name === "everything",
+        );
+        return server?.status === "ready" ? server : undefined;
+      },
+      "server-everything to be ready",
+      { intervalMs: 100 },
+    );
     expect(ready.toolCount).toBeGreaterThan(0);
     expect(ready.pid).toBeGreaterThan(0);
     const tools = json<{ tools: Array<{ name: string; server: string; tool: string }> }>(

@@ -11,6 +11,7 @@ import {
   type ScriptedReply,
   startOpenAICompatibleServer,
 } from "@downcity/core/test";
+import { freePort } from "@downcity/testkit";
 import { type Browser, chromium } from "playwright-core";
 import {
   agentOn,
@@ -40,14 +41,6 @@ export function ensureConsoleWebBuilt(): void {
   const sources = ["src", "public", "index.html", "vite.config.ts"].map((entry) => join(packageDir, entry));
   if (existsSync(built) && statSync(built).mtimeMs >= Math.max(...sources.map(newestChange))) return;
   execFileSync("npx", ["vite", "build", "--logLevel", "error"], { cwd: packageDir, stdio: "inherit" });
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 /** Debian's Chromium, started the way this machine's closed network needs (no background traffic). */

@@ -1,11 +1,11 @@
 /// <reference lib="dom" />
 import { mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { until } from "@downcity/testkit";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { daemonStatus, stopDaemon } from "../src/index.js";
 import { createConsoleWebWorld, launchChromium } from "./console-web-world.js";
-import { waitUntil } from "./wait-until.js";
 
 // Screenshots of every page land here (git-ignored) as test artifacts.
 const artifacts = fileURLToPath(new URL("../test-artifacts/console-web/", import.meta.url));
@@ -296,10 +296,10 @@ describe("web console in headless Chromium", () => {
     const contextCells = () =>
       page.$$eval(".logs tr td:nth-child(4)", (cells) => cells.map((cell) => cell.textContent ?? ""));
     // Unfiltered, the day's log holds lines of other contexts and lines outside any run.
-    await waitUntil(async () => new Set(await contextCells()).size > 1, "an unfiltered log");
+    await until(async () => new Set(await contextCells()).size > 1, "an unfiltered log");
     await page.getByRole("textbox", { name: "Context id" }).fill("cli:main");
     await page.getByRole("button", { name: "Filter" }).click();
-    const filtered = await waitUntil(async () => {
+    const filtered = await until(async () => {
       const cells = await contextCells();
       return cells.length > 0 && cells.every((cell) => cell === "cli:main") ? cells : undefined;
     }, "log lines of cli:main only");
@@ -315,7 +315,7 @@ describe("web console in headless Chromium", () => {
     const before = await pidText();
     expect(before).toMatch(/pid \d+/);
     await server.getByRole("button", { name: "Reconnect everything" }).click();
-    await waitUntil(async () => {
+    await until(async () => {
       const now = await pidText().catch(() => "");
       return /pid \d+/.test(now) && now !== before && (await server.textContent())?.includes("ready");
     }, "a new MCP server process");
@@ -360,7 +360,7 @@ describe("web console in headless Chromium", () => {
     const before = await daemonStatus({ rootDir: world.roots.alpha });
     expect(before.running).toBe(true);
     await row.getByRole("button", { name: "Restart alpha" }).click();
-    const after = await waitUntil(async () => {
+    const after = await until(async () => {
       const status = await daemonStatus({ rootDir: world.roots.alpha });
       return status.running && status.pid !== before.pid ? status : undefined;
     }, "a restarted alpha");
@@ -372,7 +372,7 @@ describe("web console in headless Chromium", () => {
     const row = page.locator('tr[data-agent="beta"]');
     await row.getByRole("button", { name: "Stop beta" }).click();
     await row.getByTestId("agent-status").filter({ hasText: "stopped" }).waitFor({ timeout: 15000 });
-    await waitUntil(async () => !(await daemonStatus({ rootDir: world.roots.beta })).running, "beta stopped");
+    await until(async () => !(await daemonStatus({ rootDir: world.roots.beta })).running, "beta stopped");
     await shot("agents-stopped");
   });
 

@@ -3,6 +3,7 @@ import { constants } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ScriptedCall, type ScriptedReply, startOpenAICompatibleServer } from "@downcity/core/test";
+import { until } from "@downcity/testkit";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import {
   createDaemonClient,
@@ -15,7 +16,6 @@ import {
 } from "../src/index.js";
 import { readDaemonLog } from "./daemon-log.js";
 import { createTempWorld } from "./temp-project.js";
-import { waitUntil } from "./wait-until.js";
 
 interface Snapshot {
   status: string;
@@ -24,7 +24,7 @@ interface Snapshot {
 
 /** Opens a FIFO for writing without blocking: ENXIO until the job's `cat` has it open for reading. */
 async function releaseFifo(path: string): Promise<void> {
-  const handle = await waitUntil(
+  const handle = await until(
     () =>
       open(path, constants.O_WRONLY | constants.O_NONBLOCK).catch((error: NodeJS.ErrnoException) => {
         if (error.code === "ENXIO") return undefined;
@@ -112,7 +112,7 @@ describe("SIGKILL while messages are sent and shell jobs are pending, then resta
     await releaseFifo(fifos.replayed);
     expect(await heldFollowUp).toBe(replayedId);
     // The exit is emitted before its snapshot write settles: wait for the final status on disk.
-    await waitUntil(async () => (await snapshot(replayedId)).status === "exited", "the exited snapshot");
+    await until(async () => (await snapshot(replayedId)).status === "exited", "the exited snapshot");
     expect((await snapshot(replayedId)).exit_event).toMatchObject({ emitted: true, delivered: false });
     expect((await snapshot(lostId)).status).toBe("running");
 
@@ -136,7 +136,7 @@ describe("SIGKILL while messages are sent and shell jobs are pending, then resta
       }
     };
     const sends = Array.from({ length: 6 }, (_, lane) => sender(lane));
-    await waitUntil(() => acknowledged.length >= 6, "six acknowledged messages");
+    await until(() => acknowledged.length >= 6, "six acknowledged messages");
     process.kill(first.pid, "SIGKILL");
     await Promise.all(sends);
     expect(failed.length).toBeGreaterThan(0);
@@ -144,7 +144,7 @@ describe("SIGKILL while messages are sent and shell jobs are pending, then resta
     releaseHeld();
 
     // SIGKILL is delivered asynchronously: the dying process can still be listed for a moment.
-    const afterKill = await waitUntil(async () => {
+    const afterKill = await until(async () => {
       const status = await daemonStatus({ rootDir });
       return status.running ? undefined : status;
     }, "the killed daemon to be gone");
@@ -153,7 +153,7 @@ describe("SIGKILL while messages are sent and shell jobs are pending, then resta
     const second = await startDaemonDetached({ rootDir, env: world.env, entry });
     const again = createDaemonClient({ host: second.host, port: second.port, token });
     // Recovery runs before the daemon reports healthy and logs what it found.
-    const recovered = await waitUntil(
+    const recovered = await until(
       async () =>
         (await readDaemonLog(rootDir, second.pid)).find((line) => line.msg === "shell sessions recovered"),
       "the recovery log line",
@@ -166,7 +166,7 @@ describe("SIGKILL while messages are sent and shell jobs are pending, then resta
     }
 
     // Recovery is done once both exits are acknowledged: their follow-ups are in history by then.
-    await waitUntil(
+    await until(
       async () =>
         (await snapshot(lostId)).exit_event.delivered && (await snapshot(replayedId)).exit_event.delivered,
       "both exits acknowledged",
@@ -188,7 +188,7 @@ describe("SIGKILL while messages are sent and shell jobs are pending, then resta
     const third = await startDaemonDetached({ rootDir, env: world.env, entry });
     const last = createDaemonClient({ host: third.host, port: third.port, token });
     // "daemon listening" is logged after recovery: once it is in the log, a recovery line would be too.
-    const thirdLog = await waitUntil(async () => {
+    const thirdLog = await until(async () => {
       const lines = await readDaemonLog(rootDir, third.pid);
       return lines.some((line) => line.msg === "daemon listening") ? lines : undefined;
     }, "the third daemon's listening line");

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { until } from "@downcity/testkit";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   createDaemonClient,
@@ -13,7 +14,6 @@ import {
   stopDaemon,
 } from "../src/index.js";
 import { createTempWorld } from "./temp-project.js";
-import { waitUntil } from "./wait-until.js";
 
 describe("end to end: init, start, chat with shell, background follow-up, stop", () => {
   let world: Awaited<ReturnType<typeof createTempWorld>>;
@@ -79,7 +79,7 @@ describe("end to end: init, start, chat with shell, background follow-up, stop",
 
     const background = await client.chatSend({ text: "start a background job" });
     expect(background.text).toContain("background job");
-    const followUp = await waitUntil(
+    const followUp = await until(
       () =>
         events.find(
           (event) => event.type === "chat-message" && event.text.includes("background job finished"),

@@ -1,30 +1,15 @@
-import { readFileSync } from "node:fs";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { contextDir, createHistoryStore, type RuntimeEvent } from "@downcity/core";
 import { createScriptedModel } from "@downcity/core/test";
+import { isAlive, until } from "@downcity/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDaemonClient, ensureToken, initProject } from "../src/index.js";
 import { runDaemon } from "../src/server.js";
 import { readDaemonLog } from "./daemon-log.js";
 import { createTempWorld } from "./temp-project.js";
-import { waitUntil } from "./wait-until.js";
-
-/** Running (not a zombie left to a container's pid 1 that never reaps). */
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
-  } catch {
-    return true; // No /proc (macOS): signal 0 succeeding is the best we know.
-  }
-};
 
 /** A command whose real work runs in a grandchild (so killing only the shell would orphan it). */
 const grandchild = (seconds: number, pidFile: string) => `sleep ${seconds} & echo $! > ${pidFile}; wait`;
@@ -91,8 +76,8 @@ describe("run control through the daemon", () => {
       })();
       await subscribed;
       const reply = client.chatSend({ contextId: "cli:main", text: "sleep a while" });
-      const pid = await waitUntil(() => readPid(rootDir, "exec.pid"), "the exec's grandchild pid");
-      expect(alive(pid)).toBe(true);
+      const pid = await until(() => readPid(rootDir, "exec.pid"), "the exec's grandchild pid");
+      expect(isAlive(pid)).toBe(true);
       await expect(client.chatCancel({} as { contextId: string })).rejects.toMatchObject({
         code: "INVALID_INPUT",
       });
@@ -106,14 +91,14 @@ describe("run control through the daemon", () => {
         aborted: { reason: "cancelled", message: "The run was cancelled on request." },
         usage: { inputTokens: 0, outputTokens: 0 },
       });
-      await waitUntil(() => !alive(pid), "the exec's grandchild to die", { timeoutMs: 3000 });
+      await until(() => !isAlive(pid), "the exec's grandchild to die", { timeoutMs: 3000, fixed: true });
       const next = await client.chatSend({ contextId: "cli:main", text: "again" });
       expect(next).toMatchObject({
         text: "next reply",
         usage: { inputTokens: 10, outputTokens: 10, totalTokens: 20 },
       });
       expect(next.aborted).toBeUndefined();
-      await waitUntil(
+      await until(
         () => events.some((event) => event.type === "run-end" && !event.aborted),
         "the second run-end",
       );
@@ -233,7 +218,7 @@ describe("run control through the daemon", () => {
     const reply = client
       .chatSend({ contextId: "cli:main", text: "start everything" })
       .catch((error: Error) => error);
-    const pids = await waitUntil(async () => {
+    const pids = await until(async () => {
       const found = await Promise.all(
         ["job.pid", "service.pid", "pty.pid", "exec.pid"].map((file) => readPid(rootDir, file)),
       );
@@ -247,13 +232,13 @@ describe("run control through the daemon", () => {
       "service",
     ]);
     for (const pid of [...pids, ...shells.map((session) => session.pid as number)])
-      expect(alive(pid)).toBe(true);
+      expect(isAlive(pid)).toBe(true);
 
     const started = Date.now();
     await daemon.close();
     expect(Date.now() - started).toBeLessThan(2000);
     for (const pid of [...pids, ...shells.map((session) => session.pid as number)])
-      await waitUntil(() => !alive(pid), `pid ${pid} to be gone`, { timeoutMs: 500 });
+      await until(() => !isAlive(pid), `pid ${pid} to be gone`, { timeoutMs: 500, fixed: true });
     await reply;
     // The aborted run is in history, marked so, with the notice.
     const history = createHistoryStore({ dir: join(contextDir(rootDir, "cli:main"), "messages") });

@@ -1,35 +1,15 @@
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { definePlugin } from "@downcity/core";
 import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/test";
+import { freePort, isAlive, until } from "@downcity/testkit";
 import { tool } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createDaemonClient, daemonPaths, ensureToken, initProject } from "../src/index.js";
 import { runDaemon } from "../src/server.js";
 import { createTempWorld } from "./temp-project.js";
-import { waitUntil } from "./wait-until.js";
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 type LogLine = { level: string; msg?: string; contextId?: string; requestId?: string } & Record<
   string,
@@ -162,17 +142,17 @@ describe("runDaemon in-process", () => {
       payload: { command: "sleep 30", yield_ms: 50 },
     })) as { result: { pid: number } };
     const shellPid = shell.result.pid;
-    expect(alive(shellPid)).toBe(true);
+    expect(isAlive(shellPid)).toBe(true);
 
     const slow = "a reply that streams slowly enough to be cut off";
     // Several seconds of streaming: the shutdown always lands mid-reply, however loaded the machine.
     model.push({ text: slow, chunkSize: 2, delayMs: 250 });
     const callsBefore = model.calls.length;
     const inFlight = client.chatSend({ text: "take your time", contextId: "console:graceful" });
-    await waitUntil(() => model.calls.length > callsBefore, "the slow turn to reach the model");
+    await until(() => model.calls.length > callsBefore, "the slow turn to reach the model");
     const closing = daemon.close();
     // Intake has stopped once a new request is refused (503 while closing, or no listener at all).
-    await waitUntil(
+    await until(
       () =>
         client.health().then(
           () => false,
@@ -188,7 +168,7 @@ describe("runDaemon in-process", () => {
     await closing;
     await daemon.closed;
 
-    expect(alive(shellPid)).toBe(false);
+    expect(isAlive(shellPid)).toBe(false);
     expect(existsSync(daemonPaths(rootDir).pidFile)).toBe(false);
     expect(existsSync(daemonPaths(rootDir).metaFile)).toBe(false);
     const history = await readFile(

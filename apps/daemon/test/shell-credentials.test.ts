@@ -1,8 +1,8 @@
+import { until } from "@downcity/testkit";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { consoleStatus, ensureToken, initProject, startConsole, stopConsole } from "../src/index.js";
 import { runDaemon } from "../src/server.js";
 import { createTempWorld } from "./temp-project.js";
-import { waitUntil } from "./wait-until.js";
 
 type Daemon = Awaited<ReturnType<typeof runDaemon>>;
 
@@ -42,7 +42,7 @@ describe("shell children get a scoped capability token, never the user-level tok
     );
     expect(started.status).toBe(200);
     const shellId = (started.json.result as { shell_id: string }).shell_id;
-    const token = await waitUntil(async () => {
+    const token = await until(async () => {
       const read = await command(daemon, { shell_id: shellId, cursor: 0 }, { action: "read" });
       return /token=(\S+)/.exec((read.json.result as { output: string }).output)?.[1];
     }, "the session to print its token");

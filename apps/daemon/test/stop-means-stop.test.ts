@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { isAlive, until } from "@downcity/testkit";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   createDaemonClient,
@@ -11,21 +11,6 @@ import {
   stopDaemon,
 } from "../src/index.js";
 import { createTempWorld } from "./temp-project.js";
-import { waitUntil } from "./wait-until.js";
-
-/** Running (not a zombie left to a container's pid 1 that never reaps). */
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
-  } catch {
-    return true;
-  }
-};
 
 describe("downcity stop while a run executes a long shell_exec", () => {
   let world: Awaited<ReturnType<typeof createTempWorld>>;
@@ -53,20 +38,20 @@ describe("downcity stop while a run executes a long shell_exec", () => {
     const reply = client
       .chatSend({ text: "run sleep 47 & echo $! > exec.pid; wait" })
       .catch((error: Error) => error);
-    const pid = await waitUntil(
+    const pid = await until(
       async () =>
         Number((await readFile(join(rootDir, "exec.pid"), "utf8").catch(() => "")).trim()) || undefined,
       "the sleep's pid",
     );
-    expect(alive(pid)).toBe(true);
+    expect(isAlive(pid)).toBe(true);
 
     const stopping = Date.now();
     const stopped = await stopDaemon({ rootDir, graceMs: 10000 });
     expect(Date.now() - stopping).toBeLessThan(2000);
     expect(stopped).toMatchObject({ stopped: true, pid: started.pid });
     expect(stopped.killed).toBeFalsy();
-    expect(alive(started.pid)).toBe(false);
-    await waitUntil(() => !alive(pid), "the sleep to be gone", { timeoutMs: 500 });
+    expect(isAlive(started.pid)).toBe(false);
+    await until(() => !isAlive(pid), "the sleep to be gone", { timeoutMs: 500, fixed: true });
     await reply;
 
     const historyPath = join(rootDir, ".downcity/context/cli%3Amain/messages/messages.jsonl");

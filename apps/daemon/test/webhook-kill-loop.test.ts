@@ -5,30 +5,18 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startOpenAICompatibleServer } from "@downcity/core/test";
+import { freePort, seededRandom, until } from "@downcity/testkit";
 import { moduleResolve } from "import-meta-resolve";
 import { build } from "tsup";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { daemonStatus, initProject, startDaemonDetached, stopDaemon } from "../src/index.js";
 import { createTempWorld } from "./temp-project.js";
-import { waitUntil } from "./wait-until.js";
 
 // 20 kills by default; `SOAK=1` (pnpm soak) runs 100, or WEBHOOK_KILLS. WEBHOOK_KILL_SEED replays a run.
 const kills = Number(process.env.WEBHOOK_KILLS ?? (process.env.SOAK ? 100 : 20));
 const seed = Number(process.env.WEBHOOK_KILL_SEED ?? Date.now() % 2 ** 31);
 const senders = 4;
 const secret = "kill-loop-secret-0123456789abcdef";
-
-/** A small seeded generator, so a failing run can be replayed with its seed. */
-function createRandom(start: number): () => number {
-  let state = start >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 const sign = (body: string | Buffer) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -111,14 +99,6 @@ function deliver(port: number, body: string): Promise<{ status: number; text: st
   });
 }
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
 /**
  * Installs the webhook adapter into the project as a package bundled from its TypeScript sources
  * (with core and zod inside), so the daemon loads it by name exactly as from an npm install.
@@ -160,7 +140,7 @@ describe("webhook channel: SIGKILL loop under an inbound flood", () => {
   it(
     `answers every acknowledged event exactly once across ${kills} kills (seed ${seed})`,
     async () => {
-      const random = createRandom(seed);
+      const random = seededRandom(seed);
       const world = await createTempWorld("dc-webhook-kill-");
       cleanups.push(world.cleanup);
       const rootDir = world.project();
@@ -244,7 +224,7 @@ describe("webhook channel: SIGKILL loop under an inbound flood", () => {
             await delay(5 + Math.floor(random() * 20));
           }
           // Flow control: stay at most 40 unanswered events ahead of the agent.
-          await waitUntil(() => unanswered().length < 40, "the backlog to shrink", { timeoutMs: 30_000 });
+          await until(() => unanswered().length < 40, "the backlog to shrink", { timeoutMs: 30_000 });
         }
       };
       const floods = Array.from({ length: senders }, (_, lane) => flood(lane));
@@ -257,7 +237,7 @@ describe("webhook channel: SIGKILL loop under an inbound flood", () => {
         // more: sometimes right after an accept, sometimes during runs and sends.
         const before = acknowledged.size;
         const wanted = 1 + Math.floor(random() * 12);
-        await waitUntil(
+        await until(
           () => acknowledged.size >= before + wanted,
           `${wanted} acknowledgements (cycle ${cycle})`,
           {
@@ -268,7 +248,7 @@ describe("webhook channel: SIGKILL loop under an inbound flood", () => {
         if (extraMs > 0) await delay(extraMs);
         if (unanswered().length > 0) killedMidRun++;
         process.kill(daemon.pid, "SIGKILL");
-        await waitUntil(async () => !(await daemonStatus({ rootDir })).running, `daemon ${daemon.pid} gone`);
+        await until(async () => !(await daemonStatus({ rootDir })).running, `daemon ${daemon.pid} gone`);
       }
 
       const loopMs = Date.now() - loopStarted;
@@ -278,7 +258,7 @@ describe("webhook channel: SIGKILL loop under an inbound flood", () => {
       flooding = false;
       await Promise.all(floods);
       // On a timeout the assertion below names the events left unanswered.
-      await waitUntil(() => unanswered().length === 0, "a reply to every acknowledged event", {
+      await until(() => unanswered().length === 0, "a reply to every acknowledged event", {
         timeoutMs: 30_000,
       }).catch(() => {});
       // A graceful stop finishes in-flight sends; nothing can arrive after it.

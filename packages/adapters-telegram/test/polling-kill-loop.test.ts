@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openInboxStore } from "@downcity/core";
+import { seededRandom, until } from "@downcity/testkit";
 import { build } from "tsup";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeTelegramServer, startFakeTelegramServer } from "../src/test/fake-telegram-server.js";
@@ -11,25 +12,6 @@ import { type FakeTelegramServer, startFakeTelegramServer } from "../src/test/fa
 // 12 kills by default; TELEGRAM_KILLS raises it, TELEGRAM_KILL_SEED replays a run.
 const kills = Number(process.env.TELEGRAM_KILLS ?? (process.env.SOAK ? 60 : 12));
 const seed = Number(process.env.TELEGRAM_KILL_SEED ?? Date.now() % 2 ** 31);
-
-function createRandom(start: number): () => number {
-  let state = start >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (seed ${seed})`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe("telegram polling: SIGKILL at random points", () => {
   let dir: string;
@@ -96,7 +78,7 @@ describe("telegram polling: SIGKILL at random points", () => {
   };
 
   it("never confirms an update the inbox does not hold, and loses none", async () => {
-    const random = createRandom(seed);
+    const random = seededRandom(seed);
     await mkdir(join(dir, "state"), { recursive: true });
     const injected: number[] = [];
     for (let round = 0; round < kills; round++) {
@@ -112,7 +94,7 @@ describe("telegram polling: SIGKILL at random points", () => {
       expect(confirmedButMissing, `seed ${seed}, round ${round}`).toEqual([]);
     }
     const last = await startChild();
-    await until(() => injected.every((id) => fake.isConfirmed(id)), "every update confirmed");
+    await until(() => injected.every((id) => fake.isConfirmed(id)), `every update confirmed (seed ${seed})`);
     await kill(last);
     const held = await inboxIds();
     expect(

@@ -1,4 +1,5 @@
-import { freePort, isAlive, until, useDaemonTest } from "@downcity/test-support";
+import { useDaemonTest } from "@downcity/test-support";
+import { freePort, isAlive, until } from "@downcity/testkit";
 import { describe, expect, test } from "vitest";
 import { startFakeTelegramServer } from "../src/test/fake-telegram-server.js";
 

@@ -1,18 +1,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type ChannelFake, type FakeSent, testChannelAdapter } from "@downcity/core/test";
+import { freePort } from "@downcity/testkit";
 import webhook from "./index.js";
 import { webhookCapabilities } from "./webhook-adapter.js";
 import { signWebhookBody, verifyWebhookSignature } from "./webhook-signature.js";
 
 const secret = "s".repeat(32);
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 interface WebhookFake extends ChannelFake {
   port: number;
   url: string;

@@ -1,4 +1,5 @@
 import { startOpenAICompatibleServer } from "@downcity/core/test";
+import { seededRandom, until } from "@downcity/testkit";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import "../test/global-setup.js";
 import { killAndMeasureHandover } from "../test/cluster-handover.js";
@@ -6,12 +7,10 @@ import { scriptedAck } from "../test/scripted-ack.js";
 import { postEvent, type ReplyReceiver, startReplyReceiver } from "../test/webhook-traffic.js";
 import {
   type ClusterRuntime,
-  createRandom,
   createWorkerCluster,
   delay,
   prepareClusterRuntime,
   type WorkerCluster,
-  waitUntil,
 } from "../test/worker-cluster.js";
 import { cpuMeter } from "./cpu-usage.js";
 import { recordResults } from "./record-results.js";
@@ -68,7 +67,7 @@ async function flood(cluster: WorkerCluster, prefix: string, count: number, rand
 }
 
 const allAnswered = (ids: string[], timeoutMs: number) =>
-  waitUntil(() => ids.every((id) => receiver.answered().has(id)), `replies to ${ids.length} events`, {
+  until(() => ids.every((id) => receiver.answered().has(id)), `replies to ${ids.length} events`, {
     timeoutMs,
     intervalMs: 10,
   });
@@ -86,7 +85,7 @@ async function throughput(workers: number, round: number) {
   });
   try {
     await cluster.startAll();
-    const random = createRandom(round * 10 + workers);
+    const random = seededRandom(round * 10 + workers);
     // Warm-up: every worker runs a few events before the clock starts.
     await allAnswered(await flood(cluster, `warm${workers}-${round}-`, 30, random), 60_000);
     const meter = cpuMeter(() => cluster.workers.map((worker) => worker.pid as number));
@@ -161,10 +160,10 @@ it("a SIGKILLed worker's claims are finished by the others within lease + 2 s", 
     });
     try {
       await cluster.startAll();
-      const random = createRandom(leaseMs);
+      const random = seededRandom(leaseMs);
       // Enough work that every worker holds claims when one dies, and keeps going after.
       const posting = flood(cluster, `hand${leaseMs}-`, 600, random);
-      await waitUntil(() => receiver.answered().size > 0, "first replies");
+      await until(() => receiver.answered().size > 0, "first replies");
       await delay(1500);
       const victim = cluster.workers[1] as (typeof cluster.workers)[number];
       const handover = await killAndMeasureHandover(cluster, victim, { timeoutMs: leaseMs + 20_000 });

@@ -1,7 +1,8 @@
 // Kills a worker while it holds inbox claims and measures how long the others take to finish
 // what it held: shared by the scale-out test and the handover benchmark.
+import { until } from "@downcity/testkit";
 import type { ClusterWorker, WorkerCluster } from "./worker-cluster.js";
-import { delay, waitUntil } from "./worker-cluster.js";
+import { delay } from "./worker-cluster.js";
 
 /** What `killAndMeasureHandover` saw. */
 export interface Handover {
@@ -37,7 +38,7 @@ export async function killAndMeasureHandover(
 ): Promise<Handover> {
   const victimId = victim.workerId;
   if (!victimId) throw new Error(`worker ${victim.index} has no worker id (not started?)`);
-  await waitUntil(
+  await until(
     async () => (await cluster.query(heldQuery("downcity_inbox", "id"), [victimId])).length > 0,
     `worker ${victim.index} to hold an inbox claim`,
     { timeoutMs: 30_000, intervalMs: 5 },
@@ -55,7 +56,7 @@ export async function killAndMeasureHandover(
   const eventDoneMs = new Map<string, number>();
   const chunkSentMs = new Map<string, number>();
   const takenBy = new Set<string>();
-  await waitUntil(
+  await until(
     async () => {
       const now = Date.now();
       const events = await cluster.query<{ id: string; status: string; claimed_by: string | null }>(

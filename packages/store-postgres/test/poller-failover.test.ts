@@ -1,16 +1,10 @@
 import { startOpenAICompatibleServer } from "@downcity/core/test";
+import { seededRandom, until } from "@downcity/testkit";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { type FakePollPlatform, pollAdapterSource, startFakePollPlatform } from "./fake-poll-platform.js";
 import { scriptedAck } from "./scripted-ack.js";
 import { checkReplies } from "./webhook-traffic.js";
-import {
-  type ClusterWorker,
-  createRandom,
-  createWorkerCluster,
-  delay,
-  type WorkerCluster,
-  waitUntil,
-} from "./worker-cluster.js";
+import { type ClusterWorker, createWorkerCluster, delay, type WorkerCluster } from "./worker-cluster.js";
 
 // A polling channel (a project-local adapter long-polling a fake platform) on three workers: only
 // the one holding the channel's poller lock polls; SIGKILL it and another takes over.
@@ -59,7 +53,7 @@ describe("poller failover: one worker polls a polling channel, another takes ove
 });
 
 async function run(cluster: WorkerCluster, platform: FakePollPlatform) {
-  const random = createRandom(seed);
+  const random = seededRandom(seed);
   await cluster.startAll();
   const workers = cluster.workers;
   const byPid = new Map(workers.map((worker) => [worker.pid as number, worker]));
@@ -68,7 +62,7 @@ async function run(cluster: WorkerCluster, platform: FakePollPlatform) {
   const pollState = async (worker: ClusterWorker) => (await pollChannel(worker))?.state;
 
   // Election: once polling started, watch for three seconds: one pid, one of the workers.
-  await waitUntil(() => platform.polls.length > 0, "a first poll", { timeoutMs: 20_000 });
+  await until(() => platform.polls.length > 0, "a first poll", { timeoutMs: 20_000 });
   await delay(3000);
   const pollersBefore = [...new Set(platform.polls.map((poll) => poll.pid))];
   expect(pollersBefore, "pids seen polling before the kill").toHaveLength(1);
@@ -97,7 +91,7 @@ async function run(cluster: WorkerCluster, platform: FakePollPlatform) {
     }
   };
   const allAnswered = (what: string, timeoutMs: number) =>
-    waitUntil(() => [...sent.keys()].every((eventId) => platform.answered().has(eventId)), what, {
+    until(() => [...sent.keys()].every((eventId) => platform.answered().has(eventId)), what, {
       timeoutMs,
     });
   push(40);
@@ -107,7 +101,7 @@ async function run(cluster: WorkerCluster, platform: FakePollPlatform) {
   await delay(Math.floor(random() * 40));
   const killedAt = await victim.kill();
   push(40);
-  const takeover = await waitUntil(
+  const takeover = await until(
     () => platform.polls.find((poll) => poll.at >= killedAt && poll.pid !== victim.pid),
     "another worker to poll",
     { timeoutMs: 30_000, intervalMs: 5 },

@@ -1,8 +1,8 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "@downcity/testkit";
 import pg from "pg";
 
 /** A throwaway PostgreSQL server for tests: Debian's binaries, a temporary data folder, trust auth on loopback. */
@@ -20,17 +20,6 @@ function binDir(): string {
   for (const version of versions)
     if (existsSync(join(base, version, "bin", "initdb"))) return join(base, version, "bin");
   throw new Error("PostgreSQL binaries not found under /usr/lib/postgresql: apt-get install postgresql");
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }
 
 /** Starts a server (`durable`: fsync on); as root the server runs as the `postgres` user, which refuses to run as root. */

@@ -1,4 +1,5 @@
 import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/test";
+import { seededRandom, until } from "@downcity/testkit";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { type Handover, killAndMeasureHandover } from "./cluster-handover.js";
 import { scriptedAck } from "./scripted-ack.js";
@@ -9,7 +10,7 @@ import {
   startReplyReceiver,
   type WebhookEvent,
 } from "./webhook-traffic.js";
-import { createRandom, createWorkerCluster, type WorkerCluster, waitUntil } from "./worker-cluster.js";
+import { createWorkerCluster, type WorkerCluster } from "./worker-cluster.js";
 
 // Three daemon processes of one agent on one PostgreSQL database, a webhook flood spread over them,
 // one SIGKILLed mid-flood. `SOAK=1` runs 5,000 events over 100 chats with five kills (each victim
@@ -37,7 +38,7 @@ describe("scale-out: three workers share one agent through PostgreSQL", () => {
   it(
     `answers ${totalEvents} events over ${chats} chats exactly once and in order across ${kills} SIGKILL(s) (seed ${seed})`,
     async () => {
-      const random = createRandom(seed);
+      const random = seededRandom(seed);
       const receiver: ReplyReceiver = await startReplyReceiver(secret);
       cleanups.push(receiver.close);
       const model: OpenAICompatibleServer = await startOpenAICompatibleServer({
@@ -89,7 +90,7 @@ async function run(cluster: WorkerCluster, receiver: ReplyReceiver, random: () =
     for (let index = 0; index < perChat(chat); index++) {
       const event = { eventId: `c${chat}-${index}`, chatId: `chat-${chat}`, text: `event c${chat}-${index}` };
       sent.set(event.eventId, { ...event, order: index });
-      await waitUntil(() => unanswered() < backlog, "the backlog to shrink", {
+      await until(() => unanswered() < backlog, "the backlog to shrink", {
         timeoutMs: 60_000,
         intervalMs: 10,
       });
@@ -113,7 +114,7 @@ async function run(cluster: WorkerCluster, receiver: ReplyReceiver, random: () =
   let previous: (typeof workers)[number] | undefined;
   for (let kill = 0; kill < kills; kill++) {
     const at = Math.floor(((kill + 1) * totalEvents) / (kills + 2));
-    await waitUntil(() => receiver.answered().size >= at, `${at} answered events`, { timeoutMs: 90_000 });
+    await until(() => receiver.answered().size >= at, `${at} answered events`, { timeoutMs: 90_000 });
     const candidates = workers.filter((worker) => worker !== previous);
     const victim = candidates[Math.floor(random() * candidates.length)] as (typeof workers)[number];
     const handover = await killAndMeasureHandover(cluster, victim, { timeoutMs: leaseMs + 15_000 });
@@ -125,13 +126,9 @@ async function run(cluster: WorkerCluster, receiver: ReplyReceiver, random: () =
 
   await Promise.all(senders);
   const floodMs = Date.now() - floodStarted;
-  await waitUntil(
-    () => receiver.answered().size >= acknowledged.size,
-    "a reply to every acknowledged event",
-    {
-      timeoutMs: 60_000,
-    },
-  ).catch(() => {});
+  await until(() => receiver.answered().size >= acknowledged.size, "a reply to every acknowledged event", {
+    timeoutMs: 60_000,
+  }).catch(() => {});
   const drainedMs = Date.now() - floodStarted;
   // A graceful stop finishes in-flight sends: nothing can arrive after it.
   await Promise.all(workers.map((worker) => worker.stop(5000)));

@@ -5,8 +5,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import {
@@ -19,49 +17,13 @@ import {
   startDaemonDetached,
   stopDaemon,
 } from "@downcity/daemon";
+import { freePort, until } from "@downcity/testkit";
 import pg from "pg";
 import { type ClusterRuntime, prepareClusterRuntime } from "./cluster-runtime.js";
 
 export { type ClusterRuntime, prepareClusterRuntime } from "./cluster-runtime.js";
 
-/** Polls `check` until it returns something other than undefined/false; fails naming `what` after `timeoutMs`. */
-export async function waitUntil<T>(
-  check: () => T | undefined | false | Promise<T | undefined | false>,
-  what: string,
-  options: { timeoutMs?: number; intervalMs?: number } = {},
-): Promise<T> {
-  const timeoutMs = options.timeoutMs ?? 15_000;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await delay(options.intervalMs ?? 20);
-  }
-}
-
 export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** A small seeded generator, so a failing run can be replayed with its seed. */
-export function createRandom(start: number): () => number {
-  let state = start >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
-/** A loopback port free right now. */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 /** Options of `createWorkerCluster`. */
 export interface WorkerClusterOptions {
@@ -304,7 +266,7 @@ async function createWorker(
       } catch {
         // Already gone.
       }
-      await waitUntil(async () => !(await running()), `worker ${index} (pid ${pid}) to die`, {
+      await until(async () => !(await running()), `worker ${index} (pid ${pid}) to die`, {
         timeoutMs: 10_000,
         intervalMs: 5,
       });

@@ -1,7 +1,7 @@
 import type { ChannelFake, FakeIncoming } from "@downcity/core/test";
+import { isAlive, until } from "@downcity/testkit";
 import { describe, expect, test } from "vitest";
 import { useDaemonTest } from "./daemon-test.js";
-import { isAlive, until } from "./wait.js";
 
 /** Options of `testDaemonScenario`. */
 export interface DaemonScenarioOptions<Fake extends ChannelFake> {

@@ -7,5 +7,4 @@ export { createDaemonProject, type DaemonProject, type DaemonProjectConfig } fro
 export { type DaemonScenarioOptions, testDaemonScenario } from "./daemon-scenario.js";
 export { type DaemonTest, type DaemonTestOptions, useDaemonTest } from "./daemon-test.js";
 export { type EchoModel, startEchoModel } from "./echo-model.js";
-export { freePort, type WebhookFakes, webhookFakes } from "./free-port.js";
-export { isAlive, until } from "./wait.js";
+export { type WebhookFakes, webhookFakes } from "./webhook-fakes.js";

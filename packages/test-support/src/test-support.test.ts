@@ -1,8 +1,8 @@
 import { createServer } from "node:http";
+import { freePort, until } from "@downcity/testkit";
 import { describe, expect, it } from "vitest";
 import { startEchoModel } from "./echo-model.js";
-import { freePort, webhookFakes } from "./free-port.js";
-import { isAlive, until } from "./wait.js";
+import { webhookFakes } from "./webhook-fakes.js";
 
 const ask = (url: string, text: string) =>
   fetch(`${url}/chat/completions`, {
@@ -27,13 +27,6 @@ describe("test-support", () => {
     } finally {
       await model.close();
     }
-  });
-
-  it("until returns the first truthy value and names what timed out", async () => {
-    let polls = 0;
-    expect(await until(() => (++polls >= 3 ? polls : undefined), "three polls")).toBe(3);
-    await expect(until(() => false, "nothing", 60)).rejects.toThrow("timed out waiting for nothing");
-    expect(isAlive(process.pid)).toBe(true);
   });
 
   it("webhookFakes hands the fake a free port's URL and the adapter the matching listen address", async () => {

@@ -1,14 +1,4 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-
-/** A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then closed). */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
+import { freePort } from "@downcity/testkit";
 
 /** Fakes that deliver to an adapter's webhook listener, each on a port of its own. */
 export interface WebhookFakes<Fake extends object> {

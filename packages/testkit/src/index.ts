@@ -5,6 +5,7 @@
  */
 export { freePort } from "./free-port.js";
 export { isAlive } from "./is-alive.js";
+export { seededRandom } from "./seeded-random.js";
 export { createTempDir, type TempDir } from "./temp-dir.js";
 export { scaledMs, testTimeScale } from "./time-scale.js";
 export { type UntilCheck, type UntilOptions, until } from "./until.js";

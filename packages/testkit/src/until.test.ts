@@ -38,6 +38,13 @@ describe("until", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(120);
   });
 
+  it("keeps a fixed deadline (a time bound the test asserts) as it is", async () => {
+    process.env.DOWNCITY_TEST_TIME_SCALE = "3";
+    await expect(
+      until(() => false, "nothing", { timeoutMs: 40, intervalMs: 5, fixed: true }),
+    ).rejects.toThrow("timed out after 40 ms");
+  });
+
   it("fails at once when the check throws", async () => {
     let calls = 0;
     await expect(

@@ -2,10 +2,15 @@ import { scaledMs } from "./time-scale.js";
 
 /** What `until` does when it has to wait: its deadline and how often it asks. */
 export interface UntilOptions {
-  /** How long the wait takes at most on a quiet machine; stretched by `testTimeScale()` [15 s]. */
+  /** How long the wait takes at most on a quiet machine; stretched by `testTimeScale()` [20 s]. */
   timeoutMs?: number;
   /** The pause between two checks; it bounds latency only, never correctness [20 ms]. */
   intervalMs?: number;
+  /**
+   * The deadline is what the test claims ("the process dies within 500 ms"), so it is never stretched:
+   * a time bound a test asserts stays the same on every machine.
+   */
+  fixed?: boolean;
 }
 
 /** A check `until` polls: done when it returns (or resolves to) anything but `undefined` or `false`. */
@@ -21,9 +26,12 @@ export async function until<T>(
   what: string,
   options: UntilOptions | number = {},
 ): Promise<T> {
-  const { timeoutMs = 15_000, intervalMs = 20 } =
-    typeof options === "number" ? { timeoutMs: options } : options;
-  const budget = scaledMs(timeoutMs);
+  const {
+    timeoutMs = 20_000,
+    intervalMs = 20,
+    fixed = false,
+  } = typeof options === "number" ? { timeoutMs: options } : options;
+  const budget = fixed ? timeoutMs : scaledMs(timeoutMs);
   const deadline = Date.now() + budget;
   for (;;) {
     const value = await check();

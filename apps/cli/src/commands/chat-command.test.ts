@@ -1,22 +1,16 @@
-import { readFileSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { createScriptedModel } from "@downcity/core/test";
 import { createDaemonClient, ensureToken, initProject, runDaemon } from "@downcity/daemon";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isAlive, until } from "@downcity/testkit";
+import { useTempDir } from "@downcity/testkit/vitest";
+import { describe, expect, it } from "vitest";
 import type { CliIo } from "../cli-io.js";
 import { runCli } from "../run-cli.js";
 import { parseSinceValue } from "./usage-command.js";
 
-let base: string;
-beforeAll(async () => {
-  base = await mkdtemp(join(tmpdir(), "downcity-chat-command-"));
-});
-afterAll(async () => {
-  await rm(base, { recursive: true, force: true });
-});
+const temp = useTempDir("downcity-chat-command-");
 
 function capture(env: NodeJS.ProcessEnv, cwd: string, options: { tty?: boolean } = {}) {
   const stdout = new PassThrough();
@@ -33,38 +27,11 @@ function capture(env: NodeJS.ProcessEnv, cwd: string, options: { tty?: boolean }
   return { io, out };
 }
 
-/** Running (not a zombie left to a container's pid 1 that never reaps). */
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
-  } catch {
-    return true;
-  }
-};
-
-async function waitFor<T>(
-  check: () => T | undefined | false | Promise<T | undefined | false>,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + 15000;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe("chat send, chat cancel and usage", () => {
   it("streams on a terminal with tool lines, cancels a running reply, and sums usage", async () => {
-    const rootDir = join(base, "project");
+    const rootDir = join(temp.path, "project");
     await initProject(rootDir);
-    const env: NodeJS.ProcessEnv = { ...process.env, DOWNCITY_HOME: join(base, "home"), NO_COLOR: "1" };
+    const env: NodeJS.ProcessEnv = { ...process.env, DOWNCITY_HOME: join(temp.path, "home"), NO_COLOR: "1" };
     for (const key of Object.keys(env)) if (key.startsWith("DC_CTX_")) delete env[key];
     const scripted = createScriptedModel([
       { toolCalls: [{ toolName: "shell_exec", input: { command: "echo streamed" } }] },
@@ -101,7 +68,7 @@ describe("chat send, chat cancel and usage", () => {
         token: await ensureToken(env),
       });
       const reply = client.chatSend({ contextId: "cli:main", text: "sleep" });
-      const pid = await waitFor(
+      const pid = await until(
         async () =>
           Number((await readFile(join(rootDir, "sleep.pid"), "utf8").catch(() => "")).trim()) || undefined,
         "the sleep",
@@ -113,7 +80,7 @@ describe("chat send, chat cancel and usage", () => {
         text: "The run was cancelled on request.",
         aborted: { reason: "cancelled" },
       });
-      await waitFor(() => !alive(pid), "the cancelled command to be killed");
+      await until(() => !isAlive(pid), "the cancelled command to be killed");
 
       const usage = capture(env, rootDir);
       expect(await runCli({ argv: ["usage", "--json"], io: usage.io })).toBe(0);

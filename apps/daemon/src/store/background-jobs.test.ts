@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { type AgentRuntime, createAgentRuntime, type DowncityStore, openFileStore } from "@downcity/core";
 import { createScriptedModel, type ScriptedModel } from "@downcity/core/test";
 import { createShellEngine, type ShellEngine } from "@downcity/shell";
+import { until } from "@downcity/testkit";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { trackBackgroundJobs } from "./background-jobs.js";
 
@@ -28,13 +29,6 @@ const worker = (name: string, scripted: ScriptedModel) => {
 };
 const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent } as never;
 
-const until = async (check: () => boolean | Promise<boolean>, what: string) => {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
 // What the model was told in the chat: user messages and runtime notices (the system prompt mentions neither marker).
 const userTexts = (scripted: ScriptedModel) =>
   scripted.calls.flatMap((call) =>

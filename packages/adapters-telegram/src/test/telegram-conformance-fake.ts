@@ -1,6 +1,5 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { ChannelFake, FakeIncoming, FakeSent } from "@downcity/core/test";
+import { freePort } from "@downcity/testkit";
 import { setTelegramWebhook } from "../set-telegram-webhook.js";
 import { type FakeTelegramServer, startFakeTelegramServer } from "./fake-telegram-server.js";
 
@@ -12,14 +11,6 @@ export interface TelegramConformanceFake extends ChannelFake {
   readonly server: FakeTelegramServer;
   /** The channel options that point the adapter at this fake. */
   readonly options: Record<string, unknown>;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 /** Starts a fake Bot API server wrapped for `testChannelAdapter`, for polling or webhook mode. */

@@ -1,3 +1,4 @@
+import { until } from "@downcity/testkit";
 import { describe, expect, it } from "vitest";
 import { createLaneScheduler } from "./lane-scheduler.js";
 
@@ -8,15 +9,6 @@ function createGate() {
     open = resolve;
   });
   return { wait, open };
-}
-
-/** Resolves once `check()` holds, re-checking once per event-loop turn until the deadline. */
-async function until(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }
 
 describe("createLaneScheduler", () => {
@@ -48,12 +40,12 @@ describe("createLaneScheduler", () => {
       onRunnerError: (laneId, error) => violations.push(`${laneId} threw ${String(error)}`),
     });
     for (const lane of ["a", "b", "c", "d", "e"]) scheduler.enqueue(lane, 1);
-    await until(() => gates.has("a#1") && gates.has("b#1"), "lanes a and b to start");
+    await until(() => gates.has("a#1") && gates.has("b#1"), "lanes a and b to start", { intervalMs: 0 });
     expect(scheduler.running()).toBe(2);
     // "a" gets more work while it runs: it must wait for its own run and re-queue behind c, d, e.
     scheduler.enqueue("a", 2);
     const release = async (invocation: string) => {
-      await until(() => gates.has(invocation), `${invocation} to start`);
+      await until(() => gates.has(invocation), `${invocation} to start`, { intervalMs: 0 });
       gates.get(invocation)?.open();
     };
     for (const invocation of ["a#1", "b#1", "c#1", "d#1", "e#1", "a#2"]) await release(invocation);

@@ -1,6 +1,7 @@
+import { until } from "@downcity/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, resultText } from "../testing/call-tool.js";
-import { startEverythingHttp, until } from "../testing/everything-server.js";
+import { startEverythingHttp } from "../testing/everything-server.js";
 import { createMcpManager, type McpManager } from "./mcp-manager.js";
 
 const run = callTool;
@@ -86,11 +87,11 @@ describe("HTTP servers that go away", () => {
       await server.stop();
       const failed = await run(tools.mcp__remote__echo, { message: "anyone?" });
       expect(failed.isError).toBe(true);
-      await until(() => manager.status()[0]?.status !== "ready", 5000, "the server to be marked lost");
+      await until(() => manager.status()[0]?.status !== "ready", "the server to be marked lost", 5000);
       expect(manager.status()[0]?.error).toBeTruthy();
 
       server = await startEverythingHttp({ port: server.port });
-      await until(() => manager.status()[0]?.status === "ready", 10000, "reconnect");
+      await until(() => manager.status()[0]?.status === "ready", "reconnect", 10000);
       expect(text(await run(tools.mcp__remote__echo, { message: "back" }))).toBe("Echo: back");
     } finally {
       await manager.close();

@@ -2,9 +2,10 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { until } from "@downcity/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { callTool, resultText } from "../testing/call-tool.js";
-import { childPids, everythingStdio, growingServerEntry, until } from "../testing/everything-server.js";
+import { childPids, everythingStdio, growingServerEntry } from "../testing/everything-server.js";
 import { createMcpManager, type McpManager, type McpManagerEvent } from "./mcp-manager.js";
 
 const managers: McpManager[] = [];
@@ -126,14 +127,14 @@ describe("createMcpManager over stdio (server-everything)", () => {
           (event) =>
             event.type === "tools-change" && event.server === "everything" && event.reason === "list-changed",
         ),
-      5000,
       "server-everything's list_changed refresh",
+      5000,
     );
 
     expect(manager.tools()["mcp__growing__added-1"]).toBeUndefined();
     const before = manager.tools();
     expect(text(await run(before["mcp__growing__add-tool"], {}))).toBe("registered added-1");
-    await until(() => manager.tools()["mcp__growing__added-1"] !== undefined, 5000, "added-1 to appear");
+    await until(() => manager.tools()["mcp__growing__added-1"] !== undefined, "added-1 to appear", 5000);
     expect(events).toContainEqual({
       type: "tools-change",
       server: "growing",
@@ -207,8 +208,8 @@ describe("createMcpManager over stdio (server-everything)", () => {
 
     await until(
       () => manager.status()[0]?.status === "ready" && manager.status()[0]?.pid !== pid,
-      10000,
       "reconnect",
+      10000,
     );
     expect(events.some((event) => event.type === "status-change" && event.status.status === "error")).toBe(
       true,
@@ -240,7 +241,7 @@ describe("createMcpManager over stdio (server-everything)", () => {
       }
     });
     await manager.connect();
-    await until(() => (manager.status()[0]?.retries ?? 0) >= 4, 10000, "four reconnects");
+    await until(() => (manager.status()[0]?.retries ?? 0) >= 4, "four reconnects", 10000);
     // 50, 100, 200, 400 ms: the backoff grows instead of resetting after each short-lived connection.
     expect(delays.length).toBeGreaterThanOrEqual(4);
     expect(delays[3]).toBeGreaterThan(delays[0] ?? 0);
@@ -261,10 +262,10 @@ describe("createMcpManager over stdio (server-everything)", () => {
     const [first] = await manager.connect();
     expect(first).toMatchObject({ status: "error", error: expect.stringMatching(/Connection closed/) });
     expect(first?.nextRetryAt).toBeDefined();
-    await until(() => (manager.status()[0]?.retries ?? 0) >= 2, 5000, "two automatic retries");
+    await until(() => (manager.status()[0]?.retries ?? 0) >= 2, "two automatic retries", 5000);
     // The server appears (installed, typo fixed): the next automatic retry connects without reconnect().
     await writeFile(entry, `await import(${JSON.stringify(pathToFileURL(growingServerEntry).href)});\n`);
-    await until(() => manager.status()[0]?.status === "ready", 5000, "automatic connect");
+    await until(() => manager.status()[0]?.status === "ready", "automatic connect", 5000);
     expect(manager.status()[0]).not.toHaveProperty("nextRetryAt");
     expect(Object.keys(manager.tools())).toEqual(["mcp__late__add-tool"]);
     // A manual reconnect starts over: the retry count is reset.

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "@downcity/testkit";
 
 const require = createRequire(import.meta.url);
 
@@ -24,19 +24,6 @@ export const everythingStdio = (): { type: "stdio"; command: string; args: strin
   command: process.execPath,
   args: [everythingEntry, "stdio"],
 });
-
-/** A port that was free a moment ago. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A server-everything process serving HTTP on 127.0.0.1. */
 export interface EverythingHttpServer {
@@ -95,13 +82,4 @@ export function childPids(): number[] {
     }
   }
   return children;
-}
-
-/** Resolves once `check` returns true, polling every 20 ms; rejects after `timeoutMs`. */
-export async function until(check: () => boolean, timeoutMs = 10000, what = "condition"): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 20));
-  }
 }

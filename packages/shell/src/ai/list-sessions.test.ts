@@ -1,4 +1,4 @@
-import { createServer } from "node:net";
+import { freePort } from "@downcity/testkit";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { shellListToolInput } from "../shell-inputs.js";
 import { createTempEngine, type TempEngine } from "../testing/create-temp-engine.js";
@@ -10,15 +10,6 @@ afterEach(async () => temp?.dispose());
 
 const list = (input: Record<string, unknown>, contextId?: string) =>
   listSessions(temp.engine, shellListToolInput.parse(input), contextId, Date.now());
-
-/** A port nothing listens on right now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return typeof address === "object" && address ? address.port : 0;
-}
 
 describe("shell_list", () => {
   test("scope chat lists this conversation's sessions; workspace lists all; status filters", async () => {

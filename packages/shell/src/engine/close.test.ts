@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { isAlive } from "@downcity/testkit";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { createProcessTable } from "../process/process-table.js";
 import { findSessionProcesses, readProcessStartTime, signalProcesses } from "../process/process-tree.js";
-import { createTempEngine, isAlive, sleep, type TempEngine } from "../testing/create-temp-engine.js";
+import { createTempEngine, sleep, type TempEngine } from "../testing/create-temp-engine.js";
 
 let temp: TempEngine;
 afterEach(async () => temp?.dispose());

@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { isAlive } from "@downcity/testkit";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { ShellError } from "../shell-error.js";
-import { createTempEngine, isAlive, type TempEngine } from "../testing/create-temp-engine.js";
+import { createTempEngine, type TempEngine } from "../testing/create-temp-engine.js";
 
 let temp: TempEngine;
 afterEach(async () => temp?.dispose());

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { until } from "@downcity/testkit";
 import { afterEach, describe, expect, test } from "vitest";
 import { readSnapshotFile } from "../session/snapshot-file.js";
 import type { ShellExitEvent } from "../shell-event.js";
@@ -8,15 +9,6 @@ import { createTempEngine, sleep, type TempEngine } from "../testing/create-temp
 let temp: TempEngine;
 afterEach(async () => temp?.dispose());
 
-/** Polls `check` until it holds (or fails the test after `timeoutMs`). */
-async function until(check: () => boolean, timeoutMs = 10000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error("condition never held");
-    await sleep(20);
-  }
-}
-
 describe("shell-exit event and snapshots", () => {
   test("the event carries status, code, duration, bytes, tail and log path; ackExit marks it delivered", async () => {
     temp = createTempEngine();
@@ -24,7 +16,7 @@ describe("shell-exit event and snapshots", () => {
       { command: "echo one; sleep 0.2; echo two; exit 7", yield_ms: 0 },
       { contextId: "ctx", requestId: "req" },
     );
-    await until(() => temp.events.length === 1);
+    await until(() => temp.events.length === 1, "the first exit event", 10_000);
     const event = temp.events[0] as ShellExitEvent;
     expect(event).toMatchObject({
       type: "shell-exit",
@@ -60,10 +52,10 @@ describe("shell-exit event and snapshots", () => {
     const seen: string[] = [];
     const off = temp.engine.on("shell-exit", (event) => seen.push(event.shell_id));
     const first = await temp.engine.start({ command: "true", yield_ms: 5000 });
-    await until(() => seen.length === 1);
+    await until(() => seen.length === 1, "the listener to see the exit", 10_000);
     off();
     const second = await temp.engine.start({ command: "true", yield_ms: 5000 });
-    await until(() => temp.events.length === 2);
+    await until(() => temp.events.length === 2, "the second exit event", 10_000);
     expect(seen).toEqual([first.shell_id]);
     expect(temp.events.map((event) => event.shell_id)).toEqual([first.shell_id, second.shell_id]);
     const quiet = await temp.engine.start({ command: "true", yield_ms: 5000, notify: false });
@@ -82,10 +74,14 @@ describe("shell-exit event and snapshots", () => {
     const dir = join(temp.engine.stateDir, started.shell_id);
     expect(readSnapshotFile(dir)?.status).toMatch(/starting|running/);
     // Throttled to once a second while output flows, so a running snapshot with bytes shows up.
-    await until(() => {
-      const snapshot = readSnapshotFile(dir);
-      return snapshot?.status === "running" && snapshot.bytes_total > 0;
-    });
+    await until(
+      () => {
+        const snapshot = readSnapshotFile(dir);
+        return snapshot?.status === "running" && snapshot.bytes_total > 0;
+      },
+      "a running snapshot with bytes",
+      10_000,
+    );
     await temp.engine.close({ shell_id: started.shell_id, grace_ms: 200 });
     const final = readSnapshotFile(dir);
     expect(final?.status).toBe("killed");

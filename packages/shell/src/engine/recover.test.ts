@@ -3,10 +3,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { isAlive } from "@downcity/testkit";
 import { build } from "tsup";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import type { ShellExitEvent } from "../shell-event.js";
-import { isAlive } from "../testing/create-temp-engine.js";
 import { createShellEngine } from "./create-shell-engine.js";
 
 const packageDir = resolve(import.meta.dirname, "../..");

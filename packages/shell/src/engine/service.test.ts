@@ -1,4 +1,4 @@
-import { createServer } from "node:net";
+import { freePort } from "@downcity/testkit";
 import { afterEach, describe, expect, test } from "vitest";
 import { ShellError } from "../shell-error.js";
 import { createTempEngine, type TempEngine } from "../testing/create-temp-engine.js";
@@ -6,16 +6,6 @@ import { probePort } from "./probe-port.js";
 
 let temp: TempEngine;
 afterEach(async () => temp?.dispose());
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
 
 describe("service mode", () => {
   test("waits for a port to accept, then rejects a duplicate name", async () => {

@@ -10,10 +10,11 @@ import {
 import { createServer, type Server } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
+import { isAlive } from "@downcity/testkit";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { createShellEngine } from "../engine/create-shell-engine.js";
 import { ShellError } from "../shell-error.js";
-import { createTempEngine, isAlive, type TempEngine } from "../testing/create-temp-engine.js";
+import { createTempEngine, type TempEngine } from "../testing/create-temp-engine.js";
 import type { ShellSandboxOptions } from "./sandbox-options.js";
 
 // The malicious-input cases the sandbox must contain; each runs a real command under bwrap.
