@@ -8,7 +8,8 @@ import type { Api } from "grammy";
 import { describeTelegramError } from "./telegram-error.js";
 
 /**
- * Sends one text to a chat (and forum topic), as a reply to the triggering message when there is one.
+ * Sends one text to a chat (and forum topic), as a reply to the triggering message when there is one,
+ * as Telegram HTML when `parseMode` says so.
  * Failures become `ChannelSendError`s: 429 carries retry_after, 4xx that retrying cannot fix are permanent.
  */
 export async function sendTelegramMessage(
@@ -16,11 +17,13 @@ export async function sendTelegramMessage(
   token: string,
   target: ChannelTarget,
   message: ChannelMessage,
+  format: { parseMode?: "HTML" } = {},
 ): Promise<ChannelSendResult> {
   const threadId = telegramId(target.threadId);
   const replyTo = telegramId(target.replyToMessageId);
   try {
     const sent = await api.sendMessage(target.chatId, message.text, {
+      ...(format.parseMode ? { parse_mode: format.parseMode } : {}),
       ...(threadId !== undefined ? { message_thread_id: threadId } : {}),
       ...(replyTo !== undefined
         ? // The reply still goes out if the triggering message was deleted meanwhile.

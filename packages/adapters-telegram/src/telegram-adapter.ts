@@ -6,18 +6,23 @@ import {
   type ChannelContext,
   defineChannelAdapter,
   errorFromZod,
-  splitText,
+  escapeHtml,
+  type Logger,
+  renderTelegramChunks,
 } from "@downcity/core";
 import { Api } from "grammy";
 import type { TelegramBotIdentity } from "./map-telegram-update.js";
 import { startPollingReceiver, type TelegramReceiver } from "./polling-receiver.js";
 import type { RetryBackoffOptions } from "./retry-backoff.js";
-import { sendTelegramMessage } from "./send-telegram-message.js";
+import { sendHtmlChunk } from "./send-html-chunk.js";
 import { parseListen, type TelegramOptions, telegramOptionsSchema } from "./telegram-options.js";
 import { createTelegramWebhookService } from "./telegram-webhook-service.js";
 import { startWebhookReceiver } from "./webhook-receiver.js";
 
-/** What Telegram can hold: 4096 characters (UTF-16 units) a message, forum topics, no send idempotency key. */
+/**
+ * What Telegram can hold: 4096 characters (UTF-16 units) a message, forum topics, no send idempotency key.
+ * Replies are Markdown rendered to Telegram HTML by the adapter itself.
+ */
 export const telegramCapabilities: ChannelCapabilities = Object.freeze({
   maxTextLength: 4096,
   threads: true,
@@ -66,6 +71,7 @@ export function createTelegramAdapter(
   let receiver: Promise<TelegramReceiver & { port?: number }> | undefined;
   let port: number | undefined;
   let stopping: Promise<void> | undefined;
+  let logger: Logger | undefined;
 
   const stop = async () => {
     if (!receiver) return;
@@ -93,6 +99,7 @@ export function createTelegramAdapter(
         await receiver;
         return;
       }
+      logger = context.logger;
       const onIdentity = (bot: TelegramBotIdentity) => {
         identity = bot;
       };
@@ -132,12 +139,16 @@ export function createTelegramAdapter(
     },
     stop,
     async send(target, message) {
-      // The host splits to maxTextLength already; this guards callers that do not.
-      const chunks = splitText(message.text, telegramCapabilities.maxTextLength);
+      // The Markdown is rendered first and the HTML chunked after, so no chunk splits a tag or a fence.
+      const rendered = renderTelegramChunks(message.text, telegramCapabilities.maxTextLength);
+      // Nothing visible (an empty text): Telegram refuses it as it would have before.
+      const chunks = rendered.length > 0 ? rendered : [escapeHtml(message.text)];
+      const onFallback = ({ reason, chatId }: { reason: string; chatId: string }) =>
+        logger?.warn({ chatId, reason }, "telegram refused the reply's HTML; sent it as plain text");
       let result = {};
       for (const [index, chunk] of chunks.entries()) {
         const chunkTarget = index === 0 ? target : { ...target, replyToMessageId: undefined };
-        result = await sendTelegramMessage(api, options.token, chunkTarget, { text: chunk });
+        result = await sendHtmlChunk(api, options.token, chunkTarget, chunk, onFallback);
       }
       return result;
     },

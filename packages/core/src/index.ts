@@ -97,6 +97,21 @@ export {
   isDowncityErrorCode,
 } from "./errors/error-codes.js";
 export { errorFromZod } from "./errors/zod-issue-message.js";
+export { chunkHtml } from "./format/chunk-html.js";
+export { type FeishuCard, feishuCard, renderFeishuCard, renderFeishuMarkdown } from "./format/feishu-card.js";
+export { renderPlainText } from "./format/plain-text.js";
+export { type QqMessage, renderQqMarkdown, renderQqMessage } from "./format/qq-markdown.js";
+export {
+  readTelegramHtml,
+  type TelegramHtmlReading,
+  telegramHtmlToText,
+} from "./format/read-telegram-html.js";
+export {
+  escapeHtml,
+  renderTelegramChunks,
+  renderTelegramHtml,
+  telegramMessageLimit,
+} from "./format/telegram-html.js";
 export { syncDirectory, writeFileAtomic } from "./fs/atomic-write.js";
 export { acquireFileLock } from "./fs/file-lock.js";
 export { packageVersion } from "./fs/package-version.js";

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { Update, UserFromGetMe } from "grammy/types";
 import { buildFakeMessage, type FakeMessageInput } from "./fake-telegram-message.js";
 import { createFakeWebhookDelivery } from "./fake-webhook-delivery.js";
+import { shownText } from "./shown-text.js";
 
 export type { FakeMessageInput };
 
@@ -48,6 +49,11 @@ export interface FakeTelegramServer {
   redeliver(updateId: number): void;
   /** Answers the next call of `method` with this error. */
   failNext(method: string, failure: FakeFailure): void;
+  /**
+   * Answers an HTML sendMessage with Telegram's 400 "can't parse entities": the next one, or the one
+   * after `after` more go through (HTML the fake cannot parse is always refused that way).
+   */
+  failNextHtmlParse(after?: number): void;
   /** Destroys the connection of the next call of `method` without answering. */
   dropNext(method: string): void;
   /** While on, every getUpdates answers 409 (another poller holds the bot). */
@@ -90,6 +96,8 @@ export async function startFakeTelegramServer(
   const sent: FakeSentMessage[] = [];
   const failures = new Map<string, FakeFailure[]>();
   const drops = new Map<string, number>();
+  // How many HTML sends still go through before the injected parse error (undefined: none pending).
+  let htmlSendsBeforeParseError: number | undefined;
   let conflict = false;
   let hook: { url: string; secret_token?: string } | undefined;
   // With a webhook set, updates are pushed to it (and getUpdates answers 409), as Telegram does.
@@ -252,8 +260,14 @@ export async function startFakeTelegramServer(
   };
 
   const sendMessage = (payload: Record<string, unknown>, response: ServerResponse) => {
-    const text = typeof payload.text === "string" ? payload.text : "";
+    const raw = typeof payload.text === "string" ? payload.text : "";
     if (payload.chat_id === undefined) return error(response, 400, "Bad Request: chat_id is empty");
+    const injected = payload.parse_mode === "HTML" && htmlSendsBeforeParseError === 0;
+    if (payload.parse_mode === "HTML" && htmlSendsBeforeParseError !== undefined)
+      htmlSendsBeforeParseError = injected ? undefined : htmlSendsBeforeParseError - 1;
+    const parsed = shownText(raw, payload.parse_mode, injected);
+    if (!parsed.ok) return error(response, 400, parsed.error);
+    const text = parsed.text;
     if (!text.trim()) return error(response, 400, "Bad Request: message text is empty");
     if (text.length > 4096) return error(response, 400, "Bad Request: message is too long");
     const chatId = String(payload.chat_id);
@@ -261,7 +275,7 @@ export async function startFakeTelegramServer(
     const record: FakeSentMessage = {
       message_id: nextSentId++,
       chat_id: chatId,
-      text,
+      text: raw,
       ...(payload.message_thread_id !== undefined
         ? { message_thread_id: payload.message_thread_id as number | string }
         : {}),
@@ -335,6 +349,9 @@ export async function startFakeTelegramServer(
       // Delivered once more under the same update_id, whatever offset the next poll confirms.
       forced.push(update);
       wake();
+    },
+    failNextHtmlParse(after = 0) {
+      htmlSendsBeforeParseError = after;
     },
     failNext(method, failure) {
       failures.set(method, [...(failures.get(method) ?? []), failure]);
