@@ -1,10 +1,5 @@
 import { randomBytes } from "node:crypto";
-import {
-  type ContextHistory,
-  DowncityError,
-  type HistoryMessage,
-  type SharedHistoryStore,
-} from "@downcity/core";
+import { type ContextHistory, DowncityError, type HistoryMessage, type HistoryStore } from "@downcity/core";
 import type pg from "pg";
 import { inTransaction } from "./in-transaction.js";
 
@@ -16,7 +11,7 @@ const isMessage = (value: unknown): value is HistoryMessage =>
   Array.isArray((value as HistoryMessage).parts);
 
 /** Histories in `downcity_history`: one row per message, ordered by an identity column. */
-export function createPostgresHistory(pool: pg.Pool): SharedHistoryStore {
+export function createPostgresHistory(pool: pg.Pool): HistoryStore {
   const context = (contextId: string): ContextHistory => {
     const readMeta = async (client: pg.ClientBase = pool as unknown as pg.ClientBase) => {
       const { rows } = await client.query<{ meta: Record<string, unknown> }>(
@@ -66,6 +61,13 @@ export function createPostgresHistory(pool: pg.Pool): SharedHistoryStore {
           [contextId, options.last],
         );
         return rows.map((row) => row.message);
+      },
+      async readArchive() {
+        const { rows } = await pool.query<{ messages: HistoryMessage[] }>(
+          "SELECT messages FROM downcity_history_archive WHERE context_id = $1 ORDER BY created_at, archive_id",
+          [contextId],
+        );
+        return rows.flatMap((row) => row.messages);
       },
       meta: () => readMeta(),
       updateMeta: (update) =>

@@ -168,7 +168,7 @@ describe("prune", () => {
     await store.inbox.fail("web:dead", "boom", 1);
     await store.outbox.record(chunk("sent"));
     await store.outbox.claim({ owner: "w1" });
-    await store.outbox.markSent("sent");
+    await store.outbox.complete("sent");
     await store.outbox.record({ ...chunk("waiting"), target: { chatId: "other" } });
     expect(await store.prune()).toEqual({ inbox: 0, outbox: 0, leases: 0 });
     await new Promise((resolve) => setTimeout(resolve, 500));
