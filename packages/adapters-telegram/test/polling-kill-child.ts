@@ -1,9 +1,9 @@
 // A polling adapter over a real file inbox, in its own process so the kill loop can SIGKILL it anywhere.
-import { openInboxStore, silentLogger } from "@downcity/core";
+import { openFileStore, silentLogger } from "@downcity/core";
 import { createTelegramAdapter } from "../src/index.js";
 
 const [apiRoot, token, stateDir, inboxPath] = process.argv.slice(2) as [string, string, string, string];
-const inbox = await openInboxStore({ path: inboxPath });
+const { inbox } = await openFileStore({ rootDir: stateDir, inboxPath });
 const adapter = createTelegramAdapter(
   { token, apiRoot, pollTimeoutSeconds: 1 },
   { backoff: { initialMs: 20, maxMs: 200 } },

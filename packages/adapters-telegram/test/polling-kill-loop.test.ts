@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { openInboxStore } from "@downcity/core";
+import { openFileStore } from "@downcity/core";
 import { seededRandom, until } from "@downcity/testkit";
 import { build } from "tsup";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -71,9 +71,9 @@ describe("telegram polling: SIGKILL at random points", () => {
     await exited;
   };
   const inboxIds = async () => {
-    const inbox = await openInboxStore({ path: join(dir, "inbox.jsonl") });
-    const ids = new Set(inbox.list().map((entry) => entry.eventId));
-    await inbox.close();
+    const store = await openFileStore({ rootDir: dir, inboxPath: join(dir, "inbox.jsonl") });
+    const ids = new Set((await store.inbox.list()).map((entry) => entry.eventId));
+    await store.close();
     return ids;
   };
 

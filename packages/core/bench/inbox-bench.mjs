@@ -6,7 +6,7 @@ import { mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { openInboxStore } from "../dist/index.js";
+import { openFileStore } from "../dist/index.js";
 
 const root = await mkdtemp(join(tmpdir(), "downcity-inbox-bench-"));
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -25,7 +25,8 @@ try {
   const iterations = 400;
   // Interleaved, so both see the same machine load.
   const raw = await open(join(root, "raw.jsonl"), "a");
-  const inbox = await openInboxStore({ path: join(root, "inbox.jsonl") });
+  const store = await openFileStore({ rootDir: join(root, "one"), inboxPath: join(root, "inbox.jsonl") });
+  const { inbox } = store;
   const rawSamples = [];
   const acceptSamples = [];
   for (let index = 0; index < iterations; index++) {
@@ -46,7 +47,8 @@ try {
   );
 
   const total = 5000;
-  const flood = await openInboxStore({ path: join(root, "flood.jsonl") });
+  const floodStore = await openFileStore({ rootDir: join(root, "flood"), inboxPath: join(root, "flood.jsonl") });
+  const flood = floodStore.inbox;
   const started = performance.now();
   const inFlight = [];
   for (let index = 0; index < total; index++) inFlight.push(flood.accept(event(index, index % 100)));
@@ -56,8 +58,8 @@ try {
   console.log(
     `inbox accept throughput (100 contexts, concurrent, group commit): ${Math.round(rate)} events/s; raw sequential fsync rate ${Math.round(1000 / rawMs)} events/s -> ${(rate / (1000 / rawMs)).toFixed(1)}x (target >= 2,000 events/s)`,
   );
-  await inbox.close();
-  await flood.close();
+  await store.close();
+  await floodStore.close();
 } finally {
   await rm(root, { recursive: true, force: true, maxRetries: 3 });
 }
