@@ -2,23 +2,46 @@ import { type DaemonStatus, daemonStatus } from "@downcity/daemon/client";
 import type { Command } from "commander";
 import { CliExit, exitCodes } from "../cli-exit.js";
 import type { CliIo } from "../cli-io.js";
-import { loadDaemonApi } from "../daemon/load-daemon-api.js";
+import { type DaemonFailure, daemonFailures, describeFailures } from "../daemon/daemon-failures.js";
+import { type DaemonApi, loadDaemonApi } from "../daemon/load-daemon-api.js";
 import { printData } from "../output/print-data.js";
 import { withProgress } from "../output/progress.js";
-import { findProjectRoot } from "../project/find-project-root.js";
+import { findProjectRoot, requireProjectRoot } from "../project/find-project-root.js";
 import { parseIntegerValue } from "./parse-option-value.js";
 
 type JsonOption = { json?: boolean };
 
-function describeStatus(rootDir: string, status: DaemonStatus): string {
+function describeStatus(
+  rootDir: string,
+  status: DaemonStatus,
+  failures: readonly DaemonFailure[] = [],
+): string {
   if (!status.running) {
     return `Not running: ${rootDir}${status.staleCleaned ? " (removed a stale pid file)" : ""}`;
   }
-  const parts = [`Running: ${rootDir}`, `  pid      ${status.pid ?? "?"}`];
+  const parts = [
+    `${failures.length > 0 ? "Running, degraded" : "Running"}: ${rootDir}`,
+    `  pid      ${status.pid ?? "?"}`,
+  ];
   if (status.port !== undefined) parts.push(`  address  http://${status.host ?? "127.0.0.1"}:${status.port}`);
   if (status.startedAt) parts.push(`  started  ${status.startedAt}`);
   if (status.version) parts.push(`  version  ${status.version}`);
+  if (failures.length > 0) {
+    parts.push(
+      `${failures.length === 1 ? "One part" : `${failures.length} parts`} failed to start (the rest runs):`,
+      describeFailures(failures),
+      "Fix downcity.json (`downcity doctor --offline` checks it), then `downcity restart`.",
+    );
+  }
   return parts.join("\n");
+}
+
+/** Refuses a configuration the daemon would not run, before spawning; warns of a missing model key. */
+async function refuseBrokenStart(io: CliIo, api: DaemonApi, rootDir: string, json?: boolean): Promise<void> {
+  const problems = await api.assertConfigStartable({ rootDir, env: io.env, mode: "start" });
+  // The daemon starts without a model key; say so now rather than at the first message.
+  const model = problems.filter((problem) => problem.kind === "model");
+  if (model.length > 0 && !json) io.stderr.write(`downcity: warning:\n${api.describeProblems(model)}\n`);
 }
 
 /** `downcity start|stop|restart|status [dir]`: the detached daemon of a project. */
@@ -28,24 +51,33 @@ export function registerLifecycleCommands(program: Command, io: CliIo): void {
     "project directory (default: the nearest folder with downcity.json)",
   ] as const;
 
-  const startAndReport = async (
-    rootDir: string,
-    api: Awaited<ReturnType<typeof loadDaemonApi>>,
-    json: boolean | undefined,
-  ) => {
-    await withProgress(io, "Starting the daemon", { json }, () => api.startDaemonDetached({ rootDir }));
-    const status = await api.daemonStatus({ rootDir });
-    printData(io, { rootDir, ...status }, { json, human: () => describeStatus(rootDir, status) });
+  /** Prints the started daemon and what of it failed; exit 5 ("started, degraded") when something did. */
+  const reportStarted = async (rootDir: string, json: boolean | undefined) => {
+    const status = await daemonStatus({ rootDir });
+    const failures = status.running ? await daemonFailures(io, rootDir, status) : [];
+    printData(
+      io,
+      { rootDir, ...status, ...(failures.length > 0 ? { degraded: failures } : {}) },
+      { json, human: () => describeStatus(rootDir, status, failures) },
+    );
+    if (failures.length > 0) throw new CliExit(exitCodes.degraded, "started, degraded");
   };
 
   program
     .command("start")
-    .description("Start the project's daemon in the background (.downcity/debug/daemon.{pid,json,log})")
+    .description(
+      "Start the project's daemon in the background (.downcity/debug/daemon.{pid,json,log}); exit 5 when a channel or plug-in failed",
+    )
     .argument(...dirArgument)
     .option("--json", "print the result as JSON")
     .action(async (dir: string | undefined, options: JsonOption) => {
-      const rootDir = findProjectRoot(io.cwd, dir);
-      await startAndReport(rootDir, await loadDaemonApi(), options.json);
+      const rootDir = requireProjectRoot(io.cwd, dir);
+      const api = await loadDaemonApi();
+      // A running daemon holds the ports: startDaemonDetached names it instead.
+      if (!(await api.daemonStatus({ rootDir })).running)
+        await refuseBrokenStart(io, api, rootDir, options.json);
+      await withProgress(io, "Starting the daemon", options, () => api.startDaemonDetached({ rootDir }));
+      await reportStarted(rootDir, options.json);
     });
 
   program
@@ -75,30 +107,37 @@ export function registerLifecycleCommands(program: Command, io: CliIo): void {
 
   program
     .command("restart")
-    .description("Stop the project's daemon if it runs, then start it in the background")
+    .description(
+      "Check the configuration, then stop the project's daemon and start it again; on a problem the running daemon is left alone (exit 1)",
+    )
     .argument(...dirArgument)
     .option("--json", "print the result as JSON")
     .action(async (dir: string | undefined, options: JsonOption) => {
-      const rootDir = findProjectRoot(io.cwd, dir);
+      const rootDir = requireProjectRoot(io.cwd, dir);
       const api = await loadDaemonApi();
-      await withProgress(io, "Stopping the daemon", options, () => api.stopDaemon({ rootDir }));
-      await startAndReport(rootDir, api, options.json);
+      await withProgress(io, "Checking the configuration, then restarting", options, () =>
+        api.restartDaemon({ rootDir }),
+      );
+      await reportStarted(rootDir, options.json);
     });
 
   program
     .command("status")
-    .description("Show whether the project's daemon runs (exit code 3 when it does not)")
+    .description(
+      "Show whether the project's daemon runs and what of it failed to start (exit code 3 when it does not run)",
+    )
     .argument(...dirArgument)
     .option("--json", "print the status as JSON")
     .action(async (dir: string | undefined, options: JsonOption) => {
       const rootDir = findProjectRoot(io.cwd, dir);
       const status = await daemonStatus({ rootDir });
+      const failures = status.running ? await daemonFailures(io, rootDir, status) : [];
       printData(
         io,
-        { rootDir, ...status },
+        { rootDir, ...status, ...(failures.length > 0 ? { degraded: failures } : {}) },
         {
           json: options.json,
-          human: () => describeStatus(rootDir, status),
+          human: () => describeStatus(rootDir, status, failures),
         },
       );
       if (!status.running) throw new CliExit(exitCodes.notRunning);

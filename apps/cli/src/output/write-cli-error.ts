@@ -39,14 +39,13 @@ export function cliErrorReport(error: unknown): { report: CliErrorReport; exitCo
 
 /**
  * Writes an error to stderr: with `--json` as one `{"error":{"code","message","field"?}}` line so
- * scripts parse a single format, else as `downcity: <message> (field: <field>)`.
+ * scripts parse a single format, else as `downcity: <message>` (the message names what a person
+ * needs; the machine's `field` is for scripts only).
  */
 export function writeCliError(io: CliIo, report: CliErrorReport, options: { json: boolean }): void {
   if (options.json) {
     io.stderr.write(`${JSON.stringify({ error: report })}\n`);
     return;
   }
-  const named =
-    report.field !== undefined && !report.message.includes(report.field) ? ` (field: ${report.field})` : "";
-  io.stderr.write(`downcity: ${report.message}${named}\n`);
+  io.stderr.write(`downcity: ${report.message}\n`);
 }

@@ -57,6 +57,12 @@ describe("validateProjectConfig", () => {
     });
   });
 
+  it("still checks the other sections when core's fail", async () => {
+    await write({ llm: { ...model, baseUrl: "x" }, chanels: {}, start: { prot: 1 } });
+    const fields = (await validate()).problems.map((problem) => problem.field);
+    expect(fields.sort()).toEqual(["chanels", "llm.baseUrl", "start.prot"]);
+  });
+
   it("takes the key from .env as the daemon does", async () => {
     await write({ llm: { provider: "openai", model: "gpt-4.1-mini" } });
     await writeFile(join(root, ".env"), "OPENAI_API_KEY=sk-test\n");

@@ -1,5 +1,8 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import {
   type ConfigProblem,
+  ConfigProblemsError,
   type ConfigSection,
   channelAccessSchema,
   configProblemsFromZod,
@@ -85,6 +88,18 @@ function modelProblem(
   return undefined;
 }
 
+/** The file as written, for checking the other sections when core's fail; undefined if unreadable. */
+async function readRawConfig(rootDir: string): Promise<DowncityConfig | undefined> {
+  try {
+    const raw = JSON.parse(await readFile(join(rootDir, "downcity.json"), "utf8")) as unknown;
+    return typeof raw === "object" && raw !== null && !Array.isArray(raw)
+      ? (raw as DowncityConfig)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function portProblem(
   host: string,
   port: number,
@@ -118,20 +133,28 @@ export async function validateProjectConfig(
 ): Promise<ProjectConfigReport> {
   const { rootDir } = options;
   const problems: ProjectConfigProblem[] = [];
-  let loaded: Awaited<ReturnType<typeof loadConfig>>;
+  let loaded: Awaited<ReturnType<typeof loadConfig>> | undefined;
+  // When core's sections fail, the sections of the host and the plug-ins are still checked on the
+  // raw file, so one pass lists every problem.
+  let sections: DowncityConfig;
   try {
     loaded = await loadConfig(rootDir, { env: options.env ?? process.env });
+    sections = loaded.config;
   } catch (error) {
-    return {
-      rootDir,
-      problems: problemsOf(error, "downcity.json").map((problem) => ({ ...problem, kind: "config" })),
-    };
+    problems.push(
+      ...problemsOf(error, "downcity.json").map((problem) => ({ ...problem, kind: "config" as const })),
+    );
+    const raw = error instanceof ConfigProblemsError ? await readRawConfig(rootDir) : undefined;
+    if (!raw) return { rootDir, problems };
+    sections = raw;
   }
-  const { config, env } = loaded;
+  const specifiers = Array.isArray(sections.plugins)
+    ? sections.plugins.filter((item): item is string => typeof item === "string")
+    : [];
   const entries = await collectPlugins({
     rootDir,
     builtins: options.plugins ?? builtinPlugins,
-    specifiers: config.plugins,
+    specifiers,
   });
   const plugins = entries.flatMap((entry) => (entry.plugin ? [entry.plugin] : []));
   for (const entry of entries) {
@@ -144,7 +167,10 @@ export async function validateProjectConfig(
     }
   }
   const hostNames = hostSections.map((section) => section.name);
-  const unclaimed = unclaimedConfigSections(config, [...hostNames, ...plugins.map((plugin) => plugin.name)]);
+  const unclaimed = unclaimedConfigSections(sections, [
+    ...hostNames,
+    ...plugins.map((plugin) => plugin.name),
+  ]);
   if (unclaimed.length > 0) {
     // With every plug-in loaded the daemon refuses such a file; otherwise the missing one may own it.
     const kind = entries.every((entry) => entry.plugin) ? "config" : "plugin";
@@ -156,7 +182,7 @@ export async function validateProjectConfig(
   }
   for (const section of hostSections as readonly ConfigSection[]) {
     try {
-      readConfigSection(config, section);
+      readConfigSection(sections, section);
     } catch (error) {
       problems.push(
         ...problemsOf(error, section.name).map((problem) => ({ ...problem, kind: "config" as const })),
@@ -165,13 +191,15 @@ export async function validateProjectConfig(
   }
   for (const plugin of plugins) {
     try {
-      readConfigSection(config, plugin);
+      readConfigSection(sections, plugin);
     } catch (error) {
       problems.push(
         ...problemsOf(error, plugin.name).map((problem) => ({ ...problem, kind: "plugin" as const })),
       );
     }
   }
+  if (!loaded) return { rootDir, problems };
+  const { config, env } = loaded;
   const ports: Array<Promise<ProjectConfigProblem | undefined>> = [];
   for (const instance of await loadChannels(rootDir, config.channels)) {
     const field = `channels.${instance.name}`;

@@ -107,6 +107,12 @@ export function createConsoleAgents(options: { env: Env; token: string; now?: ()
     },
     async control(agent, action) {
       const projectRoot = await root(agent);
+      // Checked as the CLI checks it: a broken downcity.json never takes a running agent down.
+      // Loaded on use: the validator imports every built-in plug-in, which the console needs not at start.
+      const { assertConfigStartable } = await import("../config/assert-config-startable.js");
+      if (action === "restart") await assertConfigStartable({ rootDir: projectRoot, env, mode: "restart" });
+      if (action === "start" && (await describe(projectRoot, now())).status !== "running")
+        await assertConfigStartable({ rootDir: projectRoot, env, mode: "start" });
       if (action !== "start") await stopDaemon({ rootDir: projectRoot, graceMs: 5000 });
       if (action !== "stop") await agentOn({ rootDir: projectRoot, env });
       return describe(projectRoot, now());
