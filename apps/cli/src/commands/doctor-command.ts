@@ -10,6 +10,7 @@ import { loadDaemonApi } from "../daemon/load-daemon-api.js";
 import { printData } from "../output/print-data.js";
 import { findProjectRoot } from "../project/find-project-root.js";
 import { checkSandbox } from "./check-sandbox.js";
+import { checkProjectConfig } from "./doctor-config-check.js";
 
 /** One line of `downcity doctor`: `fail` makes the command exit 1, `warn` and `skip` do not. */
 export interface DoctorCheck {
@@ -252,32 +253,12 @@ export async function runDoctorChecks(
   options: { offline?: boolean },
 ): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [checkNode()];
-  let llm: LlmConfig | undefined;
-  let channels: string[] = [];
-  let shellSection: unknown;
-  let env: Record<string, string | undefined> = io.env;
-  try {
-    const loaded = await loadConfig(rootDir, { env: io.env });
-    llm = loaded.config.llm;
-    const section = (loaded.config as { channels?: unknown }).channels;
-    if (typeof section === "object" && section !== null) channels = Object.keys(section);
-    shellSection = (loaded.config as { shell?: unknown }).shell;
-    env = loaded.env;
-    checks.push({ name: "config", status: "ok", detail: `${loaded.path} is valid` });
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const notFound = (error as { code?: string }).code === "CONFIG_NOT_FOUND";
-    checks.push({
-      name: "config",
-      status: "fail",
-      detail: message,
-      fix: notFound
-        ? "downcity init"
-        : "Fix the field named above in downcity.json (its $schema helps editors).",
-    });
-  }
-  const configOk = checks.at(-1)?.status === "ok";
-  if (options.offline) checks.push({ name: "model", status: "skip", detail: "skipped (--offline)" });
+  const project = await checkProjectConfig(io, rootDir);
+  const { llm, channels, shellSection, env } = project;
+  checks.push(project.config);
+  const configOk = project.loads && project.config.status === "ok";
+  if (project.model) checks.push(project.model);
+  else if (options.offline) checks.push({ name: "model", status: "skip", detail: "skipped (--offline)" });
   else if (!configOk)
     checks.push({ name: "model", status: "skip", detail: "skipped: the config does not load" });
   else checks.push(await checkModel(llm, env));
