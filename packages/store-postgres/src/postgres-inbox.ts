@@ -36,10 +36,8 @@ export function createPostgresInbox(pool: pg.Pool, options: { dedupeWindowMs: nu
   return {
     ...createPostgresQueue<InboxRow, InboxEntry>(pool, {
       name: "inbox",
-      table: "downcity_inbox",
       key: "id",
       group: "context_id",
-      wakeChannel: inboxWakeChannel,
       // The message body is dropped; the id stays for dedupe until the window passes.
       complete: { set: "status = 'done', message = '{}'", takesReceipt: false, wakesGroup: true },
       clearBody: "message = '{}'",

@@ -26,18 +26,13 @@ const toEntry = (row: OutboxRow): OutboxEntry => ({
   ...(row.last_error !== null ? { lastError: row.last_error } : {}),
 });
 
-/** The channel a worker LISTENs on to hear of new sendable chunks. */
-export const outboxWakeChannel = "downcity_outbox";
-
 /** The outbox in `downcity_outbox`: the shared keyed queue (one chat at a time), plus recording a chunk. */
 export function createPostgresOutbox(pool: pg.Pool): OutboxStore {
   return {
     ...createPostgresQueue<OutboxRow, OutboxEntry>(pool, {
       name: "outbox",
-      table: "downcity_outbox",
       key: "key",
       group: "chat",
-      wakeChannel: outboxWakeChannel,
       complete: {
         // No wake-up: the sender that finishes a chunk claims the chat's next one itself.
         set: "status = 'sent', sent_at = now(), message_id = $2, text = ''",

@@ -3,15 +3,12 @@ import type pg from "pg";
 
 /** What tells `downcity_inbox` from `downcity_outbox`: names of the table, its key and group columns, and its words. */
 export interface PostgresQueueSpec<Row extends pg.QueryResultRow, Entry extends QueuedEntry> {
-  /** `inbox` or `outbox`: names the operator commands in errors. */
+  /** `inbox` or `outbox`: the table and the channel a worker LISTENs on are `downcity_<name>`. */
   name: "inbox" | "outbox";
-  table: "downcity_inbox" | "downcity_outbox";
   /** The primary key column, also the field naming an entry in errors (`id`, `key`). */
   key: "id" | "key";
   /** Entries of one group are claimed oldest first, one at a time (`context_id`, `chat`). */
   group: "context_id" | "chat";
-  /** The channel a worker LISTENs on to hear of claimable entries. */
-  wakeChannel: string;
   /** The SET that finishes an entry, given its receipt as `$2` when `takesReceipt`. */
   complete: { set: string; takesReceipt: boolean; wakesGroup: boolean };
   /** The SET that empties a finished row's body (only its key is kept, for dedupe). */
@@ -32,7 +29,9 @@ export function createPostgresQueue<Row extends pg.QueryResultRow, Entry extends
   pool: pg.Pool,
   spec: PostgresQueueSpec<Row, Entry>,
 ): KeyedQueue<Entry> {
-  const { table, key, group, wakeChannel } = spec;
+  const { key, group } = spec;
+  const table = `downcity_${spec.name}`;
+  const wakeChannel = table;
   const notFound = (id: string) =>
     new DowncityError(
       "NOT_FOUND",

@@ -1,27 +1,17 @@
 import { DowncityError } from "@downcity/core";
 import pg from "pg";
-import { afterEach, describe, expect, inject, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { createTestDatabase, dropTestDatabase } from "../test/test-databases.js";
 import { migrations } from "./migrations.js";
 import { openPostgresStore, type PostgresStore } from "./postgres-store.js";
 
 // What the shared conformance suites leave to each store: upgrades, races with a drop, wake-ups, locks.
-let databases = 0;
 const opened: PostgresStore[] = [];
 const created: string[] = [];
-const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
-  const client = new pg.Client({ connectionString: inject("postgresUrl") });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-};
 const freshDatabase = async () => {
-  const name = `store_${process.pid}_${++databases}`;
-  await admin((client) => client.query(`CREATE DATABASE ${name}`));
+  const { name, url } = await createTestDatabase("store");
   created.push(name);
-  return inject("postgresUrl").replace(/\/postgres$/, `/${name}`);
+  return url;
 };
 const open = async (url: string, options: { dedupeWindowMs?: number; pollMs?: number } = {}) => {
   const store = await openPostgresStore({ url, poolSize: 2, ...options });
@@ -49,8 +39,7 @@ const errorOf = (promise: Promise<unknown>) =>
 
 afterEach(async () => {
   for (const store of opened.splice(0)) await store.close();
-  for (const name of created.splice(0))
-    await admin((client) => client.query(`DROP DATABASE ${name} WITH (FORCE)`));
+  for (const name of created.splice(0)) await dropTestDatabase(name);
 });
 
 describe("migrations", () => {

@@ -6,25 +6,12 @@ import { fileURLToPath } from "node:url";
 import { DowncityError } from "@downcity/core";
 import pg from "pg";
 import { build } from "tsup";
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { migrations } from "../src/migrations.js";
 import { openPostgresStore } from "../src/postgres-store.js";
+import { asAdmin, createTestDatabase, dropTestDatabase } from "./test-databases.js";
 
-let databases = 0;
-const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
-  const client = new pg.Client({ connectionString: inject("postgresUrl") });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-};
-const freshDatabase = async () => {
-  const name = `startup_${process.pid}_${++databases}`;
-  await admin((client) => client.query(`CREATE DATABASE ${name}`));
-  return { name, url: inject("postgresUrl").replace(/\/postgres$/, `/${name}`) };
-};
+const freshDatabase = () => createTestDatabase("startup");
 
 describe("start-up", () => {
   it("runs the migrations once, even when several workers start together", async () => {
@@ -43,7 +30,7 @@ describe("start-up", () => {
 
   it("names the missing CREATE privilege and the GRANT that fixes it", async () => {
     const { name, url } = await freshDatabase();
-    await admin(async (client) => {
+    await asAdmin(async (client) => {
       await client.query("DROP ROLE IF EXISTS limited_worker");
       await client.query("CREATE ROLE limited_worker LOGIN");
     });
@@ -79,7 +66,7 @@ describe("start-up", () => {
       ).result,
     ).toBe("accepted");
     await limited.close();
-    await admin((admin) => admin.query(`DROP DATABASE ${name} WITH (FORCE)`));
+    await dropTestDatabase(name);
   });
 
   it("rejects a store URL that is not a postgres:// URL, naming the field", async () => {

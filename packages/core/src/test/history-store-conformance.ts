@@ -1,9 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createChatTools } from "../chat/chat-tools.js";
 import type { HistoryMessage } from "../history/history-message.js";
 import { messageText } from "../history/history-message.js";
 import type { DowncityStore } from "../store/downcity-store.js";
-import { closeAll, openWorkers, type StoreSuiteOptions, type StoreUnderTest } from "./store-suite-options.js";
+import { closeAll, describeStoreSuite, openWorkers, type StoreSuiteOptions } from "./store-suite-options.js";
 
 const message = (id: string, text = `text ${id}`): HistoryMessage => ({
   id,
@@ -14,24 +14,13 @@ const message = (id: string, text = `text ${id}`): HistoryMessage => ({
 
 /** The shared history contract: ordered appends, tail reads, meta, compaction keeping concurrent appends. */
 export function testHistoryStore(options: StoreSuiteOptions): void {
-  describe(`${options.name}: history store conformance`, () => {
-    let storage: StoreUnderTest;
-    let store: DowncityStore;
-    beforeEach(async () => {
-      storage = await options.create();
-      store = await storage.open();
-    });
-    afterEach(async () => {
-      await store.close().catch(() => {});
-      await storage.cleanup();
-    });
-
+  describeStoreSuite(options, "history store", (t) => {
     it("reads appends back in order, whole or as a tail, per context", async () => {
-      const history = store.history.context("web:a");
+      const history = t.store.history.context("web:a");
       expect(await history.read()).toEqual([]);
       await history.append(message("m1"));
       await history.append([message("m2"), message("m3")]);
-      await store.history.context("web:b").append(message("other"));
+      await t.store.history.context("web:b").append(message("other"));
       expect((await history.read()).map((entry) => entry.id)).toEqual(["m1", "m2", "m3"]);
       expect((await history.read({ last: 2 })).map((entry) => entry.id)).toEqual(["m2", "m3"]);
       expect(await history.read({ last: 0 })).toEqual([]);
@@ -39,7 +28,7 @@ export function testHistoryStore(options: StoreSuiteOptions): void {
     });
 
     it("keeps meta per context and applies updates in turn", async () => {
-      const history = store.history.context("web:a");
+      const history = t.store.history.context("web:a");
       expect(await history.meta()).toEqual({});
       await Promise.all(
         Array.from({ length: 10 }, () =>
@@ -47,11 +36,11 @@ export function testHistoryStore(options: StoreSuiteOptions): void {
         ),
       );
       expect((await history.meta()).count).toBe(10);
-      expect(await store.history.context("web:b").meta()).toEqual({});
+      expect(await t.store.history.context("web:b").meta()).toEqual({});
     });
 
     it("compacts older messages into a summary, keeping the newest and anything appended meanwhile", async () => {
-      const history = store.history.context("web:a");
+      const history = t.store.history.context("web:a");
       await history.append(Array.from({ length: 6 }, (_, index) => message(`m${index}`)));
       const result = await history.compact({
         keepLast: 2,
@@ -71,7 +60,7 @@ export function testHistoryStore(options: StoreSuiteOptions): void {
     });
 
     it("reads back what compaction archived, oldest archive first, and chat_load_history finds it", async () => {
-      const history = store.history.context("web:a");
+      const history = t.store.history.context("web:a");
       expect(await history.readArchive()).toEqual([]);
       await history.append(Array.from({ length: 4 }, (_, index) => message(`m${index}`, `note ${index}`)));
       await history.compact({ keepLast: 2, summarize: async () => "first summary" });
@@ -112,23 +101,23 @@ export function testHistoryStore(options: StoreSuiteOptions): void {
 
     it("keeps a large message intact", async () => {
       const text = "日本語".repeat(400_000);
-      await store.history.context("web:a").append(message("big", text));
-      const [read] = await store.history.context("web:a").read({ last: 1 });
+      await t.store.history.context("web:a").append(message("big", text));
+      const [read] = await t.store.history.context("web:a").read({ last: 1 });
       expect(messageText(read as HistoryMessage)).toBe(text);
     });
 
     it("keeps every append of concurrent writers, each once and in each writer's order", async () => {
-      await store.close();
-      const workers = await openWorkers(storage, options, 3);
-      store = workers[0] as DowncityStore;
+      await t.store.close();
+      const workers = await openWorkers(t.storage, options, 3);
+      t.store = workers[0] as DowncityStore;
       await Promise.all(
         workers.map(async (worker, number) => {
           for (let index = 0; index < 20; index++)
             await worker.history.context("web:a").append(message(`w${number}-${index}`));
         }),
       );
-      const ids = (await store.history.context("web:a").read()).map((entry) => entry.id);
-      await closeAll(workers.filter((worker) => worker !== store));
+      const ids = (await t.store.history.context("web:a").read()).map((entry) => entry.id);
+      await closeAll(workers.filter((worker) => worker !== t.store));
       expect(ids).toHaveLength(60);
       for (let number = 0; number < 3; number++)
         expect(ids.filter((id) => id.startsWith(`w${number}-`))).toEqual(

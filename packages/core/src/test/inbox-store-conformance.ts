@@ -1,11 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { DowncityStore } from "../store/downcity-store.js";
 import {
   closeAll,
+  describeStoreSuite,
   openWorkers,
   pollFor,
   type StoreSuiteOptions,
-  type StoreUnderTest,
 } from "./store-suite-options.js";
 
 const event = (contextId: string, eventId: string, text = `text of ${eventId}`) => ({
@@ -17,27 +17,16 @@ const event = (contextId: string, eventId: string, text = `text of ${eventId}`) 
 
 /** The shared inbox contract every store must keep: ordering, dedupe, claims, crashes, dead letters. */
 export function testInboxStore(options: StoreSuiteOptions): void {
-  describe(`${options.name}: inbox store conformance`, () => {
-    let storage: StoreUnderTest;
-    let store: DowncityStore;
-    beforeEach(async () => {
-      storage = await options.create();
-      store = await storage.open();
-    });
-    afterEach(async () => {
-      await store.close().catch(() => {});
-      await storage.cleanup();
-    });
-
+  describeStoreSuite(options, "inbox store", (t) => {
     it("accepts once per event id and reports redeliveries as duplicates, also after completion", async () => {
-      const first = await store.inbox.accept(event("web:a", "e1"));
+      const first = await t.store.inbox.accept(event("web:a", "e1"));
       expect(first).toEqual({ result: "accepted", id: "web:e1" });
-      expect(await store.inbox.accept(event("web:a", "e1"))).toEqual({ result: "duplicate", id: "web:e1" });
-      const claimed = await store.inbox.claim({ owner: "w1" });
+      expect(await t.store.inbox.accept(event("web:a", "e1"))).toEqual({ result: "duplicate", id: "web:e1" });
+      const claimed = await t.store.inbox.claim({ owner: "w1" });
       expect(claimed?.id).toBe("web:e1");
-      await store.inbox.complete("web:e1");
-      expect((await store.inbox.accept(event("web:a", "e1"))).result).toBe("duplicate");
-      expect(await store.inbox.claim({ owner: "w1" })).toBeUndefined();
+      await t.store.inbox.complete("web:e1");
+      expect((await t.store.inbox.accept(event("web:a", "e1"))).result).toBe("duplicate");
+      expect(await t.store.inbox.claim({ owner: "w1" })).toBeUndefined();
     });
 
     it("hands out a context's events oldest first; one claim per context under group-at-a-time", async () => {
@@ -48,104 +37,104 @@ export function testInboxStore(options: StoreSuiteOptions): void {
         ["web:a", "a3"],
         ["web:b", "b2"],
       ])
-        await store.inbox.accept(event(context as string, id as string));
-      const first = await store.inbox.claim({ owner: "w1" });
-      const second = await store.inbox.claim({ owner: "w2" });
+        await t.store.inbox.accept(event(context as string, id as string));
+      const first = await t.store.inbox.claim({ owner: "w1" });
+      const second = await t.store.inbox.claim({ owner: "w2" });
       expect(first?.message).toEqual(event("web:a", "a1").message);
-      if (store.inbox.claimPolicy === "join-running") {
+      if (t.store.inbox.claimPolicy === "join-running") {
         // One worker: a context's later events go to it while the first runs, to join that run.
         expect([first?.eventId, second?.eventId]).toEqual(["a1", "b1"]);
-        const rest = [await store.inbox.claim({ owner: "w1" }), await store.inbox.claim({ owner: "w1" })];
+        const rest = [await t.store.inbox.claim({ owner: "w1" }), await t.store.inbox.claim({ owner: "w1" })];
         expect(rest.map((entry) => entry?.eventId)).toEqual(["a2", "a3"]);
-        expect((await store.inbox.claim({ owner: "w1" }))?.eventId).toBe("b2");
-        expect(await store.inbox.claim({ owner: "w3" })).toBeUndefined();
+        expect((await t.store.inbox.claim({ owner: "w1" }))?.eventId).toBe("b2");
+        expect(await t.store.inbox.claim({ owner: "w3" })).toBeUndefined();
         return;
       }
       expect([first?.eventId, second?.eventId]).toEqual(["a1", "b1"]);
-      expect(await store.inbox.claim({ owner: "w3" })).toBeUndefined();
-      await store.inbox.complete("web:a1");
-      expect((await store.inbox.claim({ owner: "w3" }))?.eventId).toBe("a2");
+      expect(await t.store.inbox.claim({ owner: "w3" })).toBeUndefined();
+      await t.store.inbox.complete("web:a1");
+      expect((await t.store.inbox.claim({ owner: "w3" }))?.eventId).toBe("a2");
     });
 
     it("gives a released claim to the next claimer at once, and keeps a renewed claim", async () => {
-      await store.inbox.accept(event("web:a", "e1"));
-      const claimed = await store.inbox.claim({ owner: "w1", leaseMs: 300 });
+      await t.store.inbox.accept(event("web:a", "e1"));
+      const claimed = await t.store.inbox.claim({ owner: "w1", leaseMs: 300 });
       expect(claimed?.id).toBe("web:e1");
       for (let round = 0; round < 4; round++) {
         await new Promise((resolve) => setTimeout(resolve, 150));
-        expect(await store.inbox.renew("web:e1", { owner: "w1", leaseMs: 300 })).toBe(true);
-        expect(await store.inbox.claim({ owner: "w2" })).toBeUndefined();
+        expect(await t.store.inbox.renew("web:e1", { owner: "w1", leaseMs: 300 })).toBe(true);
+        expect(await t.store.inbox.claim({ owner: "w2" })).toBeUndefined();
       }
-      expect(await store.inbox.renew("web:e1", { owner: "w2", leaseMs: 300 })).toBe(false);
-      await store.inbox.release("web:e1", "w1");
-      expect((await store.inbox.claim({ owner: "w2" }))?.id).toBe("web:e1");
+      expect(await t.store.inbox.renew("web:e1", { owner: "w2", leaseMs: 300 })).toBe(false);
+      await t.store.inbox.release("web:e1", "w1");
+      expect((await t.store.inbox.claim({ owner: "w2" }))?.id).toBe("web:e1");
     });
 
     it("replays an event whose worker died between claim and complete, after its lease", async () => {
-      await store.inbox.accept(event("web:a", "e1"));
-      await store.inbox.accept(event("web:a", "e2"));
-      const claimed = await store.inbox.claim({ owner: "dead-worker", leaseMs: 400 });
+      await t.store.inbox.accept(event("web:a", "e1"));
+      await t.store.inbox.accept(event("web:a", "e2"));
+      const claimed = await t.store.inbox.claim({ owner: "dead-worker", leaseMs: 400 });
       expect(claimed?.id).toBe("web:e1");
-      await store.close();
+      await t.store.close();
       const started = Date.now();
-      store = await storage.open();
-      const replayed = await pollFor(() => store.inbox.claim({ owner: "w2" }), 3000);
+      t.store = await t.storage.open();
+      const replayed = await pollFor(() => t.store.inbox.claim({ owner: "w2" }), 3000);
       expect(replayed.id).toBe("web:e1");
       expect(Date.now() - started).toBeLessThan(400 + 2000);
-      expect(await store.inbox.renew("web:e1", { owner: "dead-worker" })).toBe(false);
-      await store.inbox.complete("web:e1");
-      expect((await store.inbox.claim({ owner: "w2" }))?.id).toBe("web:e2");
+      expect(await t.store.inbox.renew("web:e1", { owner: "dead-worker" })).toBe(false);
+      await t.store.inbox.complete("web:e1");
+      expect((await t.store.inbox.claim({ owner: "w2" }))?.id).toBe("web:e2");
     });
 
     it("counts failures, dead-letters after the limit, and retries a dead letter", async () => {
-      await store.inbox.accept(event("web:a", "e1"));
-      await store.inbox.accept(event("web:a", "e2"));
-      await store.inbox.claim({ owner: "w1" });
-      const once = await store.inbox.fail("web:e1", "boom 1", 2);
+      await t.store.inbox.accept(event("web:a", "e1"));
+      await t.store.inbox.accept(event("web:a", "e2"));
+      await t.store.inbox.claim({ owner: "w1" });
+      const once = await t.store.inbox.fail("web:e1", "boom 1", 2);
       expect(once).toMatchObject({ status: "pending", attempts: 1, lastError: "boom 1" });
-      expect((await store.inbox.claim({ owner: "w1" }))?.id).toBe("web:e1");
-      const dead = await store.inbox.fail("web:e1", "boom 2", 2);
+      expect((await t.store.inbox.claim({ owner: "w1" }))?.id).toBe("web:e1");
+      const dead = await t.store.inbox.fail("web:e1", "boom 2", 2);
       expect(dead).toMatchObject({ status: "dead", attempts: 2, lastError: "boom 2" });
-      expect((await store.inbox.list({ dead: true })).map((entry) => entry.id)).toEqual(["web:e1"]);
+      expect((await t.store.inbox.list({ dead: true })).map((entry) => entry.id)).toEqual(["web:e1"]);
       // A dead letter no longer holds its context back.
-      expect((await store.inbox.claim({ owner: "w1" }))?.id).toBe("web:e2");
-      await store.inbox.complete("web:e2");
-      expect(await store.inbox.retry("web:e1")).toMatchObject({ status: "pending", attempts: 0 });
-      expect(await store.inbox.list({ dead: true })).toEqual([]);
-      expect((await store.inbox.claim({ owner: "w1" }))?.id).toBe("web:e1");
+      expect((await t.store.inbox.claim({ owner: "w1" }))?.id).toBe("web:e2");
+      await t.store.inbox.complete("web:e2");
+      expect(await t.store.inbox.retry("web:e1")).toMatchObject({ status: "pending", attempts: 0 });
+      expect(await t.store.inbox.list({ dead: true })).toEqual([]);
+      expect((await t.store.inbox.claim({ owner: "w1" }))?.id).toBe("web:e1");
     });
 
     it("lists unfinished entries and dead letters, and drops one for good", async () => {
-      await store.inbox.accept(event("web:a", "e1"));
-      await store.inbox.accept(event("web:b", "e2"));
-      await store.inbox.accept(event("web:a", "e3"));
-      expect((await store.inbox.list()).map((entry) => entry.id)).toEqual(["web:e1", "web:e2", "web:e3"]);
-      await store.inbox.claim({ owner: "w1" });
-      await store.inbox.fail("web:e1", "boom", 1);
-      expect((await store.inbox.list({ dead: true })).map((entry) => entry.id)).toEqual(["web:e1"]);
-      expect((await store.inbox.list()).map((entry) => entry.id)).toEqual(["web:e2", "web:e3"]);
-      await store.inbox.drop("web:e1");
-      await store.inbox.drop("web:e3");
-      expect(await store.inbox.list({ dead: true })).toEqual([]);
-      expect((await store.inbox.list()).map((entry) => entry.id)).toEqual(["web:e2"]);
+      await t.store.inbox.accept(event("web:a", "e1"));
+      await t.store.inbox.accept(event("web:b", "e2"));
+      await t.store.inbox.accept(event("web:a", "e3"));
+      expect((await t.store.inbox.list()).map((entry) => entry.id)).toEqual(["web:e1", "web:e2", "web:e3"]);
+      await t.store.inbox.claim({ owner: "w1" });
+      await t.store.inbox.fail("web:e1", "boom", 1);
+      expect((await t.store.inbox.list({ dead: true })).map((entry) => entry.id)).toEqual(["web:e1"]);
+      expect((await t.store.inbox.list()).map((entry) => entry.id)).toEqual(["web:e2", "web:e3"]);
+      await t.store.inbox.drop("web:e1");
+      await t.store.inbox.drop("web:e3");
+      expect(await t.store.inbox.list({ dead: true })).toEqual([]);
+      expect((await t.store.inbox.list()).map((entry) => entry.id)).toEqual(["web:e2"]);
       // Dropped ids stay known: a redelivery is still a duplicate.
-      expect((await store.inbox.accept(event("web:a", "e3"))).result).toBe("duplicate");
-      expect((await store.inbox.claim({ owner: "w1" }))?.id).toBe("web:e2");
-      expect(await store.inbox.claim({ owner: "w1" })).toBeUndefined();
+      expect((await t.store.inbox.accept(event("web:a", "e3"))).result).toBe("duplicate");
+      expect((await t.store.inbox.claim({ owner: "w1" }))?.id).toBe("web:e2");
+      expect(await t.store.inbox.claim({ owner: "w1" })).toBeUndefined();
     });
 
     it("keeps a large payload intact", async () => {
       const text = "x€\n".repeat(350_000);
-      await store.inbox.accept(event("web:a", "big", text));
-      const claimed = await store.inbox.claim({ owner: "w1" });
+      await t.store.inbox.accept(event("web:a", "big", text));
+      const claimed = await t.store.inbox.claim({ owner: "w1" });
       expect(claimed?.message.text).toBe(text);
-      expect((await store.inbox.get("web:big"))?.message.text.length).toBe(text.length);
+      expect((await t.store.inbox.get("web:big"))?.message.text.length).toBe(text.length);
     });
 
     it("serves concurrent claimers each event exactly once, in order per context", async () => {
-      await store.close();
-      const workers = await openWorkers(storage, options, 4);
-      store = workers[0] as DowncityStore;
+      await t.store.close();
+      const workers = await openWorkers(t.storage, options, 4);
+      t.store = workers[0] as DowncityStore;
       const contexts = 12;
       const perContext = 6;
       await Promise.all(
@@ -182,9 +171,9 @@ export function testInboxStore(options: StoreSuiteOptions): void {
           }),
         ),
       );
-      await closeAll(workers.filter((worker) => worker !== store));
+      await closeAll(workers.filter((worker) => worker !== t.store));
       // Under join-running a context's events are in hand together, still handed out in order.
-      if (store.inbox.claimPolicy === "group-at-a-time") expect(overlap).toBe(false);
+      if (t.store.inbox.claimPolicy === "group-at-a-time") expect(overlap).toBe(false);
       expect(handled).toHaveLength(contexts * perContext);
       expect(new Set(handled).size).toBe(contexts * perContext);
       for (let context = 0; context < contexts; context++) {

@@ -1,11 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { DowncityStore } from "../store/downcity-store.js";
 import {
   closeAll,
+  describeStoreSuite,
   openWorkers,
   pollFor,
   type StoreSuiteOptions,
-  type StoreUnderTest,
 } from "./store-suite-options.js";
 
 const chunk = (key: string, chatId: string, text = `text of ${key}`) => ({
@@ -18,27 +18,16 @@ const chunk = (key: string, chatId: string, text = `text of ${key}`) => ({
 
 /** The shared outbox contract every store must keep: record once, claim in order per chat, dead letters. */
 export function testOutboxStore(options: StoreSuiteOptions): void {
-  describe(`${options.name}: outbox store conformance`, () => {
-    let storage: StoreUnderTest;
-    let store: DowncityStore;
-    beforeEach(async () => {
-      storage = await options.create();
-      store = await storage.open();
-    });
-    afterEach(async () => {
-      await store.close().catch(() => {});
-      await storage.cleanup();
-    });
-
+  describeStoreSuite(options, "outbox store", (t) => {
     it("records a key once, also after it was sent (a replayed run)", async () => {
-      expect(await store.outbox.record(chunk("r1#0", "a"))).toBe("recorded");
-      expect(await store.outbox.record(chunk("r1#0", "a"))).toBe("known");
-      expect((await store.outbox.claim({ owner: "w1" }))?.key).toBe("r1#0");
-      expect(await store.outbox.wasSent("r1#0")).toBe(false);
-      await store.outbox.complete("r1#0", "m-1");
-      expect(await store.outbox.wasSent("r1#0")).toBe(true);
-      expect(await store.outbox.record(chunk("r1#0", "a"))).toBe("known");
-      expect(await store.outbox.claim({ owner: "w1" })).toBeUndefined();
+      expect(await t.store.outbox.record(chunk("r1#0", "a"))).toBe("recorded");
+      expect(await t.store.outbox.record(chunk("r1#0", "a"))).toBe("known");
+      expect((await t.store.outbox.claim({ owner: "w1" }))?.key).toBe("r1#0");
+      expect(await t.store.outbox.wasSent("r1#0")).toBe(false);
+      await t.store.outbox.complete("r1#0", "m-1");
+      expect(await t.store.outbox.wasSent("r1#0")).toBe(true);
+      expect(await t.store.outbox.record(chunk("r1#0", "a"))).toBe("known");
+      expect(await t.store.outbox.claim({ owner: "w1" })).toBeUndefined();
     });
 
     it("hands out a chat's chunks in order, one at a time, chats in parallel", async () => {
@@ -47,87 +36,87 @@ export function testOutboxStore(options: StoreSuiteOptions): void {
         ["b1", "b"],
         ["a2", "a"],
       ])
-        await store.outbox.record(chunk(key as string, chat as string));
-      const first = await store.outbox.claim({ owner: "w1" });
-      const second = await store.outbox.claim({ owner: "w2" });
+        await t.store.outbox.record(chunk(key as string, chat as string));
+      const first = await t.store.outbox.claim({ owner: "w1" });
+      const second = await t.store.outbox.claim({ owner: "w2" });
       expect([first?.key, second?.key]).toEqual(["a1", "b1"]);
       expect(first?.target).toEqual({ chatId: "a", chatType: "direct" });
-      expect(await store.outbox.claim({ owner: "w3" })).toBeUndefined();
-      await store.outbox.complete("a1");
-      expect((await store.outbox.claim({ owner: "w3" }))?.key).toBe("a2");
+      expect(await t.store.outbox.claim({ owner: "w3" })).toBeUndefined();
+      await t.store.outbox.complete("a1");
+      expect((await t.store.outbox.claim({ owner: "w3" }))?.key).toBe("a2");
     });
 
     it("sends again a chunk whose sender died before marking it sent, after its lease", async () => {
-      await store.outbox.record(chunk("k1", "a"));
-      expect((await store.outbox.claim({ owner: "dead-worker", leaseMs: 400 }))?.key).toBe("k1");
-      await store.close();
-      store = await storage.open();
-      const again = await pollFor(() => store.outbox.claim({ owner: "w2" }), 3000);
+      await t.store.outbox.record(chunk("k1", "a"));
+      expect((await t.store.outbox.claim({ owner: "dead-worker", leaseMs: 400 }))?.key).toBe("k1");
+      await t.store.close();
+      t.store = await t.storage.open();
+      const again = await pollFor(() => t.store.outbox.claim({ owner: "w2" }), 3000);
       expect(again.key).toBe("k1");
     });
 
     it("counts failures, dead-letters on the limit or a permanent error, and retries", async () => {
-      await store.outbox.record(chunk("k1", "a"));
-      await store.outbox.record(chunk("k2", "b"));
-      await store.outbox.claim({ owner: "w1" });
-      expect(await store.outbox.fail("k1", "429", 3)).toMatchObject({ status: "pending", attempts: 1 });
-      expect((await store.outbox.claim({ owner: "w1" }))?.key).toBe("k1");
-      expect(await store.outbox.fail("k1", "403", 3, true)).toMatchObject({
+      await t.store.outbox.record(chunk("k1", "a"));
+      await t.store.outbox.record(chunk("k2", "b"));
+      await t.store.outbox.claim({ owner: "w1" });
+      expect(await t.store.outbox.fail("k1", "429", 3)).toMatchObject({ status: "pending", attempts: 1 });
+      expect((await t.store.outbox.claim({ owner: "w1" }))?.key).toBe("k1");
+      expect(await t.store.outbox.fail("k1", "403", 3, true)).toMatchObject({
         status: "dead",
         lastError: "403",
       });
-      expect((await store.outbox.list({ dead: true })).map((entry) => entry.key)).toEqual(["k1"]);
-      expect(await store.outbox.retry("k1")).toMatchObject({ status: "pending", attempts: 0 });
+      expect((await t.store.outbox.list({ dead: true })).map((entry) => entry.key)).toEqual(["k1"]);
+      expect(await t.store.outbox.retry("k1")).toMatchObject({ status: "pending", attempts: 0 });
       const keys = [
-        (await store.outbox.claim({ owner: "w1" }))?.key,
-        (await store.outbox.claim({ owner: "w1" }))?.key,
+        (await t.store.outbox.claim({ owner: "w1" }))?.key,
+        (await t.store.outbox.claim({ owner: "w1" }))?.key,
       ];
       expect(keys.sort()).toEqual(["k1", "k2"]);
     });
 
     it("holds a failed chunk back until its retry is due, then any worker may send it", async () => {
-      await store.outbox.record(chunk("k1", "a"));
-      await store.outbox.claim({ owner: "w1" });
-      expect(await store.outbox.fail("k1", "429", 5, false, 600)).toMatchObject({
+      await t.store.outbox.record(chunk("k1", "a"));
+      await t.store.outbox.claim({ owner: "w1" });
+      expect(await t.store.outbox.fail("k1", "429", 5, false, 600)).toMatchObject({
         status: "pending",
         attempts: 1,
       });
-      expect(await store.outbox.claim({ owner: "w2" })).toBeUndefined();
+      expect(await t.store.outbox.claim({ owner: "w2" })).toBeUndefined();
       const started = Date.now();
-      const again = await pollFor(() => store.outbox.claim({ owner: "w2" }), 3000);
+      const again = await pollFor(() => t.store.outbox.claim({ owner: "w2" }), 3000);
       expect(again.key).toBe("k1");
       expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     });
 
     it("lists unsent chunks and dead letters, and a dropped key stays known", async () => {
-      await store.outbox.record(chunk("k1", "a"));
-      await store.outbox.record(chunk("k2", "b"));
-      await store.outbox.record(chunk("k3", "c"));
-      expect((await store.outbox.list()).map((entry) => entry.key)).toEqual(["k1", "k2", "k3"]);
-      await store.outbox.claim({ owner: "w1" });
-      await store.outbox.fail("k1", "403", 5, true);
-      expect((await store.outbox.list({ dead: true })).map((entry) => entry.key)).toEqual(["k1"]);
-      expect((await store.outbox.list()).map((entry) => entry.key)).toEqual(["k2", "k3"]);
-      await store.outbox.drop("k1");
-      await store.outbox.drop("k3");
-      expect(await store.outbox.list({ dead: true })).toEqual([]);
-      expect((await store.outbox.list()).map((entry) => entry.key)).toEqual(["k2"]);
-      expect(await store.outbox.record(chunk("k3", "c"))).toBe("known");
+      await t.store.outbox.record(chunk("k1", "a"));
+      await t.store.outbox.record(chunk("k2", "b"));
+      await t.store.outbox.record(chunk("k3", "c"));
+      expect((await t.store.outbox.list()).map((entry) => entry.key)).toEqual(["k1", "k2", "k3"]);
+      await t.store.outbox.claim({ owner: "w1" });
+      await t.store.outbox.fail("k1", "403", 5, true);
+      expect((await t.store.outbox.list({ dead: true })).map((entry) => entry.key)).toEqual(["k1"]);
+      expect((await t.store.outbox.list()).map((entry) => entry.key)).toEqual(["k2", "k3"]);
+      await t.store.outbox.drop("k1");
+      await t.store.outbox.drop("k3");
+      expect(await t.store.outbox.list({ dead: true })).toEqual([]);
+      expect((await t.store.outbox.list()).map((entry) => entry.key)).toEqual(["k2"]);
+      expect(await t.store.outbox.record(chunk("k3", "c"))).toBe("known");
     });
 
     it("keeps a large chunk intact", async () => {
       const text = "ü".repeat(1_000_000);
-      await store.outbox.record(chunk("big", "a", text));
-      expect((await store.outbox.claim({ owner: "w1" }))?.text).toBe(text);
+      await t.store.outbox.record(chunk("big", "a", text));
+      expect((await t.store.outbox.claim({ owner: "w1" }))?.text).toBe(text);
     });
 
     it("sends each chunk once across concurrent senders, in order per chat", async () => {
-      await store.close();
-      const workers = await openWorkers(storage, options, 3);
-      store = workers[0] as DowncityStore;
+      await t.store.close();
+      const workers = await openWorkers(t.storage, options, 3);
+      t.store = workers[0] as DowncityStore;
       for (let index = 0; index < 8; index++)
         for (let chat = 0; chat < 6; chat++)
-          await store.outbox.record(chunk(`c${chat}-${index}`, `c${chat}`));
+          await t.store.outbox.record(chunk(`c${chat}-${index}`, `c${chat}`));
       const sent: string[] = [];
       await Promise.all(
         workers.map(async (worker, number) => {
@@ -145,7 +134,7 @@ export function testOutboxStore(options: StoreSuiteOptions): void {
           }
         }),
       );
-      await closeAll(workers.filter((worker) => worker !== store));
+      await closeAll(workers.filter((worker) => worker !== t.store));
       expect(new Set(sent).size).toBe(48);
       expect(sent).toHaveLength(48);
       for (let chat = 0; chat < 6; chat++)

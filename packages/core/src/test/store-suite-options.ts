@@ -1,3 +1,4 @@
+import { afterEach, beforeEach, describe } from "vitest";
 import type { DowncityStore } from "../store/downcity-store.js";
 
 /** A fresh, empty storage for one test, and how to open handles onto it. */
@@ -45,4 +46,30 @@ export async function openWorkers(
 /** Closes each distinct handle once. */
 export async function closeAll(stores: DowncityStore[]): Promise<void> {
   for (const store of new Set(stores)) await store.close();
+}
+
+/** The storage and the open handle of the running test; a test may reopen `store` (a restart). */
+export interface StoreFixture {
+  storage: StoreUnderTest;
+  store: DowncityStore;
+}
+
+/** Describes one conformance suite: each test gets a fresh storage with one open handle, removed after it. */
+export function describeStoreSuite(
+  options: StoreSuiteOptions,
+  contract: string,
+  tests: (fixture: StoreFixture) => void,
+): void {
+  describe(`${options.name}: ${contract} conformance`, () => {
+    const fixture = {} as StoreFixture;
+    beforeEach(async () => {
+      fixture.storage = await options.create();
+      fixture.store = await fixture.storage.open();
+    });
+    afterEach(async () => {
+      await fixture.store.close().catch(() => {});
+      await fixture.storage.cleanup();
+    });
+    tests(fixture);
+  });
 }

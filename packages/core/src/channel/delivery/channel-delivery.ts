@@ -1,11 +1,10 @@
-import type { AgentRuntime, RunResult } from "../../agent/agent-runtime.js";
-import type { Logger } from "../../logger/logger.js";
+import type { RunResult } from "../../agent/agent-runtime.js";
 import type { DowncityStore } from "../../store/downcity-store.js";
 import type { InboxEntry, InboxInput } from "../../store/inbox-store.js";
 import type { KeyedQueue, QueuedEntry } from "../../store/keyed-queue.js";
 import type { OutboxEntry, OutboxInput } from "../../store/outbox-store.js";
 import type { ChannelAdapter } from "../adapter/channel-adapter.js";
-import { createInboxPump } from "./inbox-pump.js";
+import { createInboxPump, type InboxPumpOptions } from "./inbox-pump.js";
 import { createOutboxPump } from "./outbox-pump.js";
 
 /** The inbox or the outbox as operators see it (`downcity inbox|outbox list|retry|drop`). */
@@ -27,21 +26,16 @@ export interface DeliveryEvents {
   onOutboxDead?(entry: OutboxEntry): void;
 }
 
-/** Options of `createChannelDelivery`. */
-export interface ChannelDeliveryOptions extends DeliveryEvents {
+/** Options of `createChannelDelivery`: the inbox pump's, plus the store and the send limits. */
+export interface ChannelDeliveryOptions
+  extends DeliveryEvents,
+    Pick<
+      InboxPumpOptions,
+      "runtime" | "logger" | "owner" | "leaseMs" | "concurrency" | "maxRunAttempts" | "retryDelayMs" | "pollMs"
+    > {
   store: DowncityStore;
-  runtime: Pick<AgentRuntime, "send">;
-  logger: Logger;
-  /** This worker's id, unique among the workers of the store. */
-  owner: string;
-  leaseMs: number;
-  /** Runs this worker takes on at once when the store hands out one event per context. */
-  concurrency: number;
-  maxRunAttempts: number;
-  retryDelayMs: number;
+  /** Failed sends of one chunk before it goes to dead letters [5]. */
   maxSendAttempts?: number;
-  /** How often idle pumps look for work the store did not announce [1000 ms]. */
-  pollMs?: number;
 }
 
 /**
