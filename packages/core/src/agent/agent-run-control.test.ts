@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { tool } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { RuntimeEvent } from "../run/runtime-event.js";
 import { createScriptedModel } from "../test/scripted-model.js";
 import { createAgentRuntime } from "./agent-runtime.js";
-import type { RuntimeEvent } from "./runtime-event.js";
 
 let root: string;
 beforeEach(async () => {

@@ -3,19 +3,19 @@ import type { LanguageModel } from "ai";
 import { DowncityError } from "../errors/downcity-error.js";
 import { createLaneScheduler } from "../lanes/lane-scheduler.js";
 import { errorFields, type Logger, silentLogger, withRequestContext } from "../logger/logger.js";
+import { createHistoryWindow } from "../prompt/history-window.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
-import type { ToolSource } from "../run/run-context.js";
+import { type CancelTarget, createActiveRuns } from "../run/active-runs.js";
+import type { RuntimeHistory, ToolSource } from "../run/run-context.js";
 import { createRunPipeline } from "../run/run-pipeline.js";
 import type { RunResult } from "../run/run-result.js";
 import type { PendingRun } from "../run/run-scope.js";
 import type { RunLimits } from "../run/run-watchdog.js";
 import { createToolSchemaCache } from "../run/tool-schema-cache.js";
 import type { HistoryStore } from "../store/history-store.js";
-import { type CancelTarget, createActiveRuns } from "./active-runs.js";
-import { createHistoryWindow } from "./history-window.js";
 import type { IncomingMessage } from "./incoming-message.js";
 import { createMessageIntake } from "./message-intake.js";
-import { createRuntimeHistories, type RuntimeHistory } from "./runtime-histories.js";
+import { createRuntimeHistories } from "./runtime-histories.js";
 import { createRuntimeRegistry, type RuntimeRegistrations } from "./runtime-registry.js";
 
 // The run's types live with the run pipeline; they are re-exported where the runtime's users import them.

@@ -4,8 +4,8 @@ import { DowncityError } from "../errors/downcity-error.js";
 import { errorFromZod } from "../errors/zod-issue-message.js";
 import type { HistoryMessage } from "../history/history-message.js";
 import type { Logger } from "../logger/logger.js";
+import type { RuntimeEvent } from "../run/runtime-event.js";
 import { type IncomingMessage, incomingMessageSchema } from "./incoming-message.js";
-import type { RuntimeEvent } from "./runtime-event.js";
 
 /** A validated incoming message. */
 export type ParsedIncomingMessage = z.output<typeof incomingMessageSchema>;

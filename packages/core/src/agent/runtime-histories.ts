@@ -1,11 +1,9 @@
 import { toContextId } from "../context/context-id.js";
 import type { Logger } from "../logger/logger.js";
+import type { RuntimeHistory } from "../run/run-context.js";
 import { createHistoryStore } from "../store/file/file-history.js";
 import { createFileHistoryStore } from "../store/file/file-history-store.js";
-import type { ContextHistory, HistoryStore } from "../store/history-store.js";
-
-/** A context's history as the runtime hands it out: the store contract, plus its folder when it lives on disk. */
-export type RuntimeHistory = ContextHistory & { readonly dir?: string };
+import type { HistoryStore } from "../store/history-store.js";
 
 /**
  * Finds each context's history, once per context: a folder a plug-in claims (local to this worker),

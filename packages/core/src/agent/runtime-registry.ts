@@ -3,7 +3,7 @@ import { errorFields, type Logger } from "../logger/logger.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
 import type { RecipientDirectory } from "../run/reply-routing.js";
 import type { ToolSource } from "../run/run-context.js";
-import type { RuntimeEvent, RuntimeEventListener } from "./runtime-event.js";
+import type { RuntimeEvent, RuntimeEventListener } from "../run/runtime-event.js";
 
 /** How hosts and plug-ins extend a runtime; each call returns its undo. */
 export interface RuntimeRegistrations {

@@ -1,9 +1,9 @@
-import type { RuntimeEvent } from "../agent/runtime-event.js";
 import type { ChannelSender } from "../chat/channel-sender.js";
 import type { RequestContext } from "../context/request-context.js";
 import { DowncityError } from "../errors/downcity-error.js";
 import { errorFields, type Logger } from "../logger/logger.js";
 import type { ContextHistory } from "../store/history-store.js";
+import type { RuntimeEvent } from "./runtime-event.js";
 
 /** Where a run's replies go: the channel, chat and user of the message that started it. */
 export interface ReplyRoute {

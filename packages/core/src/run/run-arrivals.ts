@@ -1,5 +1,5 @@
 import type { ModelMessage } from "ai";
-import { historyToModelMessages } from "../agent/model-messages.js";
+import { historyToModelMessages } from "../prompt/model-messages.js";
 import type { PendingRun, RunDeps, RunScope } from "./run-scope.js";
 import { stampRequest } from "./start-run.js";
 

@@ -1,6 +1,9 @@
 import type { ToolSet } from "ai";
-import type { RuntimeHistory } from "../agent/runtime-histories.js";
 import type { RequestContext } from "../context/request-context.js";
+import type { ContextHistory } from "../store/history-store.js";
+
+/** A context's history as the runtime hands it out: the store contract, plus its folder when it lives on disk. */
+export type RuntimeHistory = ContextHistory & { readonly dir?: string };
 
 /** What tool factories learn about the run they build tools for. */
 export interface RunContext extends RequestContext {

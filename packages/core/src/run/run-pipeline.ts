@@ -1,6 +1,6 @@
-import { buildSystemMessages } from "../agent/build-system-messages.js";
 import { runWithRequestContext } from "../context/request-context.js";
 import type { LaneRunner } from "../lanes/lane-scheduler.js";
+import { buildSystemMessages } from "../prompt/build-system-messages.js";
 import { finishRun } from "./finish-run.js";
 import { createRunArrivals } from "./run-arrivals.js";
 import type { RunSettlement } from "./run-result.js";

@@ -1,20 +1,24 @@
 import type { LanguageModel, ToolSet } from "ai";
-import type { ActiveRun, ActiveRuns } from "../agent/active-runs.js";
-import type { HistoryWindow } from "../agent/history-window.js";
-import type { PendingMessage } from "../agent/message-intake.js";
-import type { RuntimeEvent } from "../agent/runtime-event.js";
-import type { RuntimeHistory } from "../agent/runtime-histories.js";
 import type { ChannelSender } from "../chat/channel-sender.js";
 import type { RequestContext } from "../context/request-context.js";
+import type { HistoryMessage } from "../history/history-message.js";
 import type { Logger } from "../logger/logger.js";
+import type { HistoryWindow } from "../prompt/history-window.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
-import type { DeliverReply, RecipientDirectory } from "./reply-routing.js";
-import type { RunContext, ToolSource } from "./run-context.js";
+import type { ActiveRun, ActiveRuns } from "./active-runs.js";
+import type { DeliverReply, RecipientDirectory, ReplyRoute } from "./reply-routing.js";
+import type { RunContext, RuntimeHistory, ToolSource } from "./run-context.js";
 import type { RunResult } from "./run-result.js";
 import type { RunLimits } from "./run-watchdog.js";
+import type { RuntimeEvent } from "./runtime-event.js";
 
-/** A message waiting in its lane for the run that answers it. */
-export type PendingRun = PendingMessage<RunResult>;
+/** A message waiting in its lane for the run that answers it: where it came from, its history form, its sender's promise. */
+export interface PendingRun {
+  message: ReplyRoute & { messageId?: string; origin: "user" | "internal" };
+  historyMessage: HistoryMessage;
+  resolve(result: RunResult): void;
+  reject(error: unknown): void;
+}
 
 /** What the runtime lends every run: its settings and its registry (tools, prompts, senders). */
 export interface RunDeps {

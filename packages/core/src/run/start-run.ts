@@ -1,7 +1,7 @@
 import type { LanguageModel } from "ai";
-import type { ActiveRun } from "../agent/active-runs.js";
 import type { RequestContext } from "../context/request-context.js";
 import { DowncityError } from "../errors/downcity-error.js";
+import type { ActiveRun } from "./active-runs.js";
 import { finishedRunAnswer, unpersistedMessages } from "./persisted-messages.js";
 import { createReplyDelivery, lastRoute } from "./reply-routing.js";
 import type { RunResult } from "./run-result.js";

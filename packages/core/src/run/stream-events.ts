@@ -1,11 +1,11 @@
 import type { LanguageModel, TextStreamPart, ToolSet } from "ai";
-import type { RuntimeEvent } from "../agent/runtime-event.js";
 import type { Logger } from "../logger/logger.js";
 import type { RunAbortedError } from "./run-aborted-error.js";
 import type { RunProgress } from "./run-progress.js";
 import type { AssistantPart } from "./run-result.js";
 import { usageFromModel } from "./run-usage.js";
 import type { RunWatchdog } from "./run-watchdog.js";
+import type { RuntimeEvent } from "./runtime-event.js";
 import { summarizeToolInput, summarizeToolOutput } from "./tool-activity.js";
 
 type StreamPart = TextStreamPart<ToolSet>;

@@ -7,16 +7,16 @@ import {
   type TextStreamPart,
   type ToolSet,
 } from "ai";
-import type { ActiveRun } from "../agent/active-runs.js";
-import type { HistoryWindow } from "../agent/history-window.js";
-import type { RuntimeEvent } from "../agent/runtime-event.js";
 import { DowncityError } from "../errors/downcity-error.js";
 import type { Logger } from "../logger/logger.js";
+import type { HistoryWindow } from "../prompt/history-window.js";
+import type { ActiveRun } from "./active-runs.js";
 import { retryOnContextOverflow } from "./context-overflow-retry.js";
 import type { RunAbortedError } from "./run-aborted-error.js";
 import { createRunProgress, type RunProgress } from "./run-progress.js";
 import type { RunOutcome } from "./run-result.js";
 import { createRunWatchdog, defaultRunLimits, type RunLimits, type RunWatchdog } from "./run-watchdog.js";
+import type { RuntimeEvent } from "./runtime-event.js";
 import { createStreamEvents, type StreamEvents } from "./stream-events.js";
 
 /** How a streamed run ended: it completed, or a cancel, a limit or shutdown stopped it. */

@@ -1,5 +1,5 @@
-import type { RunAbortReason } from "../run/run-aborted-error.js";
-import type { RunUsage } from "../run/run-usage.js";
+import type { RunAbortReason } from "./run-aborted-error.js";
+import type { RunUsage } from "./run-usage.js";
 
 /** Everything a host can observe about runs, as a discriminated union (`<noun>-<action>`). */
 export type RuntimeEvent =

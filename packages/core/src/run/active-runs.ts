@@ -1,5 +1,5 @@
 import type { Logger } from "../logger/logger.js";
-import { RunAbortedError } from "../run/run-aborted-error.js";
+import { RunAbortedError } from "./run-aborted-error.js";
 
 /** Which runs `cancel()` stops: every running run of a context, or one run by its request id. */
 export type CancelTarget =

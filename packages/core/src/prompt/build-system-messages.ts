@@ -1,9 +1,9 @@
 import type { ModelMessage } from "ai";
 import type { RequestContext } from "../context/request-context.js";
 import type { Logger } from "../logger/logger.js";
-import type { PromptProvider } from "../prompt/prompt-provider.js";
-import { runPromptProviders } from "../prompt/run-prompt-providers.js";
 import { estimateTokens } from "./model-messages.js";
+import type { PromptProvider } from "./prompt-provider.js";
+import { runPromptProviders } from "./run-prompt-providers.js";
 import { defaultSystemPrompt, readProfile, runtimeContextPrompt } from "./system-prompt.js";
 
 /** The system part of a run's prompt, the tools the providers allow, and its estimated size. */
