@@ -3,7 +3,6 @@
  * prompt providers, chat tools, services, config and errors. Nothing else is public.
  */
 
-export type { CancelTarget } from "./agent/active-runs.js";
 export {
   type AgentRuntime,
   type AgentRuntimeOptions,
@@ -13,10 +12,6 @@ export {
   type ToolSource,
 } from "./agent/agent-runtime.js";
 export { type IncomingMessage, incomingMessageSchema } from "./agent/incoming-message.js";
-export { estimateTokens, historyToModelMessages, internalNotice } from "./agent/model-messages.js";
-export type { RuntimeEvent, RuntimeEventListener } from "./agent/runtime-event.js";
-export type { RuntimeHistory } from "./agent/runtime-histories.js";
-export { defaultSystemPrompt } from "./agent/system-prompt.js";
 export {
   type AcceptResult,
   type ChannelAdapter,
@@ -143,6 +138,7 @@ export {
   setupPlugins,
 } from "./plugin/setup-plugins.js";
 export { isProcessAlive, processStartTime } from "./process/process-identity.js";
+export { estimateTokens, historyToModelMessages, internalNotice } from "./prompt/model-messages.js";
 export {
   definePromptProvider,
   type PromptContext,
@@ -150,11 +146,15 @@ export {
   type PromptProvider,
 } from "./prompt/prompt-provider.js";
 export { type PromptProvidersResult, runPromptProviders } from "./prompt/run-prompt-providers.js";
+export { defaultSystemPrompt } from "./prompt/system-prompt.js";
+export type { CancelTarget } from "./run/active-runs.js";
 export { isContextWindowError } from "./run/context-window-error.js";
 export type { Recipient, RecipientDirectory } from "./run/reply-routing.js";
 export { RunAbortedError, type RunAbortReason } from "./run/run-aborted-error.js";
+export type { RuntimeHistory } from "./run/run-context.js";
 export { addUsage, emptyUsage, type RunUsage } from "./run/run-usage.js";
 export { createRunWatchdog, defaultRunLimits, type RunLimits, type RunWatchdog } from "./run/run-watchdog.js";
+export type { RuntimeEvent, RuntimeEventListener } from "./run/runtime-event.js";
 export {
   createUsageLog,
   sumUsage,
