@@ -19,7 +19,7 @@ export function registerChatCommand(program: Command, io: CliIo): void {
     .option("--context <id>", `context id (default: the agent shell's context, else ${defaultChatContextId})`)
     .option("--dir <dir>", "project directory (default: the nearest folder with downcity.json)")
     .action(async (options: ChatOptions) => {
-      const connection = await connectDaemon(io, { dir: options.dir });
+      const connection = await connectDaemon(io, { dir: options.dir, requireProject: true });
       await runChatSession({
         io,
         client: connection.client,
@@ -40,7 +40,7 @@ export function registerChatCommand(program: Command, io: CliIo): void {
     )
     .action(async (words: string[], options: ChatOptions & { wait?: boolean }, command: Command) => {
       const merged = { ...command.parent?.opts<ChatOptions>(), ...options };
-      const connection = await connectDaemon(io, { dir: merged.dir });
+      const connection = await connectDaemon(io, { dir: merged.dir, requireProject: true });
       const contextId = merged.context ?? connection.defaultContextId ?? defaultChatContextId;
       const text = words.join(" ");
       // From inside the agent's own shell, waiting on its own context would wait on the very run that
@@ -72,7 +72,7 @@ export function registerChatCommand(program: Command, io: CliIo): void {
     .option("--json", "print the cancelled runs as JSON")
     .action(async (options: ChatOptions, command: Command) => {
       const merged = { ...command.parent?.opts<ChatOptions>(), ...options };
-      const connection = await connectDaemon(io, { dir: merged.dir });
+      const connection = await connectDaemon(io, { dir: merged.dir, requireProject: true });
       const contextId = merged.context ?? connection.defaultContextId ?? defaultChatContextId;
       const result = await connection.client.chatCancel({ contextId });
       printData(
@@ -97,7 +97,7 @@ export function registerChatCommand(program: Command, io: CliIo): void {
     .option("--json", "print the messages as JSON")
     .action(async (options: ChatOptions & { last?: number }, command: Command) => {
       const merged = { ...command.parent?.opts<ChatOptions>(), ...options };
-      const connection = await connectDaemon(io, { dir: merged.dir });
+      const connection = await connectDaemon(io, { dir: merged.dir, requireProject: true });
       const contextId = merged.context ?? connection.defaultContextId;
       const history = await connection.client.chatHistory({
         ...(contextId !== undefined ? { contextId } : {}),
