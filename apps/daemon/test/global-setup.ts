@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { build } from "tsup";
+import { bundleFromSource } from "@downcity/testkit/bundle";
 import type { TestProject } from "vitest/node";
 
 declare module "vitest" {
@@ -17,29 +17,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const outDir = fileURLToPath(
     new URL(`../node_modules/.cache/downcity-daemon-test/${process.pid}`, import.meta.url),
   );
-  await build({
-    config: false,
+  await bundleFromSource({
     entry: {
       "daemon-main": fileURLToPath(new URL("../src/daemon-main.ts", import.meta.url)),
       "console-main": fileURLToPath(new URL("../src/console-main.ts", import.meta.url)),
     },
     outDir,
-    format: ["esm"],
-    platform: "node",
-    target: "node20",
-    dts: false,
-    silent: true,
     clean: true,
-    splitting: false,
-    noExternal: [/^@downcity\//],
+    inline: "ours",
     external: ["node-pty"],
-    // Bundled CommonJS dependencies of feature packages call require(); give the ESM bundle one.
-    banner: {
-      js: 'import { createRequire as __downcityCreateRequire } from "node:module"; const require = __downcityCreateRequire(import.meta.url);',
-    },
-    esbuildOptions(options) {
-      options.conditions = ["downcity-source"];
-    },
+    // Bundled CommonJS dependencies of feature packages call require().
+    requireShim: true,
   });
   project.provide("daemonEntry", `${outDir}/daemon-main.js`);
   project.provide("consoleEntry", `${outDir}/console-main.js`);

@@ -1,13 +1,13 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startOpenAICompatibleServer } from "@downcity/core/test";
 import { freePort, seededRandom, until } from "@downcity/testkit";
+import { bundleFromSource } from "@downcity/testkit/bundle";
 import { moduleResolve } from "import-meta-resolve";
-import { build } from "tsup";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { daemonStatus, initProject, startDaemonDetached, stopDaemon } from "../src/index.js";
 import { createTempWorld } from "./temp-project.js";
@@ -109,26 +109,12 @@ async function installAdapter(rootDir: string): Promise<void> {
     moduleResolve("@downcity/adapters-webhook", new URL(import.meta.url), conditions),
   );
   const outDir = join(rootDir, "node_modules", "@downcity", "adapters-webhook");
-  await mkdir(outDir, { recursive: true });
-  await build({
-    config: false,
+  await bundleFromSource({
     entry: { index: source },
     outDir,
-    format: ["esm"],
-    platform: "node",
-    target: "node20",
-    dts: false,
-    silent: true,
-    splitting: false,
-    noExternal: [/.*/],
-    esbuildOptions(options) {
-      options.conditions = ["downcity-source"];
-    },
+    inline: "all",
+    packageName: "@downcity/adapters-webhook",
   });
-  await writeFile(
-    join(outDir, "package.json"),
-    JSON.stringify({ name: "@downcity/adapters-webhook", type: "module", exports: "./index.js" }),
-  );
 }
 
 describe("webhook channel: SIGKILL loop under an inbound flood", () => {

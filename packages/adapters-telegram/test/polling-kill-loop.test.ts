@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openFileStore } from "@downcity/core";
 import { seededRandom, until } from "@downcity/testkit";
-import { build } from "tsup";
+import { bundleFromSource } from "@downcity/testkit/bundle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeTelegramServer, startFakeTelegramServer } from "../src/test/fake-telegram-server.js";
 
@@ -21,24 +21,12 @@ describe("telegram polling: SIGKILL at random points", () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "dc-tg-kill-"));
-    await build({
-      config: false,
+    // Everything inside: the bundle runs from a temp folder with no node_modules.
+    await bundleFromSource({
       entry: { child: fileURLToPath(new URL("./polling-kill-child.ts", import.meta.url)) },
       outDir: join(dir, "bundle"),
-      format: ["esm"],
-      platform: "node",
-      target: "node20",
-      dts: false,
-      silent: true,
-      splitting: false,
-      // Everything inside: the bundle runs from a temp folder with no node_modules.
-      noExternal: [/.*/],
-      banner: {
-        js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
-      },
-      esbuildOptions(options) {
-        options.conditions = ["downcity-source"];
-      },
+      inline: "all",
+      requireShim: true,
     });
     childScript = join(dir, "bundle", "child.js");
     fake = await startFakeTelegramServer();

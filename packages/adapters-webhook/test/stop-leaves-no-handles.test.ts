@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "tsup";
+import { bundleFromSource } from "@downcity/testkit/bundle";
 import { afterAll, describe, expect, it } from "vitest";
 
 describe("after stop", () => {
@@ -18,20 +18,10 @@ describe("after stop", () => {
     const outDir = await mkdtemp(join(cache, "webhook-handles-"));
     cleanups.push(() => rm(outDir, { recursive: true, force: true }));
     // Bundle the child from the TypeScript sources (downcity-source), as the daemon's crash tests do.
-    await build({
-      config: false,
+    await bundleFromSource({
       entry: { child: fileURLToPath(new URL("./no-handles-child.ts", import.meta.url)) },
       outDir,
-      format: ["esm"],
-      platform: "node",
-      target: "node20",
-      dts: false,
-      silent: true,
-      splitting: false,
-      noExternal: [/^@downcity\//],
-      esbuildOptions(options) {
-        options.conditions = ["downcity-source"];
-      },
+      inline: "ours",
     });
     const child = spawn(process.execPath, [join(outDir, "child.js")], { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";

@@ -1,17 +1,14 @@
 // The code worker daemons run in the multi-worker tests and benchmarks, bundled from this
 // checkout's TypeScript sources (never a stale dist).
 import { randomBytes } from "node:crypto";
-import { rm, writeFile } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { bundleFromSource } from "@downcity/testkit/bundle";
 import { moduleResolve } from "import-meta-resolve";
-import { build } from "tsup";
 
 const sourceConditions = new Set(["downcity-source", "import", "node"]);
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
-// Bundles of CommonJS dependencies call require(); give the ESM bundles one.
-const requireBanner =
-  'import { createRequire as __clusterCreateRequire } from "node:module"; const require = __clusterCreateRequire(import.meta.url);';
 
 /**
  * What worker daemons run, bundled from the TypeScript sources of this checkout (never a stale
@@ -46,21 +43,6 @@ export async function prepareClusterRuntime(): Promise<ClusterRuntime> {
   const ownCache = join(here(".."), "node_modules", ".cache", "downcity-worker-cluster", tag);
   const storePackage = join(ownCache, "store-postgres");
   const webhookPackage = join(ownCache, "adapters-webhook");
-  const common = {
-    config: false,
-    format: "esm" as const,
-    platform: "node" as const,
-    target: "node20",
-    dts: false,
-    silent: true,
-    splitting: false,
-    banner: { js: requireBanner },
-    esbuildOptions(options: { conditions?: string[] }) {
-      options.conditions = ["downcity-source"];
-    },
-  };
-  const packageJson = (dir: string, name: string) =>
-    writeFile(join(dir, "package.json"), JSON.stringify({ name, type: "module", exports: "./index.js" }));
   const external = process.env.WORKER_CLUSTER_DAEMON_ENTRY;
   const dispose = async () => {
     await rm(daemonCache, { recursive: true, force: true });
@@ -70,30 +52,32 @@ export async function prepareClusterRuntime(): Promise<ClusterRuntime> {
     await Promise.all([
       external
         ? Promise.resolve()
-        : build({
-            ...common,
+        : bundleFromSource({
             entry: { "daemon-main": daemonSource },
             outDir: daemonCache,
-            noExternal: [/^@downcity\//],
+            inline: "ours",
             external: ["node-pty", "@lydell/node-pty"],
+            requireShim: true,
           }),
-      build({
-        ...common,
+      bundleFromSource({
         entry: { index: here("../src/index.ts") },
         outDir: storePackage,
-        noExternal: [/^(?!pg$)/],
+        inline: "all",
         external: ["pg"],
-      }).then(() => packageJson(storePackage, "@downcity/store-postgres")),
-      build({
-        ...common,
+        requireShim: true,
+        packageName: "@downcity/store-postgres",
+      }),
+      bundleFromSource({
         entry: {
           index: fileURLToPath(
             moduleResolve("@downcity/adapters-webhook", new URL(import.meta.url), sourceConditions),
           ),
         },
         outDir: webhookPackage,
-        noExternal: [/.*/],
-      }).then(() => packageJson(webhookPackage, "@downcity/adapters-webhook")),
+        inline: "all",
+        requireShim: true,
+        packageName: "@downcity/adapters-webhook",
+      }),
     ]);
   } catch (error) {
     await dispose();

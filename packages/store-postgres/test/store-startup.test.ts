@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DowncityError } from "@downcity/core";
+import { bundleFromSource } from "@downcity/testkit/bundle";
 import pg from "pg";
-import { build } from "tsup";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { migrations } from "../src/migrations.js";
 import { openPostgresStore } from "../src/postgres-store.js";
@@ -81,20 +81,12 @@ describe("polling channels", () => {
   let bundleDir = "";
   beforeAll(async () => {
     bundleDir = await mkdtemp(join(tmpdir(), "downcity-poller-"));
-    await build({
+    // Everything inside: the bundle runs from a temp folder with no node_modules.
+    await bundleFromSource({
       entry: { child: fileURLToPath(new URL("poller-child.ts", import.meta.url)) },
       outDir: bundleDir,
-      format: ["esm"],
-      platform: "node",
-      target: "node20",
-      dts: false,
-      silent: true,
-      splitting: false,
-      // Everything inside: the bundle runs from a temp folder with no node_modules.
-      noExternal: [/.*/],
-      banner: {
-        js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
-      },
+      inline: "all",
+      requireShim: true,
     });
   }, 60_000);
   afterAll(() => rm(bundleDir, { recursive: true, force: true }));

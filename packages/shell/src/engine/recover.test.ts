@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { isAlive } from "@downcity/testkit";
-import { build } from "tsup";
+import { bundleFromSource } from "@downcity/testkit/bundle";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import type { ShellExitEvent } from "../shell-event.js";
 import { createShellEngine } from "./create-shell-engine.js";
@@ -31,16 +31,10 @@ setInterval(() => {}, 1000);
 beforeAll(async () => {
   // The child runs the package bundled from source now (never a stale dist), as a host would.
   mkdirSync(bundleDir, { recursive: true });
-  await build({
-    config: false,
+  await bundleFromSource({
     entry: { index: join(packageDir, "src/index.ts") },
     outDir: bundleDir,
-    format: ["esm"],
-    platform: "node",
-    target: "node20",
-    dts: false,
-    silent: true,
-    clean: false,
+    inline: "none",
   });
   writeFileSync(
     childScript,
