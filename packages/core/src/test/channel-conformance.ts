@@ -102,6 +102,11 @@ export function testChannelAdapter<Fake extends ChannelFake>(options: TestChanne
       await fake.close();
       await rm(root, { recursive: true, force: true, maxRetries: 3 });
     });
+    // Waits for the fake platform to have received a message in `chatId`, or with exactly `text`.
+    const sentTo = (chatId: string, what: string) =>
+      until(() => fake.sent().find((sent) => sent.chatId === chatId), what, timeoutMs);
+    const sentText = (text: string, what: string) =>
+      until(() => fake.sent().find((sent) => sent.text === text), what, timeoutMs);
 
     it("declares its capabilities", async () => {
       const { definition, options: adapterOptions } = options.createAdapter(fake);
@@ -128,7 +133,7 @@ export function testChannelAdapter<Fake extends ChannelFake>(options: TestChanne
           })
         ).acked,
       ).toBe(true);
-      await until(() => fake.sent().find((sent) => sent.chatId === "d1"), "the direct reply", timeoutMs);
+      await sentTo("d1", "the direct reply");
       expect(await userTexts(`${channel}:d1`)).toEqual(["hello there"]);
       expect(fake.sent().find((sent) => sent.chatId === "d1")?.text).toBe("echo: hello there");
 
@@ -143,7 +148,7 @@ export function testChannelAdapter<Fake extends ChannelFake>(options: TestChanne
         ...(threads ? { threadId: "t7" } : {}),
       });
       expect(group.acked).toBe(true);
-      await until(() => fake.sent().find((sent) => sent.chatId === "g1"), "the group reply", timeoutMs);
+      await sentTo("g1", "the group reply");
       expect(await userTexts(threads ? `${channel}:g1:t7` : `${channel}:g1`)).toEqual(["status please"]);
       expect(fake.sent().find((sent) => sent.chatId === "g1")).toMatchObject({
         ...(threads ? { threadId: "t7" } : {}),
@@ -170,19 +175,11 @@ export function testChannelAdapter<Fake extends ChannelFake>(options: TestChanne
     it("keeps context ids stable across restarts", async () => {
       await startHost();
       await fake.deliver({ chatType: "direct", chatId: "d2", userId: "u1", text: "first life" });
-      await until(
-        () => fake.sent().find((sent) => sent.text === "echo: first life"),
-        "the first reply",
-        timeoutMs,
-      );
+      await sentText("echo: first life", "the first reply");
       await stopHost();
       await startHost();
       await fake.deliver({ chatType: "direct", chatId: "d2", userId: "u1", text: "second life" });
-      await until(
-        () => fake.sent().find((sent) => sent.text === "echo: second life"),
-        "the second reply",
-        timeoutMs,
-      );
+      await sentText("echo: second life", "the second reply");
       expect(await userTexts(`${channel}:d2`)).toEqual(["first life", "second life"]);
     });
 
@@ -192,11 +189,7 @@ export function testChannelAdapter<Fake extends ChannelFake>(options: TestChanne
         (await fake.deliver({ chatType: "direct", chatId: "d3", userId: "stranger", text: "let me in" }))
           .acked,
       ).toBe(true);
-      const pairing = await until(
-        () => fake.sent().find((sent) => sent.chatId === "d3"),
-        "the pairing reply",
-        timeoutMs,
-      );
+      const pairing = await sentTo("d3", "the pairing reply");
       expect(pairing.text).toMatch(/downcity access approve [A-Z2-9]{8}/);
       await fake.deliver({ chatType: "direct", chatId: "d3", userId: "stranger", text: "again" });
       await fake.deliver({ chatType: "group", chatId: "g3", userId: "u9", text: "hi all", mentionBot: true });
@@ -234,7 +227,7 @@ export function testChannelAdapter<Fake extends ChannelFake>(options: TestChanne
           text: "survive this",
           eventId: first.eventId,
         });
-      await until(() => fake.sent().find((sent) => sent.chatId === "d4"), "the reply", timeoutMs);
+      await sentTo("d4", "the reply");
       expect(await userTexts(`${channel}:d4`)).toEqual(["survive this"]);
     });
 
@@ -265,7 +258,7 @@ export function testChannelAdapter<Fake extends ChannelFake>(options: TestChanne
         text: "exactly once",
         eventId: first.eventId,
       });
-      await until(() => fake.sent().find((sent) => sent.chatId === "d5"), "the reply", timeoutMs);
+      await sentTo("d5", "the reply");
       await stopHost();
       await startHost();
       await fake.deliver({
@@ -276,7 +269,7 @@ export function testChannelAdapter<Fake extends ChannelFake>(options: TestChanne
         eventId: first.eventId,
       });
       await fake.deliver({ chatType: "direct", chatId: "d5", userId: "u1", text: "next" });
-      await until(() => fake.sent().find((sent) => sent.text === "echo: next"), "the next reply", timeoutMs);
+      await sentText("echo: next", "the next reply");
       expect(await userTexts(`${channel}:d5`)).toEqual(["exactly once", "next"]);
       expect(fake.sent().filter((sent) => sent.text === "echo: exactly once")).toHaveLength(1);
     });
@@ -286,11 +279,7 @@ export function testChannelAdapter<Fake extends ChannelFake>(options: TestChanne
       fake.rateLimitNextSends(1, 300);
       const started = Date.now();
       await fake.deliver({ chatType: "direct", chatId: "d6", userId: "u1", text: "slow down" });
-      await until(
-        () => fake.sent().find((sent) => sent.chatId === "d6"),
-        "the reply after the 429",
-        timeoutMs,
-      );
+      await sentTo("d6", "the reply after the 429");
       expect(Date.now() - started).toBeGreaterThanOrEqual(250);
       expect(fake.sent().filter((sent) => sent.chatId === "d6")).toHaveLength(1);
       const { definition, options: adapterOptions } = options.createAdapter(fake);

@@ -31,7 +31,14 @@ export interface ChannelDeliveryOptions
   extends DeliveryEvents,
     Pick<
       InboxPumpOptions,
-      "runtime" | "logger" | "owner" | "leaseMs" | "concurrency" | "maxRunAttempts" | "retryDelayMs" | "pollMs"
+      | "runtime"
+      | "logger"
+      | "owner"
+      | "leaseMs"
+      | "concurrency"
+      | "maxRunAttempts"
+      | "retryDelayMs"
+      | "pollMs"
     > {
   store: DowncityStore;
   /** Failed sends of one chunk before it goes to dead letters [5]. */

@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { DowncityError } from "../../errors/downcity-error.js";
 import { writeFileAtomic } from "../../fs/atomic-write.js";
-import { readTextFileIfExists } from "../../fs/raw-file.js";
+import { readStateFile } from "./read-state-file.js";
 
 /** Someone the agent has heard from, and where to reach them. */
 export interface Contact {
@@ -32,21 +32,8 @@ export interface ContactBook {
 /** Opens the contact book at `path`. */
 export async function openContactBook(path: string): Promise<ContactBook> {
   const contacts = new Map<string, Contact>();
-  const text = await readTextFileIfExists(path);
-  if (text !== undefined) {
-    try {
-      for (const contact of JSON.parse(text) as Contact[]) contacts.set(contact.id, contact);
-    } catch (error) {
-      throw new DowncityError(
-        "CONFIG_INVALID",
-        `Cannot read ${path}: ${(error as Error).message}. Fix or delete the file.`,
-        {
-          field: path,
-          cause: error,
-        },
-      );
-    }
-  }
+  for (const contact of ((await readStateFile(path)) as Contact[] | undefined) ?? [])
+    contacts.set(contact.id, contact);
   // One write at a time, and at most one more queued behind it: every event of a flood updates a
   // contact, but the queued write takes its snapshot when it starts, so it carries them all.
   let writing: Promise<void> = Promise.resolve();

@@ -1,9 +1,8 @@
 import { randomInt } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import { DowncityError } from "../../errors/downcity-error.js";
 import { writeFileAtomic } from "../../fs/atomic-write.js";
-import { readTextFileIfExists } from "../../fs/raw-file.js";
+import { readStateFile } from "./read-state-file.js";
 
 /** A user allowed in direct messages of one channel (by pairing or `downcity access allow`). */
 export interface ApprovedUser {
@@ -53,23 +52,20 @@ export async function openPairingStore(
   path: string,
   now: () => Date = () => new Date(),
 ): Promise<PairingStore> {
-  let state: AccessFile = { approved: [], pending: [] };
-  const text = await readTextFileIfExists(path);
-  if (text !== undefined) {
-    try {
-      const parsed = JSON.parse(text) as Partial<AccessFile>;
-      state = { approved: parsed.approved ?? [], pending: parsed.pending ?? [] };
-    } catch (error) {
-      throw new DowncityError(
-        "CONFIG_INVALID",
-        `Cannot read ${path}: ${(error as Error).message}. Fix or delete the file.`,
-        {
-          field: path,
-          cause: error,
-        },
-      );
-    }
-  }
+  const stored = (await readStateFile(path)) as Partial<AccessFile> | undefined;
+  const state: AccessFile = { approved: stored?.approved ?? [], pending: stored?.pending ?? [] };
+  // The user replaces any earlier approval of the same id.
+  const approveUser = async (input: { userId: string; username?: string }, via: ApprovedUser["via"]) => {
+    const user: ApprovedUser = {
+      userId: input.userId,
+      ...(input.username ? { username: input.username } : {}),
+      approvedAt: now().toISOString(),
+      via,
+    };
+    state.approved = [...state.approved.filter((known) => known.userId !== user.userId), user];
+    await save();
+    return { ...user };
+  };
   const save = async () => {
     await mkdir(dirname(path), { recursive: true });
     await writeFileAtomic(path, `${JSON.stringify(state, null, 2)}\n`);
@@ -115,27 +111,9 @@ export async function openPairingStore(
       const entry = live().find((candidate) => candidate.code === normalized);
       if (!entry) return undefined;
       state.pending = state.pending.filter((candidate) => candidate !== entry);
-      const user: ApprovedUser = {
-        userId: entry.userId,
-        ...(entry.username ? { username: entry.username } : {}),
-        approvedAt: now().toISOString(),
-        via: "pairing",
-      };
-      state.approved = [...state.approved.filter((known) => known.userId !== user.userId), user];
-      await save();
-      return { ...user };
+      return approveUser(entry, "pairing");
     },
-    async allow(input) {
-      const user: ApprovedUser = {
-        userId: input.userId,
-        ...(input.username ? { username: input.username } : {}),
-        approvedAt: now().toISOString(),
-        via: "cli",
-      };
-      state.approved = [...state.approved.filter((known) => known.userId !== user.userId), user];
-      await save();
-      return { ...user };
-    },
+    allow: (input) => approveUser(input, "cli"),
     async revoke(userId) {
       const before = state.approved.length;
       state.approved = state.approved.filter((user) => user.userId !== userId);
