@@ -1,5 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { definePlugin, type PluginSetup } from "@downcity/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { daemonStatus, initProject } from "../src/index.js";
 import { runDaemon } from "../src/server.js";
@@ -69,5 +70,47 @@ describe("downcity.json sections and plug-ins at start-up", () => {
     } finally {
       await daemon.close();
     }
+  });
+  it("reports a plug-in whose setup returns a wrong shape as failed, naming the field, and starts", async () => {
+    const rootDir = await project("misshapen", {});
+    const misshapen = definePlugin({
+      name: "misshapen",
+      // `tools` as one tool set instead of the documented array of them.
+      setup: () => ({ tools: { my_tool: {} } }) as unknown as PluginSetup,
+    });
+    const events: string[] = [];
+    const recorder = (name: string) =>
+      definePlugin({
+        name,
+        setup: () => {
+          events.push(`setup ${name}`);
+          return { close: () => void events.push(`close ${name}`) };
+        },
+      });
+    const daemon = await runDaemon({
+      rootDir,
+      env: world.env,
+      handleSignals: false,
+      plugins: [recorder("first"), misshapen, recorder("last")],
+    });
+    try {
+      const plugins = (await daemonStatus({ rootDir })).plugins ?? [];
+      expect(plugins.find((plugin) => plugin.name === "misshapen")).toMatchObject({
+        state: "failed",
+        error: {
+          code: "PLUGIN_FAILED",
+          field: "tools",
+          message: expect.stringContaining("tools: expected an array"),
+        },
+      });
+      expect(plugins.filter((plugin) => plugin.state === "loaded").map((plugin) => plugin.name)).toEqual([
+        "first",
+        "last",
+      ]);
+    } finally {
+      await daemon.close();
+    }
+    // The plug-in set up last is closed first.
+    expect(events).toEqual(["setup first", "setup last", "close last", "close first"]);
   });
 });

@@ -1,0 +1,28 @@
+import { buildDaemonApp } from "../app.js";
+import { createDaemonHttp } from "../host/daemon-http.js";
+import { daemonComponent } from "../host/daemon-parts.js";
+import { ensureToken } from "../token/ensure-token.js";
+import { daemonVersion } from "../version.js";
+
+/**
+ * The HTTP app (not yet listening: `intake` listens once everything is set up). It closes after the
+ * runs have drained, so a chat request waiting on a run still gets that run's reply.
+ */
+export const httpComponent = daemonComponent({
+  name: "http",
+  dependsOn: ["context", "runtime", "services", "credentials", "channels"],
+  async setup({ context, runtime: { runtime }, services, credentials, channels }) {
+    const app = buildDaemonApp({
+      runtime,
+      registry: services,
+      token: await ensureToken(context.env),
+      capabilities: credentials.scope,
+      logger: context.logger,
+      version: daemonVersion(),
+      channels,
+      ...(context.config.name ? { name: context.config.name } : {}),
+    });
+    const http = createDaemonHttp(app);
+    return { value: http, close: () => http.closed() };
+  },
+});

@@ -1,0 +1,41 @@
+import { createAgentRuntime } from "@downcity/core";
+import { daemonComponent } from "../host/daemon-parts.js";
+import { createModel } from "../runtime/create-model.js";
+import { createHistoryFolders } from "../runtime/history-folders.js";
+
+/**
+ * The agent runtime: its model, lanes and histories. It has no close of its own: draining its runs
+ * is the `runs` component, which closes before the shell, channels and HTTP those runs still use.
+ */
+export const runtimeComponent = daemonComponent({
+  name: "runtime",
+  dependsOn: ["context", "store"],
+  async setup({ context, store }) {
+    const { config, logger } = context;
+    const choice = context.model
+      ? { model: context.model }
+      : await createModel(config.llm, context.configEnv);
+    const historyFolders = createHistoryFolders();
+    const runtime = createAgentRuntime({
+      rootDir: context.rootDir,
+      ...(choice.model ? { model: choice.model } : { modelHint: choice.hint }),
+      ...(config.lanes ? { maxConcurrency: config.lanes.maxConcurrency } : {}),
+      ...(config.run
+        ? {
+            maxSteps: config.run.maxSteps,
+            limits: {
+              stepTimeoutMs: config.run.stepTimeoutMs,
+              runTimeoutMs: config.run.runTimeoutMs,
+              idleTimeoutMs: config.run.idleTimeoutMs,
+            },
+          }
+        : {}),
+      ...(config.history ? { history: config.history } : {}),
+      logger,
+      historyDir: (contextId) => historyFolders.find(contextId),
+      ...(store ? { sharedHistory: store.history } : {}),
+      closeGraceMs: context.closeGraceMs,
+    });
+    return { value: { runtime, ...(choice.model ? { model: choice.model } : {}), historyFolders } };
+  },
+});

@@ -1,0 +1,50 @@
+import { readConfigSection } from "@downcity/core";
+import { createShellEngine } from "@downcity/shell";
+import { createShellTools } from "@downcity/shell/ai";
+import { shellSection } from "../config/host-sections.js";
+import { daemonComponent, type ShellCallback } from "../host/daemon-parts.js";
+import { closeRunExecsOnAbort } from "../runtime/close-run-execs.js";
+import { createSleepInterrupts, reportSleepTick } from "../runtime/sleep-interrupts.js";
+import { createProjectCommandCheck } from "../security/create-project-command-check.js";
+import { shellSandboxOptions } from "../security/shell-sandbox-options.js";
+
+/**
+ * The shell engine and the `shell_*` tools of every run: commands pass the project's policy,
+ * `shell_sleep` ends early on a new message for the run's chat, an aborted run closes its execs.
+ */
+export const shellComponent = daemonComponent({
+  name: "shell",
+  dependsOn: ["context", "runtime"],
+  setup({ context, runtime: { runtime } }) {
+    const { rootDir, env, config, logger } = context;
+    const shellConfig = readConfigSection(config, shellSection).value;
+    const sandbox = shellSandboxOptions(shellConfig.sandbox, env, rootDir);
+    // Read at each spawn, so the port and token issuer filled in later reach every child.
+    const callback: ShellCallback = { host: context.listen.host };
+    const engine = createShellEngine({
+      rootDir,
+      env,
+      ...(shellConfig.secretEnv ? { secretEnv: shellConfig.secretEnv } : {}),
+      ...(sandbox ? { sandbox } : {}),
+      checkCommand: createProjectCommandCheck({
+        rootDir,
+        config,
+        history: (contextId) => runtime.history(contextId),
+        logger,
+      }),
+      server: callback,
+      ...(shellConfig.maxSessions ? { limits: { maxSessions: shellConfig.maxSessions } } : {}),
+    });
+    const sleepInterrupts = createSleepInterrupts({ runtime, onTick: reportSleepTick(runtime, logger) });
+    runtime.addTools((run) => {
+      closeRunExecsOnAbort({ engine, contextId: run.contextId, abortSignal: run.abortSignal, logger });
+      return createShellTools(engine, {
+        contextId: run.contextId,
+        requestId: run.requestId,
+        abortSignal: run.abortSignal,
+        sleep: sleepInterrupts.forRun(run),
+      });
+    });
+    return { value: { engine, callback }, close: () => engine.closeAll({ grace_ms: 1000 }) };
+  },
+});

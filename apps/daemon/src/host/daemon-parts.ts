@@ -1,0 +1,60 @@
+import type {
+  AgentRuntime,
+  ChannelHost,
+  DowncityConfig,
+  DowncityStore,
+  Logger,
+  PluginEntry,
+  PluginHost,
+  ServiceRegistry,
+} from "@downcity/core";
+import type { ShellEngine } from "@downcity/shell";
+import type { LanguageModel } from "ai";
+import type { HistoryFolders } from "../runtime/history-folders.js";
+import type { ShellCredentials } from "../security/create-shell-credentials.js";
+import type { DaemonHttp } from "./daemon-http.js";
+import { componentOf } from "./define-component.js";
+
+/** What the daemon starts from: the loaded project, its logger and the caller's overrides. */
+export interface DaemonContext {
+  rootDir: string;
+  env: Record<string, string | undefined>;
+  config: DowncityConfig;
+  /** The environment over the project's .env: provider keys may live in either. */
+  configEnv: Record<string, string | undefined>;
+  logger: Logger;
+  listen: { host: string; port: number };
+  /** Replaces the model built from `llm`. */
+  model?: LanguageModel;
+  closeGraceMs: number;
+  /** The built-in plug-ins and those of downcity.json, loaded (failures kept as entries). */
+  plugins: readonly PluginEntry[];
+}
+
+/** Where `downcity …` inside a shell reaches this daemon: the port is filled in after listen, the token issuer by the credentials. */
+export interface ShellCallback {
+  host: string;
+  port?: number;
+  token?: (session: { shellId: string; contextId?: string }) => string | undefined;
+}
+
+/** Every part of a running daemon, by the name of the component that provides it. */
+export interface DaemonParts {
+  context: DaemonContext;
+  /** The configured shared store; `undefined` when downcity.json has no `store`. */
+  store: DowncityStore | undefined;
+  runtime: { runtime: AgentRuntime; model?: LanguageModel; historyFolders: HistoryFolders };
+  usage: undefined;
+  shell: { engine: ShellEngine; callback: ShellCallback };
+  credentials: ShellCredentials;
+  channels: ChannelHost;
+  services: ServiceRegistry;
+  http: DaemonHttp;
+  runs: undefined;
+  jobs: undefined;
+  plugins: PluginHost;
+  intake: { host: string; port: number };
+}
+
+/** Declares one component of the daemon (see ../components/). */
+export const daemonComponent = componentOf<DaemonParts>();
