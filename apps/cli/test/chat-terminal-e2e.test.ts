@@ -1,38 +1,22 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createScriptedModel } from "@downcity/core/test";
-import { initProject, runDaemon } from "@downcity/daemon";
 import { createShellEngine } from "@downcity/shell";
 import { isAlive, until } from "@downcity/testkit";
 import { useTempDir } from "@downcity/testkit/vitest";
 import { describe, expect, test } from "vitest";
 import { cliMain } from "./run-built-cli.js";
+import { startScriptedDaemon } from "./scripted-daemon.js";
 
 const temp = useTempDir("downcity-chat-terminal-");
 
 describe("downcity chat send in a real terminal (PTY)", () => {
   test("streams with dim tool lines, and Ctrl-C cancels the run and kills its command", async () => {
-    const rootDir = join(temp.path, "project");
-    await initProject(rootDir);
-    const env: Record<string, string | undefined> = {
-      ...process.env,
-      DOWNCITY_HOME: join(temp.path, "home"),
-    };
-    for (const key of Object.keys(env))
-      if (key.startsWith("DC_CTX_") || key === "NO_COLOR" || key === "FORCE_COLOR") delete env[key];
-    const scripted = createScriptedModel([
-      {
-        text: "Sleeping now.",
-        toolCalls: [{ toolName: "shell_exec", input: { command: "sleep 47 & echo $! > sleep.pid; wait" } }],
-      },
-    ]);
-    const daemon = await runDaemon({
-      rootDir,
-      env,
-      handleSignals: false,
-      plugins: [],
-      model: scripted.model,
-    });
+    const sleepCall = { toolName: "shell_exec", input: { command: "sleep 47 & echo $! > sleep.pid; wait" } };
+    const { rootDir, env, daemon } = await startScriptedDaemon(
+      temp.path,
+      [{ text: "Sleeping now.", toolCalls: [sleepCall] }],
+      { colors: true },
+    );
     // The CLI runs in a PTY of its own engine, as a user's terminal would run it.
     const terminal = createShellEngine({ rootDir, env, stateDir: join(temp.path, "terminal-state") });
     try {

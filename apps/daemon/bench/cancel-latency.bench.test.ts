@@ -1,7 +1,8 @@
 import { writeFile } from "node:fs/promises";
 import { createScriptedModel } from "@downcity/core/test";
 import { describe, expect, it } from "vitest";
-import { createDaemonClient, ensureToken, initProject, runDaemon } from "../src/index.js";
+import { initProject } from "../src/index.js";
+import { startInProcessDaemon } from "../test/in-process-daemon.js";
 import { createTempWorld } from "../test/temp-project.js";
 
 const percentile = (values: number[], p: number) => {
@@ -21,18 +22,7 @@ describe("cancel latency", () => {
         toolCalls: [{ toolName: "shell_exec", input: { command: "sleep 30" } }],
       })),
     );
-    const daemon = await runDaemon({
-      rootDir,
-      env: world.env,
-      handleSignals: false,
-      plugins: [],
-      model: scripted.model,
-    });
-    const client = createDaemonClient({
-      host: daemon.host,
-      port: daemon.port,
-      token: await ensureToken(world.env),
-    });
+    const { daemon, client } = await startInProcessDaemon(rootDir, world.env, scripted.model);
     const events = new AbortController();
     const toolCalls: Array<() => void> = [];
     let ready: () => void = () => {};

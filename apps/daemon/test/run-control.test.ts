@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDaemonClient, ensureToken, initProject } from "../src/index.js";
 import { runDaemon } from "../src/server.js";
 import { readDaemonLog } from "./daemon-log.js";
+import { startInProcessDaemon } from "./in-process-daemon.js";
 import { createTempWorld } from "./temp-project.js";
 
 /** A command whose real work runs in a grandchild (so killing only the shell would orphan it). */
@@ -49,19 +50,8 @@ describe("run control through the daemon", () => {
       { toolCalls: [{ toolName: "shell_exec", input: { command: grandchild(47, "exec.pid") } }] },
       "next reply",
     ]);
-    const daemon = await runDaemon({
-      rootDir,
-      env: world.env,
-      handleSignals: false,
-      plugins: [],
-      model: scripted.model,
-    });
+    const { daemon, client } = await startInProcessDaemon(rootDir, world.env, scripted.model);
     try {
-      const client = createDaemonClient({
-        host: daemon.host,
-        port: daemon.port,
-        token: await ensureToken(world.env),
-      });
       const events: RuntimeEvent[] = [];
       const stream = new AbortController();
       let ready: () => void = () => {};
@@ -158,19 +148,8 @@ describe("run control through the daemon", () => {
     const config = JSON.parse(await readFile(configPath, "utf8"));
     await writeFile(configPath, JSON.stringify({ ...config, run: { idleTimeoutMs: 300 } }));
     const scripted = createScriptedModel([() => new Promise<never>(() => {}), "awake again"]);
-    const daemon = await runDaemon({
-      rootDir,
-      env: world.env,
-      handleSignals: false,
-      plugins: [],
-      model: scripted.model,
-    });
+    const { daemon, client } = await startInProcessDaemon(rootDir, world.env, scripted.model);
     try {
-      const client = createDaemonClient({
-        host: daemon.host,
-        port: daemon.port,
-        token: await ensureToken(world.env),
-      });
       const started = Date.now();
       const stalled = await client.chatSend({ contextId: "cli:main", text: "hello?" });
       expect(Date.now() - started).toBeLessThan(5000);
@@ -203,18 +182,7 @@ describe("run control through the daemon", () => {
       },
       { toolCalls: [{ toolName: "shell_exec", input: { command: grandchild(47, "exec.pid") } }] },
     ]);
-    const daemon = await runDaemon({
-      rootDir,
-      env: world.env,
-      handleSignals: false,
-      plugins: [],
-      model: scripted.model,
-    });
-    const client = createDaemonClient({
-      host: daemon.host,
-      port: daemon.port,
-      token: await ensureToken(world.env),
-    });
+    const { daemon, client } = await startInProcessDaemon(rootDir, world.env, scripted.model);
     const reply = client
       .chatSend({ contextId: "cli:main", text: "start everything" })
       .catch((error: Error) => error);

@@ -1,11 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { createScriptedModel } from "@downcity/core/test";
-import { createDaemonClient, ensureToken, initProject, runDaemon } from "@downcity/daemon";
 import { isAlive, until } from "@downcity/testkit";
 import { useTempDir } from "@downcity/testkit/vitest";
 import { describe, expect, it } from "vitest";
+import { startScriptedDaemon } from "../../test/scripted-daemon.js";
 import type { CliIo } from "../cli-io.js";
 import { runCli } from "../run-cli.js";
 import { parseSinceValue } from "./usage-command.js";
@@ -29,23 +28,12 @@ function capture(env: NodeJS.ProcessEnv, cwd: string, options: { tty?: boolean }
 
 describe("chat send, chat cancel and usage", () => {
   it("streams on a terminal with tool lines, cancels a running reply, and sums usage", async () => {
-    const rootDir = join(temp.path, "project");
-    await initProject(rootDir);
-    const env: NodeJS.ProcessEnv = { ...process.env, DOWNCITY_HOME: join(temp.path, "home"), NO_COLOR: "1" };
-    for (const key of Object.keys(env)) if (key.startsWith("DC_CTX_")) delete env[key];
-    const scripted = createScriptedModel([
+    const { rootDir, env, daemon, client } = await startScriptedDaemon(temp.path, [
       { toolCalls: [{ toolName: "shell_exec", input: { command: "echo streamed" } }] },
       "Done streaming.",
       "Plain reply.",
       { toolCalls: [{ toolName: "shell_exec", input: { command: "sleep 47 & echo $! > sleep.pid; wait" } }] },
     ]);
-    const daemon = await runDaemon({
-      rootDir,
-      env,
-      handleSignals: false,
-      plugins: [],
-      model: scripted.model,
-    });
     try {
       const streamed = capture(env, rootDir, { tty: true });
       expect(await runCli({ argv: ["chat", "send", "run", "it"], io: streamed.io })).toBe(0);
@@ -62,11 +50,6 @@ describe("chat send, chat cancel and usage", () => {
       expect(await runCli({ argv: ["chat", "cancel"], io: idle.io })).toBe(0);
       expect(idle.out.stdout).toBe("Nothing was running in cli:main.\n");
 
-      const client = createDaemonClient({
-        host: daemon.host,
-        port: daemon.port,
-        token: await ensureToken(env),
-      });
       const reply = client.chatSend({ contextId: "cli:main", text: "sleep" });
       const pid = await until(
         async () =>

@@ -2,11 +2,10 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { contextDir, createHistoryStore } from "@downcity/core";
-import { createScriptedModel } from "@downcity/core/test";
-import { createDaemonClient, ensureToken, initProject, runDaemon } from "@downcity/daemon";
 import { isAlive, until } from "@downcity/testkit";
 import { useTempDir } from "@downcity/testkit/vitest";
 import { describe, expect, it } from "vitest";
+import { startScriptedDaemon } from "../../test/scripted-daemon.js";
 import type { CliIo } from "../cli-io.js";
 import { runChatSession } from "./chat-session.js";
 
@@ -14,26 +13,11 @@ const temp = useTempDir("downcity-chat-session-", "each");
 
 describe("interactive chat", () => {
   it("shows one line per tool call; Ctrl-C cancels the running reply and kills its command; Ctrl-C again leaves", async () => {
-    const rootDir = join(temp.path, "project");
-    await initProject(rootDir);
-    const env = { ...process.env, DOWNCITY_HOME: join(temp.path, "home"), NO_COLOR: "1" };
-    const scripted = createScriptedModel([
+    const { rootDir, env, daemon, client } = await startScriptedDaemon(temp.path, [
       { toolCalls: [{ toolName: "shell_exec", input: { command: "echo hi" } }] },
       "It printed hi.",
       { toolCalls: [{ toolName: "shell_exec", input: { command: "sleep 47 & echo $! > sleep.pid; wait" } }] },
     ]);
-    const daemon = await runDaemon({
-      rootDir,
-      env,
-      handleSignals: false,
-      plugins: [],
-      model: scripted.model,
-    });
-    const client = createDaemonClient({
-      host: daemon.host,
-      port: daemon.port,
-      token: await ensureToken(env),
-    });
     const stdin = new PassThrough();
     const stdout = new PassThrough();
     let output = "";
