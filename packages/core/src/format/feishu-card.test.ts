@@ -57,7 +57,7 @@ describe("renderFeishuCard", () => {
 
   it("turns images into links, links it cannot open into text, and a fifth table into a code block", () => {
     expect(renderFeishuMarkdown("![pic](https://x.test/p.png) [f](file:///etc/passwd)")).toBe(
-      "[pic](https://x.test/p.png) f (file:///etc/passwd)",
+      "[pic](https://x.test/p.png) \\[f\\](file:///etc/passwd)",
     );
     const table = "| a |\n|---|\n| 1 |";
     const rendered = renderFeishuMarkdown(Array.from({ length: 5 }, () => table).join("\n\n"));

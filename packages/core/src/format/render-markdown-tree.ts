@@ -1,11 +1,10 @@
-import type { Definition, List, Nodes, Parents, PhrasingContent, Root, RootContent, Table } from "mdast";
+import type { List, Parents, PhrasingContent, Root, RootContent, Table } from "mdast";
 import { layoutTable } from "./layout-table.js";
 import { plainTextTarget } from "./plain-text-target.js";
 import type { RenderedTable, RenderTarget } from "./render-target.js";
 
 interface Walk {
   target: RenderTarget;
-  definitions: ReadonlyMap<string, Definition>;
   quoteDepth: number;
   listDepth: number;
   inLink: boolean;
@@ -22,21 +21,10 @@ const inlineTags: Record<string, "underline" | "spoiler"> = {
 /**
  * Renders an mdast tree through a target: blocks separated by a blank line, headings and quotes as
  * the target spells them, lists as `•`/`1.` lines indented under their marker, tables laid out as
- * aligned monospace text, link references resolved against their definitions.
+ * aligned monospace text.
  */
 export function renderMarkdownTree(root: Root, target: RenderTarget): string {
-  const definitions = new Map<string, Definition>();
-  collectDefinitions(root, definitions);
-  return blocks(root.children, { target, definitions, quoteDepth: 0, listDepth: 0, inLink: false }, "\n\n");
-}
-
-function collectDefinitions(node: Nodes, into: Map<string, Definition>): void {
-  if (node.type === "definition") {
-    // The first definition of a label wins, as CommonMark says.
-    if (!into.has(node.identifier)) into.set(node.identifier, node);
-    return;
-  }
-  if ("children" in node) for (const child of node.children) collectDefinitions(child, into);
+  return blocks(root.children, { target, quoteDepth: 0, listDepth: 0, inLink: false }, "\n\n");
 }
 
 function blocks(nodes: readonly RootContent[], walk: Walk, separator: string): string {
@@ -171,16 +159,8 @@ function phrasing(node: PhrasingContent, walk: Walk): string {
       return target.text(node.value);
     case "link":
       return link(node.children, node.url, walk);
-    case "linkReference": {
-      const definition = walk.definitions.get(node.identifier);
-      return definition ? link(node.children, definition.url, walk) : inline(node.children, walk);
-    }
     case "image":
       return image(node.alt, node.url, walk);
-    case "imageReference": {
-      const definition = walk.definitions.get(node.identifier);
-      return definition ? image(node.alt, definition.url, walk) : target.text(node.alt ?? "");
-    }
     default:
       return "children" in node ? inline((node as Parents).children as PhrasingContent[], walk) : "";
   }

@@ -16,10 +16,10 @@ describe("renderTelegramHtml", () => {
 
   it("escapes every text and the & in link URLs", () => {
     expect(renderTelegramHtml("a < b && c > d <email@example.com> [q](https://x.test/?a=1&b=<2>)")).toBe(
-      'a &lt; b &amp;&amp; c &gt; d email@example.com <a href="https://x.test/?a=1&amp;b=&lt;2&gt;">q</a>',
+      'a &lt; b &amp;&amp; c &gt; d email@example.com <a href="https://x.test/?a=1&amp;b=%3C2%3E">q</a>',
     );
     expect(renderTelegramHtml('[x](https://x.test/?q="1"&r=2)')).toBe(
-      '<a href="https://x.test/?q=&quot;1&quot;&amp;r=2">x</a>',
+      '<a href="https://x.test/?q=%221%22&amp;r=2">x</a>',
     );
     expect(escapeHtml(`<a href="x">&</a>`)).toBe("&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;");
   });
@@ -31,12 +31,12 @@ describe("renderTelegramHtml", () => {
     );
   });
 
-  it("renders links, reference links and images; links Telegram cannot open become text", () => {
+  it("renders links, reference links and images; unsafe and relative ones are text", () => {
     expect(renderTelegramHtml("[docs][d] and ![logo](https://x.test/l.png)\n\n[d]: https://docs.test")).toBe(
       '<a href="https://docs.test">docs</a> and <a href="https://x.test/l.png">logo</a>',
     );
     expect(renderTelegramHtml("[run](javascript:alert(1)) [file](./a.md)")).toBe(
-      "run (javascript:alert(1)) file (./a.md)",
+      "[run](javascript:alert(1)) file (./a.md)",
     );
     expect(renderTelegramHtml("[`code` in **link**](https://x.test)")).toBe(
       '<a href="https://x.test">code in <b>link</b></a>',

@@ -5,6 +5,7 @@ import type { RenderTarget } from "./render-target.js";
 
 /** Escapes text for Telegram's HTML parse mode (and any HTML): `&`, `<`, `>` and, for attributes, `"`. */
 export function escapeHtml(text: string): string {
+  if (!/[&<>"]/.test(text)) return text;
   return text.replace(/[&<>"]/g, (character) => htmlEscapes[character] ?? character);
 }
 
