@@ -6,11 +6,16 @@ import { loadDaemonApi } from "../daemon/load-daemon-api.js";
 import { printData } from "../output/print-data.js";
 
 type JsonOption = { json?: boolean };
-type AgentRow = { projectRoot: string; pid: number; startedAt: string };
+type AgentRow = { projectRoot: string; pid: number; startedAt: string; stoppedAt?: string };
 
-function describeAgents(agents: AgentRow[], removed: AgentRow[]): string {
+function describeAgents(agents: AgentRow[], removed: AgentRow[], stopped: AgentRow[] = []): string {
   const lines = agents.map((agent) => `${agent.projectRoot}  pid ${agent.pid}  since ${agent.startedAt}`);
-  if (agents.length === 0) lines.push("No agents registered (`downcity agent on [dir]` adds one).");
+  for (const agent of stopped)
+    lines.push(
+      `${agent.projectRoot}  stopped ${agent.stoppedAt ?? ""}  (\`downcity agent off ${agent.projectRoot}\` removes it)`,
+    );
+  if (agents.length + stopped.length === 0)
+    lines.push("No agents registered (every `downcity start` registers its agent).");
   for (const agent of removed)
     lines.push(`removed stale entry: ${agent.projectRoot} (pid ${agent.pid} is gone)`);
   return lines.join("\n");
@@ -67,12 +72,18 @@ export function registerConsoleCommand(program: Command, io: CliIo): void {
   consoleCommand
     .command("open")
     .description(
-      "Print a one-time login link to the web console (single use, valid 60 s) and open it in a browser when there is a display",
+      "Start the console if needed, print a one-time login link (single use, valid 60 s) and open it in a browser when there is a display",
     )
     .option("--print", "only print the link; do not open a browser")
     .option("--json", "print the link as JSON")
     .action(async (options: JsonOption & { print?: boolean }) => {
       const api = await loadDaemonApi();
+      // One command: the console starts first when it does not run yet.
+      const consoleProcess = await api.startConsole({ env: io.env });
+      if (!consoleProcess.alreadyRunning && !options.json)
+        io.stderr.write(
+          `Console: started (pid ${consoleProcess.pid}) on http://${consoleProcess.host}:${consoleProcess.port}\n`,
+        );
       const link = await api.createConsoleLoginLink({ env: io.env });
       const opened = !options.print && !options.json && openBrowser(link.url, io.env);
       printData(
@@ -116,7 +127,7 @@ export function registerConsoleCommand(program: Command, io: CliIo): void {
             status.running
               ? `Console: running (pid ${status.pid}) on http://${status.host}:${status.port}`
               : "Console: not running (start it with `downcity console start`)",
-            describeAgents(status.agents, status.removedAgents),
+            describeAgents(status.agents, status.removedAgents, status.stoppedAgents),
           ].join("\n"),
       });
       if (!status.running) throw new CliExit(exitCodes.notRunning);
@@ -125,7 +136,7 @@ export function registerConsoleCommand(program: Command, io: CliIo): void {
   consoleCommand
     .command("agents")
     .description(
-      "List registered agents; entries whose process is gone (or whose pid was reused) are removed",
+      "List registered agents: running, stopped (kept until `agent off` removes them); entries of crashed daemons are removed",
     )
     .option("--json", "print the agents as JSON")
     .action(async (options: JsonOption) => {
@@ -133,7 +144,7 @@ export function registerConsoleCommand(program: Command, io: CliIo): void {
       const listed = await api.listAgents({ env: io.env });
       printData(io, listed, {
         json: options.json,
-        human: () => describeAgents(listed.agents, listed.removed),
+        human: () => describeAgents(listed.agents, listed.removed, listed.stopped),
       });
     });
 }

@@ -11,6 +11,8 @@ export const agentEntrySchema = z.object({
   updatedAt: z.string(),
   /** Kernel start time of the pid, so a recycled pid is not taken for the agent. */
   pidStartTime: z.string().nullable().optional(),
+  /** Set when the daemon stopped cleanly: the agent stays listed, as stopped, until the user removes it. */
+  stoppedAt: z.string().optional(),
 });
 
 /** A registered agent. */
@@ -83,13 +85,19 @@ export function removeAgentEntry(
   });
 }
 
-/** Lists registered agents whose pid is alive with a matching start time; stale entries are removed. */
+/**
+ * Lists registered agents: `agents` whose pid is alive with a matching start time, `stopped` ones
+ * (their daemon stopped cleanly; kept until the user removes them with `downcity agent off`), and
+ * the stale entries it `removed` (a pid that died without stopping: a crash or a kill).
+ */
 export function listAgents(
   options: { env?: Record<string, string | undefined> } = {},
-): Promise<{ agents: AgentEntry[]; removed: AgentEntry[] }> {
+): Promise<{ agents: AgentEntry[]; stopped: AgentEntry[]; removed: AgentEntry[] }> {
   return updateAgentRegistry(options.env ?? process.env, (entries) => {
-    const agents = entries.filter((entry) => isProcessAlive(entry.pid, entry.pidStartTime ?? null));
-    const removed = entries.filter((entry) => !agents.includes(entry));
-    return { entries: agents, result: { agents, removed } };
+    const alive = (entry: AgentEntry) => isProcessAlive(entry.pid, entry.pidStartTime ?? null);
+    const agents = entries.filter((entry) => !entry.stoppedAt && alive(entry));
+    const stopped = entries.filter((entry) => entry.stoppedAt && !alive(entry));
+    const removed = entries.filter((entry) => !agents.includes(entry) && !stopped.includes(entry));
+    return { entries: [...agents, ...stopped], result: { agents, stopped, removed } };
   });
 }

@@ -66,17 +66,15 @@ async function describe(projectRoot: string, now: number): Promise<AgentView> {
 }
 
 /**
- * Creates the console's view of its agents: every project in `agents.json` plus every project seen
- * since this console started (so an agent stopped from the CLI stays listed, as stopped).
+ * Creates the console's view of its agents: every project in `agents.json`, running or stopped (a
+ * stopped daemon stays registered until the user removes it with `downcity agent off`).
  */
 export function createConsoleAgents(options: { env: Env; token: string; now?: () => number }): ConsoleAgents {
   const { env, token } = options;
   const now = options.now ?? Date.now;
-  const seen = new Set<string>();
-  const known = async (): Promise<string[]> => {
-    for (const entry of await readAgentEntries(env)) seen.add(entry.projectRoot);
-    return [...seen].sort();
-  };
+  // The registry alone: the CLI (`console agents`) and this page list the same agents, stopped ones included.
+  const known = async (): Promise<string[]> =>
+    [...new Set((await readAgentEntries(env)).map((entry) => entry.projectRoot))].sort();
   const root = async (agent: string): Promise<string> => {
     if (!(await known()).includes(agent)) {
       throw new DowncityError("NOT_FOUND", `No registered agent at ${agent}; see the agents page`, {

@@ -22,6 +22,8 @@ export interface ConsoleStatus {
   version?: string;
   staleCleaned?: boolean;
   agents: AgentEntry[];
+  /** Agents whose daemon stopped cleanly: listed until the user removes them (`downcity agent off`). */
+  stoppedAgents: AgentEntry[];
   removedAgents: AgentEntry[];
 }
 
@@ -58,7 +60,7 @@ export async function consoleProcess(env: Env): Promise<{ meta?: DaemonMeta; sta
 export async function consoleStatus(options: { env?: Env } = {}): Promise<ConsoleStatus> {
   const env = options.env ?? process.env;
   const { meta, staleCleaned } = await consoleProcess(env);
-  const { agents, removed } = await listAgents({ env });
+  const { agents, stopped, removed } = await listAgents({ env });
   return {
     running: Boolean(meta),
     ...(meta
@@ -66,6 +68,7 @@ export async function consoleStatus(options: { env?: Env } = {}): Promise<Consol
       : {}),
     ...(staleCleaned ? { staleCleaned } : {}),
     agents,
+    stoppedAgents: stopped,
     removedAgents: removed,
   };
 }
