@@ -8,6 +8,7 @@ import {
   type ScriptedCall,
   startOpenAICompatibleServer,
 } from "@downcity/core/test";
+import { until } from "@downcity/testkit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { cliMain, runBuiltCli } from "./run-built-cli.js";
 
@@ -154,13 +155,12 @@ describe("end to end through the built CLI", () => {
     child.stdout.on("data", (chunk: Buffer) => {
       output += chunk.toString("utf8");
     });
-    const waitFor = async (needle: string) => {
-      const deadline = Date.now() + 15000;
-      while (!output.includes(needle)) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${needle}; got:\n${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    };
+    const waitFor = (needle: string) =>
+      until(
+        () => output.includes(needle),
+        () => `${needle}; got:\n${output}`,
+        15_000,
+      );
     await waitFor("Type a message");
     child.stdin.write("hello stream\n");
     await waitFor("agent› echo: hello stream\n");
@@ -192,11 +192,11 @@ describe("end to end through the built CLI", () => {
     child.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString("utf8");
     });
-    const deadline = Date.now() + 15000;
-    while (!stderr.includes("listening on")) {
-      if (Date.now() > deadline) throw new Error(`run did not start: ${stderr}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await until(
+      () => stderr.includes("listening on"),
+      () => `the run to start: ${stderr}`,
+      15_000,
+    );
     expect((await cli(["status"])).code).toBe(0);
     child.kill("SIGINT");
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
@@ -220,13 +220,12 @@ describe("demo", () => {
     child.stdout.on("data", (chunk: Buffer) => {
       output += chunk.toString("utf8");
     });
-    const waitFor = async (needle: string) => {
-      const deadline = Date.now() + 20000;
-      while (!output.includes(needle)) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${needle}; got:\n${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    };
+    const waitFor = (needle: string) =>
+      until(
+        () => output.includes(needle),
+        () => `${needle}; got:\n${output}`,
+        20_000,
+      );
     try {
       await waitFor("Type a message");
       expect(output).toContain("SCRIPTED STAND-IN, not an LLM");

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createScriptedModel, startOpenAICompatibleServer } from "@downcity/core/test";
+import { until } from "@downcity/testkit";
 import { afterAll, describe, it } from "vitest";
 import {
   createDaemonClient,
@@ -31,16 +32,12 @@ const packageDir = new URL("..", import.meta.url);
 
 /** Polls `/api/health` until it answers 200 (the daemon's own start-up check does the same). */
 async function healthy(port: number): Promise<void> {
-  const deadline = Date.now() + 15000;
-  while (Date.now() < deadline) {
-    const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then(
+  const health = () =>
+    fetch(`http://127.0.0.1:${port}/api/health`).then(
       (response) => response.ok,
       () => false,
     );
-    if (ok) return;
-    await sleep(20);
-  }
-  throw new Error(`nothing healthy on port ${port}`);
+  await until(health, `a healthy daemon on port ${port}`, 15_000);
 }
 
 /** Starts the bare-fastify process baseline and resolves once it answers its health check. */

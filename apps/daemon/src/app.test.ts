@@ -11,6 +11,7 @@ import {
 } from "@downcity/core";
 import { createScriptedModel } from "@downcity/core/test";
 import { createShellEngine, type ShellEngine } from "@downcity/shell";
+import { until } from "@downcity/testkit";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDaemonApp } from "./app.js";
@@ -291,14 +292,15 @@ describe("HTTP hardening (app.inject)", () => {
     expect(response.json()).toEqual({ messageId: "cli:m-1", contextId: "cli:nowait" });
     const inbox = await readFile(join(dir, ".downcity", "channels", "inbox.jsonl"), "utf8");
     expect(inbox).toContain('"eventId":"m-1"');
-    const deadline = Date.now() + 10000;
-    let roles: string[] = [];
-    while (Date.now() < deadline) {
-      const history = await send({ url: "/api/chat/history?contextId=cli:nowait&last=5" });
-      roles = history.json().messages.map((message: { role: string }) => message.role);
-      if (roles.length === 2) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const roles = await until(
+      async () => {
+        const history = await send({ url: "/api/chat/history?contextId=cli:nowait&last=5" });
+        const seen: string[] = history.json().messages.map((message: { role: string }) => message.role);
+        return seen.length === 2 ? seen : undefined;
+      },
+      "the reply in the history",
+      10_000,
+    );
     expect(roles).toEqual(["user", "assistant"]);
     const again = await send({
       url: "/api/chat/send",

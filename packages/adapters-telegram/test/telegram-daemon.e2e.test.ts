@@ -90,15 +90,13 @@ describe("telegram through the daemon: pairing, approval, groups and topics, a c
   test("a 409 Conflict shows in downcity channels list as retrying, then clears", async () => {
     type Listed = { channels: Array<{ name: string; state: string; error?: string }> };
     daemon.fake.setConflict(true);
-    const conflicted = await (async () => {
-      const deadline = Date.now() + 20_000;
-      for (;;) {
-        const listed = await daemon.project.json<Listed>(["channels", "list", "--json"]);
-        const channel = listed.channels.find((entry) => entry.name === "tg");
-        if (channel?.state === "retrying") return channel;
-        if (Date.now() > deadline) throw new Error(`no retrying state: ${JSON.stringify(listed)}`);
-      }
-    })();
+    let lastList: Listed | undefined;
+    const retrying = async () => {
+      lastList = await daemon.project.json<Listed>(["channels", "list", "--json"]);
+      const channel = lastList.channels.find((entry) => entry.name === "tg");
+      return channel?.state === "retrying" ? channel : undefined;
+    };
+    const conflicted = await until(retrying, () => `a retrying state: ${JSON.stringify(lastList)}`, 20_000);
     expect(conflicted.error).toMatch(/409 Conflict: another process is polling this bot token/);
     daemon.fake.setConflict(false);
     daemon.fake.injectMessage({ from: { id: 5001, username: "ada" }, text: "after the conflict" });

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DowncityError } from "@downcity/core";
+import { until } from "@downcity/testkit";
 import { bundleFromSource } from "@downcity/testkit/bundle";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -106,16 +107,12 @@ describe("polling channels", () => {
       children.push(child);
       return child;
     };
-    const waitFor = async (line: string, timeoutMs: number) => {
-      const deadline = Date.now() + timeoutMs;
-      while (!said.includes(line)) {
-        if (Date.now() > deadline)
-          throw new Error(`no "${line}" after ${timeoutMs} ms; heard ${said.join(", ")}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    };
     const first = start("w1");
-    await waitFor("polling w1", 20_000);
+    await until(
+      () => said.includes("polling w1"),
+      () => `"polling w1"; heard ${said.join(", ")}`,
+      20_000,
+    );
     start("w2");
     start("w3");
     // Both others are up and retrying every 100 ms; neither may poll while w1 lives.
@@ -123,8 +120,7 @@ describe("polling channels", () => {
     expect(said).toEqual(["polling w1"]);
     const killedAt = Date.now();
     first.kill("SIGKILL");
-    const deadline = Date.now() + 10_000;
-    while (said.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    await until(() => said.length >= 2, "another worker to poll", 10_000);
     expect(said.length).toBe(2);
     expect(["polling w2", "polling w3"]).toContain(said[1]);
     expect(Date.now() - killedAt).toBeLessThan(5000);

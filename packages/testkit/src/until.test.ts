@@ -29,6 +29,20 @@ describe("until", () => {
     );
   });
 
+  it("asks a function for what it waited for only when it times out, to report what the test saw", async () => {
+    process.env.DOWNCITY_TEST_TIME_SCALE = "1";
+    let output = "";
+    let asked = 0;
+    const what = () => {
+      asked += 1;
+      return `"ready" in ${JSON.stringify(output)}`;
+    };
+    const done = until(() => output.includes("ready"), what, { timeoutMs: 40, intervalMs: 5 });
+    output = "starting";
+    await expect(done).rejects.toThrow('waiting for "ready" in "starting"');
+    expect(asked).toBe(1);
+  });
+
   it("stretches its deadline by DOWNCITY_TEST_TIME_SCALE", async () => {
     process.env.DOWNCITY_TEST_TIME_SCALE = "3";
     const started = Date.now();

@@ -18,12 +18,13 @@ export type UntilCheck<T> = () => T | undefined | false | Promise<T | undefined 
 
 /**
  * Polls `check` until it returns something other than `undefined`/`false` and returns that value; fails
- * with `timed out after <ms> ms waiting for <what>` once the scaled deadline passes. A check that throws
+ * with `timed out after <ms> ms waiting for <what>` once the scaled deadline passes (`what` may be a
+ * function, asked then, to report what the test saw). A check that throws
  * fails the wait at once. A number as `options` is the timeout.
  */
 export async function until<T>(
   check: UntilCheck<T>,
-  what: string,
+  what: string | (() => string),
   options: UntilOptions | number = {},
 ): Promise<T> {
   const {
@@ -36,7 +37,10 @@ export async function until<T>(
   for (;;) {
     const value = await check();
     if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${budget} ms waiting for ${what}`);
+    if (Date.now() > deadline) {
+      const described = typeof what === "function" ? what() : what;
+      throw new Error(`timed out after ${budget} ms waiting for ${described}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

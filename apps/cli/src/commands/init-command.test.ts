@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
+import { until } from "@downcity/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { cliMain, runBuiltCli } from "../../test/run-built-cli.js";
 
@@ -70,11 +70,11 @@ describe("downcity init", () => {
       const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
       let seen = 0;
       const answer = async (prompt: string, keys: string) => {
-        const deadline = Date.now() + 15000;
-        while (output.indexOf(prompt, seen) < 0) {
-          if (Date.now() > deadline) throw new Error(`no prompt "${prompt}" in:\n${output}`);
-          await sleep(20);
-        }
+        await until(
+          () => output.indexOf(prompt, seen) >= 0,
+          () => `prompt "${prompt}" in:\n${output}`,
+          15_000,
+        );
         seen = output.indexOf(prompt, seen) + prompt.length;
         child.stdin.write(keys);
       };
@@ -110,16 +110,15 @@ describe("downcity init", () => {
       output += chunk.toString("utf8");
     });
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    const deadline = Date.now() + 15000;
     let answered = false;
-    while (!output.includes("Model id: ")) {
-      if (Date.now() > deadline) throw new Error(`no model prompt in:\n${output}`);
+    const modelPrompt = () => {
       if (output.includes("Provider (") && !answered) {
         child.stdin.write("\r");
         answered = true;
       }
-      await sleep(20);
-    }
+      return output.includes("Model id: ");
+    };
+    await until(modelPrompt, () => `the model prompt in:\n${output}`, 15_000);
     child.stdin.write("\x03");
     expect(await exited).toBe(130);
     expect(output).toContain("Cancelled: nothing was written.");

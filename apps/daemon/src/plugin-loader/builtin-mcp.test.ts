@@ -11,6 +11,7 @@ import {
 } from "@downcity/core";
 import { createScriptedModel } from "@downcity/core/test";
 import { mcpPlugin } from "@downcity/mcp";
+import { until } from "@downcity/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 
 // A real stdio MCP server from @downcity/mcp's fixtures (it resolves the SDK from that package).
@@ -65,13 +66,17 @@ describe("built-in mcp plug-in", () => {
     expect(setup.status()).toEqual([expect.objectContaining({ name: "mcp", state: "loaded" })]);
     cleanups.push(async () => setup.close());
 
-    const deadline = Date.now() + 10000;
-    let servers: Array<{ name: string; status: string }> = [];
-    while (Date.now() < deadline) {
-      servers = ((await registry.invoke("mcp", "list", {})) as { servers: typeof servers }).servers;
-      if (servers.every((server) => server.status !== "connecting" && server.status !== "closed")) break;
-      await new Promise((done) => setTimeout(done, 50));
-    }
+    type Server = { name: string; status: string };
+    const servers = await until(
+      async () => {
+        const listed = ((await registry.invoke("mcp", "list", {})) as { servers: Server[] }).servers;
+        return (
+          listed.every((server) => server.status !== "connecting" && server.status !== "closed") && listed
+        );
+      },
+      "every mcp server to settle",
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
     expect(servers).toEqual([
       expect.objectContaining({ name: "broken", status: "error" }),
       expect.objectContaining({ name: "growing", status: "ready" }),

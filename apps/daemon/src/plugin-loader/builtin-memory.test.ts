@@ -10,6 +10,7 @@ import {
 } from "@downcity/core";
 import { createScriptedModel } from "@downcity/core/test";
 import { memoryPlugin } from "@downcity/memory";
+import { until } from "@downcity/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 
 describe("built-in memory plug-in", () => {
@@ -45,13 +46,15 @@ describe("built-in memory plug-in", () => {
     cleanups.push(async () => setup.close());
 
     await runtime.send({ contextId: "console:main", text: "I am Ada." });
-    const deadline = Date.now() + 5000;
-    let status: { entries?: number; pending?: number } = {};
-    while (Date.now() < deadline) {
-      status = (await registry.invoke("memory", "status", { contextId: "console:main" })) as typeof status;
-      if (status.entries === 1 && status.pending === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    type Status = { entries?: number; pending?: number };
+    const status = await until(
+      async () => {
+        const now = (await registry.invoke("memory", "status", { contextId: "console:main" })) as Status;
+        return now.entries === 1 && now.pending === 0 ? now : undefined;
+      },
+      "the memory to settle at one entry",
+      5000,
+    );
     expect(status).toMatchObject({ entries: 1, pending: 0 });
     expect(model.calls[0]?.tools).toEqual(expect.arrayContaining(["memory_remember", "memory_search"]));
     await expect(runtime.send({ contextId: "console:main", text: "Who am I?" })).resolves.toMatchObject({

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createShellEngine, type ShellEngine } from "@downcity/shell";
+import { until } from "@downcity/testkit";
 import { afterEach, expect, test } from "vitest";
 import { createShellCredentials, type ShellCredentials } from "./create-shell-credentials.js";
 
@@ -32,9 +33,7 @@ test("tokens of ended sessions are swept once they pile up; a live session keeps
   expect(credentials.tokens.size()).toBe(4);
   // The fifth session finds four tokens and sweeps the three of ended commands.
   await (engine as ShellEngine).exec({ command: "true" }, { contextId: "cli:other" });
-  const deadline = Date.now() + 5000;
-  while (credentials.tokens.size() > 2 && Date.now() < deadline)
-    await new Promise((done) => setTimeout(done, 10));
+  await until(() => credentials.tokens.size() <= 2, "the sweep of the ended commands' tokens", 5000);
   const grants = credentials.tokens.entries().map(([, grant]) => grant);
   expect(grants.map((grant) => grant.shellId)).toContain(live.shell_id);
   expect(grants.find((grant) => grant.shellId === live.shell_id)?.contextId).toBe("cli:main");
