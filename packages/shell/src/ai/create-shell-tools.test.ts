@@ -2,6 +2,7 @@ import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, describe, expect, test } from "vitest";
 import { createTempEngine, type TempEngine } from "../testing/create-temp-engine.js";
+import { shellToolNames } from "../testing/shell-tool-names.js";
 import { createShellTools } from "./create-shell-tools.js";
 
 let temp: TempEngine;
@@ -63,17 +64,7 @@ describe("createShellTools", () => {
   test("exposes the nine tools with zod input schemas", () => {
     temp = createTempEngine();
     const tools = createShellTools(temp.engine, { contextId: "c" });
-    expect(Object.keys(tools).sort()).toEqual([
-      "shell_close",
-      "shell_exec",
-      "shell_list",
-      "shell_read",
-      "shell_sleep",
-      "shell_start",
-      "shell_status",
-      "shell_wait",
-      "shell_write",
-    ]);
+    expect(Object.keys(tools).sort()).toEqual(shellToolNames);
   });
 
   test("a scripted model drives start, write, wait, status, read, exec and close", async () => {

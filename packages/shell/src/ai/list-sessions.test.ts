@@ -2,6 +2,7 @@ import { freePort } from "@downcity/testkit";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { shellListToolInput } from "../shell-inputs.js";
 import { createTempEngine, type TempEngine } from "../testing/create-temp-engine.js";
+import { shellToolNames } from "../testing/shell-tool-names.js";
 import { createShellTools } from "./create-shell-tools.js";
 import { listSessions } from "./list-sessions.js";
 
@@ -85,17 +86,7 @@ describe("shell_list", () => {
   test("is one of the nine tools, enforced by name like the others", () => {
     temp = createTempEngine();
     const tools = createShellTools(temp.engine, { contextId: "c" });
-    expect(Object.keys(tools).sort()).toEqual([
-      "shell_close",
-      "shell_exec",
-      "shell_list",
-      "shell_read",
-      "shell_sleep",
-      "shell_start",
-      "shell_status",
-      "shell_wait",
-      "shell_write",
-    ]);
+    expect(Object.keys(tools).sort()).toEqual(shellToolNames);
     expect(shellListToolInput.parse({})).toEqual({ scope: "chat", status: "all", limit: 50 });
     expect(shellListToolInput.safeParse({ status: "live" }).success).toBe(false);
   });
