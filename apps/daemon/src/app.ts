@@ -38,7 +38,7 @@ export interface DaemonAppOptions {
   bodyLimit?: number;
   /** The channel host: chat messages go through its durable inbox (without one, straight to the runtime). */
   channels?: ChannelHost;
-  /** The plug-ins and their states, for `GET /api/plugins` [the route is left to the caller]. */
+  /** The plug-ins and their states, for `GET /api/plugins` [none]. */
   plugins?: () => PluginStatus[];
   /** Shell children's capability tokens and how to check their sessions [none: only the user token passes]. */
   capabilities?: CapabilityScopeOptions;
@@ -100,8 +100,7 @@ export function buildDaemonApp(options: DaemonAppOptions): FastifyInstance {
     ...(options.keepAliveMs ? { keepAliveMs: options.keepAliveMs } : {}),
   });
   app.register(serviceRoutes, { registry: options.registry });
-  // Without `plugins`, the host registers `GET /api/plugins` itself once its plug-ins are set up.
-  if (options.plugins) app.register(pluginRoutes, { plugins: options.plugins });
+  app.register(pluginRoutes, { plugins: options.plugins ?? (() => []) });
   app.register(contextRoutes, { runtime: options.runtime });
   app.register(logRoutes, { runtime: options.runtime });
   return app;

@@ -2,7 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { definePlugin, type PluginSetup } from "@downcity/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { daemonStatus, initProject } from "../src/index.js";
+import { createDaemonClient, daemonStatus, ensureToken, initProject } from "../src/index.js";
 import { runDaemon } from "../src/server.js";
 import { createTempWorld } from "./temp-project.js";
 
@@ -106,6 +106,16 @@ describe("downcity.json sections and plug-ins at start-up", () => {
       expect(plugins.filter((plugin) => plugin.state === "loaded").map((plugin) => plugin.name)).toEqual([
         "first",
         "last",
+      ]);
+      const client = createDaemonClient({
+        host: daemon.host,
+        port: daemon.port,
+        token: await ensureToken(world.env),
+      });
+      expect((await client.plugins()).plugins.map((plugin) => [plugin.name, plugin.state])).toEqual([
+        ["first", "loaded"],
+        ["misshapen", "failed"],
+        ["last", "loaded"],
       ]);
     } finally {
       await daemon.close();

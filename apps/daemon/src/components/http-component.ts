@@ -12,17 +12,20 @@ export const httpComponent = daemonComponent({
   name: "http",
   dependsOn: ["context", "runtime", "services", "credentials", "channels"],
   async setup({ context, runtime: { runtime }, services, credentials, channels }) {
-    const app = buildDaemonApp({
-      runtime,
-      registry: services,
-      token: await ensureToken(context.env),
-      capabilities: credentials.scope,
-      logger: context.logger,
-      version: daemonVersion(),
-      channels,
-      ...(context.config.name ? { name: context.config.name } : {}),
-    });
-    const http = createDaemonHttp(app);
+    const token = await ensureToken(context.env);
+    const http = createDaemonHttp((pluginStatus) =>
+      buildDaemonApp({
+        runtime,
+        registry: services,
+        token,
+        capabilities: credentials.scope,
+        logger: context.logger,
+        version: daemonVersion(),
+        channels,
+        plugins: pluginStatus,
+        ...(context.config.name ? { name: context.config.name } : {}),
+      }),
+    );
     return { value: http, close: () => http.closed() };
   },
 });

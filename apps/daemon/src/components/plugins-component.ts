@@ -1,6 +1,5 @@
 import { setupPlugins } from "@downcity/core";
 import { daemonComponent } from "../host/daemon-parts.js";
-import { pluginRoutes } from "../routes/plugin-routes.js";
 
 /**
  * The plug-ins (built-in and from downcity.json): their tools, prompt providers, services and
@@ -20,7 +19,7 @@ export const pluginsComponent = daemonComponent({
       plugins: context.plugins,
     });
     runtime.historyFolders.claim((contextId) => host.historyDir(contextId));
-    http.app.register(pluginRoutes, { plugins: () => host.status() });
+    http.servePluginStatus(() => host.status());
     return { value: host, close: () => host.close() };
   },
 });
