@@ -8,7 +8,7 @@ import {
   type ScriptedCall,
   startOpenAICompatibleServer,
 } from "@downcity/core/test";
-import { until } from "@downcity/testkit";
+import { until, watchOutput } from "@downcity/testkit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { cliMain, runBuiltCli } from "./run-built-cli.js";
 
@@ -151,16 +151,8 @@ describe("end to end through the built CLI", () => {
       env: { ...process.env, DOWNCITY_HOME: home },
       stdio: ["pipe", "pipe", "pipe"],
     });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk.toString("utf8");
-    });
-    const waitFor = (needle: string) =>
-      until(
-        () => output.includes(needle),
-        () => `${needle}; got:\n${output}`,
-        15_000,
-      );
+    const output = watchOutput(child.stdout);
+    const waitFor = (needle: string) => output.waitFor(needle, 15_000);
     await waitFor("Type a message");
     child.stdin.write("hello stream\n");
     await waitFor("agent› echo: hello stream\n");
@@ -176,7 +168,7 @@ describe("end to end through the built CLI", () => {
     child.stdin.write("/exit\n");
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
     expect(code).toBe(0);
-    expect(output.match(/echo: hello stream/g)).toHaveLength(1);
+    expect(output.text.match(/echo: hello stream/g)).toHaveLength(1);
     expect((await cli(["start"])).code).toBe(0);
     expect((await cli(["restart", "--json"])).code).toBe(0);
     expect((await cli(["status"])).code).toBe(0);
@@ -216,20 +208,12 @@ describe("demo", () => {
       env: env as NodeJS.ProcessEnv,
       stdio: ["pipe", "pipe", "pipe"],
     });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk.toString("utf8");
-    });
-    const waitFor = (needle: string) =>
-      until(
-        () => output.includes(needle),
-        () => `${needle}; got:\n${output}`,
-        20_000,
-      );
+    const output = watchOutput(child.stdout);
+    const waitFor = (needle: string) => output.waitFor(needle, 20_000);
     try {
       await waitFor("Type a message");
-      expect(output).toContain("SCRIPTED STAND-IN, not an LLM");
-      const projectDir = /Project: (\S+)/.exec(output)?.[1] ?? "";
+      expect(output.text).toContain("SCRIPTED STAND-IN, not an LLM");
+      const projectDir = /Project: (\S+)/.exec(output.text)?.[1] ?? "";
       expect(existsSync(join(projectDir, "downcity.json"))).toBe(true);
       child.stdin.write("run echo demo-ok\n");
       await waitFor("demo-ok\n");

@@ -9,3 +9,4 @@ export { seededRandom } from "./seeded-random.js";
 export { createTempDir, type TempDir } from "./temp-dir.js";
 export { scaledMs, testTimeScale } from "./time-scale.js";
 export { type UntilCheck, type UntilOptions, until } from "./until.js";
+export { type WatchedOutput, watchOutput } from "./watch-output.js";
