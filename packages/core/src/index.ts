@@ -93,7 +93,15 @@ export {
 } from "./errors/error-codes.js";
 export { errorFromZod } from "./errors/zod-issue-message.js";
 export { chunkHtml } from "./format/chunk-html.js";
-export { type FeishuCard, feishuCard, renderFeishuCard, renderFeishuMarkdown } from "./format/feishu-card.js";
+export { chunkMarkdown } from "./format/chunk-markdown.js";
+export {
+  type FeishuCard,
+  feishuCard,
+  feishuCardMarkdownLimit,
+  renderFeishuCard,
+  renderFeishuCards,
+  renderFeishuMarkdown,
+} from "./format/feishu-card.js";
 export { renderPlainText } from "./format/plain-text.js";
 export { type QqMessage, renderQqMarkdown, renderQqMessage } from "./format/qq-markdown.js";
 export {

@@ -1,3 +1,4 @@
+import { chunkMarkdown } from "./chunk-markdown.js";
 import { createMarkdownTarget } from "./markdown-target.js";
 import { parseMarkdown } from "./parse-markdown.js";
 import { renderMarkdownTree } from "./render-markdown-tree.js";
@@ -41,4 +42,15 @@ export function feishuCard(content: string): FeishuCard {
     config: { update_multi: true },
     body: { elements: [{ tag: "markdown", content }] },
   };
+}
+
+/** Markdown per card: Feishu caps a card's JSON near 30 KB, and 8,000 UTF-16 units stay under it even in CJK. */
+export const feishuCardMarkdownLimit = 8000;
+
+/**
+ * A reply as cards, one per chunk of the rendered markdown (chunked after rendering: a code block
+ * split across cards is closed and reopened), so every message of one reply is the same type.
+ */
+export function renderFeishuCards(markdown: string, max: number = feishuCardMarkdownLimit): FeishuCard[] {
+  return chunkMarkdown(renderFeishuMarkdown(markdown), max).map(feishuCard);
 }
