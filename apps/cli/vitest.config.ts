@@ -7,8 +7,11 @@ export default defineConfig({
   test: {
     name: "@downcity/cli",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    testTimeout: 30000,
-    hookTimeout: 60000,
+    // The end-to-end scenarios run several CLI commands, each bounded by its own step limit (a run
+    // is killed after it) and polling with deadlines that scale: the scenario itself has no budget
+    // that a busy machine could exhaust. This bound only ends a test that hangs outright.
+    testTimeout: 600000,
+    hookTimeout: 600000,
     globalSetup: ["test/global-setup.ts"],
   },
 });

@@ -77,7 +77,7 @@ describe("channels end to end through the CLI: a webhook channel, default deny, 
     await writeFile(configPath, JSON.stringify(config, null, 2));
     await writeFile(join(project, ".env"), `HOOK_SECRET=${secret}\n`);
     expectExit(await cli(["start", "--json"]), 0);
-  }, 60000);
+  });
 
   afterAll(async () => {
     await runBuiltCli(["stop", project], { env: { DOWNCITY_HOME: home } });

@@ -200,7 +200,7 @@ describe("feature packages through the derived CLI against a detached daemon", (
     expectExit(bad, 1);
     expect(bad.stderr).toContain('when "61 * * * *" is not a valid cron expression');
     expect(existsSync(join(project, ".downcity", "task", "bad"))).toBe(false);
-  }, 45000);
+  });
 
   test("skills: list shows the fixture skill, load/unload change the context's pins", async () => {
     type Listing = { skills: Array<{ name: string; path: string; pinnedIn: string[] }>; problems: unknown[] };
@@ -320,5 +320,5 @@ describe("feature packages through the derived CLI against a detached daemon", (
     expect(sent.text).toContain("hello-through-mcp");
     const call = model.calls.find((entry) => entry.messages.at(-1)?.text === "mcp-echo hello-through-mcp");
     expect(call?.tools).toContain("mcp__everything__echo");
-  }, 30000);
+  });
 });

@@ -154,6 +154,49 @@ describe("the operator's first hour", () => {
     expect(syntax.stdout).toMatch(/\|\s+\^/);
   });
 
+  test("console open on a fresh home signs in to a page that lists a plain start; stopped agents stay listed everywhere until agent off", async () => {
+    const fresh = await mkdtemp(join(tmpdir(), "downcity-operator-console-"));
+    const inFresh = (args: string[], cwd: string) =>
+      runBuiltCli(args, { cwd, env: { DOWNCITY_HOME: fresh } });
+    const dir = await project({});
+    try {
+      expectExit(await inFresh(["start"], dir), 0);
+      const open = await inFresh(["console", "open", "--print"], dir);
+      expectExit(open, 0);
+      const link = /^http:\/\/127\.0\.0\.1:\d+\/login\?code=\S+$/m.exec(open.stdout)?.[0] as string;
+      expect(link).toBeDefined();
+      const login = await fetch(link, { redirect: "manual" });
+      expect(login.status).toBe(303);
+      const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] as string;
+      const pageAgents = async () => {
+        const response = await fetch(new URL("/console/api/agents", link), { headers: { cookie } });
+        expect(response.status).toBe(200);
+        return ((await response.json()) as { agents: Array<{ projectRoot: string; status: string }> }).agents;
+      };
+      expect(await pageAgents()).toEqual([expect.objectContaining({ projectRoot: dir, status: "running" })]);
+
+      expectExit(await inFresh(["stop"], dir), 0);
+      const listed = await inFresh(["console", "agents", "--json"], dir);
+      expect(JSON.parse(listed.stdout)).toMatchObject({
+        agents: [],
+        stopped: [expect.objectContaining({ projectRoot: dir })],
+        removed: [],
+      });
+      expect(await pageAgents()).toEqual([expect.objectContaining({ projectRoot: dir, status: "stopped" })]);
+
+      expectExit(await inFresh(["agent", "off", dir], dir), 0);
+      expect(JSON.parse((await inFresh(["console", "agents", "--json"], dir)).stdout)).toMatchObject({
+        agents: [],
+        stopped: [],
+      });
+      expect(await pageAgents()).toEqual([]);
+    } finally {
+      await inFresh(["stop", dir], dir);
+      await inFresh(["console", "stop"], dir);
+      await rm(fresh, { recursive: true, force: true });
+    }
+  });
+
   test("start and chat send outside a project say so, and spawn nothing", async () => {
     const empty = await mkdtemp(join(tmpdir(), "downcity-operator-nowhere-"));
     try {
