@@ -96,6 +96,47 @@ describe("downcity init", () => {
     },
   );
 
+  it.skipIf(!hasScript)(
+    "shows each suggestion in brackets, takes it on Enter, and explains an answer that is not a provider",
+    async () => {
+      dir = await mkdtemp(join(tmpdir(), "dc-init-cli-"));
+      const child = spawn(
+        "script",
+        ["-qfec", `"${process.execPath}" "${cliMain}" init "${dir}"`, "/dev/null"],
+        {
+          stdio: ["pipe", "pipe", "pipe"],
+          env: { ...process.env, OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "" },
+        },
+      );
+      let output = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString("utf8");
+      });
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      let seen = 0;
+      const answer = async (prompt: string, keys: string) => {
+        await until(
+          () => output.indexOf(prompt, seen) >= 0,
+          () => `prompt "${prompt}" in:\n${output}`,
+          15_000,
+        );
+        seen = output.indexOf(prompt, seen) + prompt.length;
+        child.stdin.write(keys);
+      };
+      await answer("openai-compatible): [openai] ", "antropic\r");
+      await answer('"antropic" is not a provider: type one of openai, anthropic, openai-compatible', "");
+      await answer("openai-compatible): [openai] ", "anthropic\r");
+      await answer("Model id: [claude-sonnet-4-5] ", "\r");
+      await answer("Base URL (empty: the provider's own): ", "\r");
+      await answer("API key", "\r");
+      expect(await exited).toBe(0);
+      expect(JSON.parse(await readFile(join(dir, "downcity.json"), "utf8")).llm).toMatchObject({
+        provider: "anthropic",
+        model: "claude-sonnet-4-5",
+      });
+    },
+  );
+
   it.skipIf(!hasScript)("Ctrl-C at a question writes nothing and exits 130", async () => {
     dir = await mkdtemp(join(tmpdir(), "dc-init-cli-"));
     const child = spawn(

@@ -34,7 +34,12 @@ interface ModelAnswers {
   apiKeyEnv?: string;
 }
 
-/** Asks provider, model and base URL (pre-filled, editable), then the key with the typing hidden. */
+/** The question with its suggestion in brackets, e.g. `Model id: [gpt-4.1-mini] `; Enter takes the suggestion. */
+function withDefault(question: string, suggestion: string): string {
+  return suggestion ? `${question} [${suggestion}] ` : `${question} `;
+}
+
+/** Asks provider, model and base URL (each suggestion a default: Enter takes it), then the key with the typing hidden. */
 async function askModel(io: CliIo): Promise<ModelAnswers | undefined> {
   let muted = false;
   const output = new Writable({
@@ -52,27 +57,31 @@ async function askModel(io: CliIo): Promise<ModelAnswers | undefined> {
   cancelled.catch(() => {});
   rl.on("SIGINT", () => rl.close());
   rl.on("close", () => cancel?.());
-  const ask = (question: string, prefill = "") =>
+  const ask = (question: string, suggestion = "") =>
     Promise.race([
       cancelled,
       new Promise<string>((resolveAnswer) => {
-        rl.question(question, (answer) => resolveAnswer(answer.trim()));
-        rl.write(prefill);
+        rl.question(withDefault(question, suggestion), (answer) =>
+          resolveAnswer(answer.trim() || suggestion),
+        );
       }),
     ]);
   try {
-    io.stdout.write("Set up the model (Enter keeps the suggestion; provider `none` skips).\n");
+    io.stdout.write("Set up the model (Enter takes the suggestion in brackets; provider `none` skips).\n");
     const defaultProvider: Provider =
       io.env.ANTHROPIC_API_KEY && !io.env.OPENAI_API_KEY ? "anthropic" : "openai";
-    let provider = "";
+    let provider = await ask(`Provider (${providers.join(", ")}):`, defaultProvider);
     while (!providers.includes(provider as Provider)) {
-      provider = await ask(`Provider (${providers.join(", ")}): `, provider || defaultProvider);
-      if (provider === "none" || provider === "") return undefined;
+      if (provider === "none") return undefined;
+      io.stdout.write(
+        `"${provider}" is not a provider: type one of ${providers.join(", ")}, or none to skip the model.\n`,
+      );
+      provider = await ask(`Provider (${providers.join(", ")}):`, defaultProvider);
     }
     const chosen = provider as Provider;
-    const model = await ask("Model id: ", suggestedModel[chosen]);
+    const model = await ask("Model id:", suggestedModel[chosen]);
     const baseURL = await ask(
-      chosen === "openai-compatible" ? "Base URL: " : "Base URL (empty: the provider's own): ",
+      chosen === "openai-compatible" ? "Base URL:" : "Base URL (empty: the provider's own):",
       chosen === "openai-compatible" ? "http://127.0.0.1:11434/v1" : "",
     );
     io.stdout.write("API key (stored in .env, hidden; empty to skip): ");
