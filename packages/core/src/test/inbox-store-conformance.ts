@@ -3,6 +3,7 @@ import type { DowncityStore } from "../store/downcity-store.js";
 import {
   closeAll,
   describeStoreSuite,
+  drainQueue,
   openWorkers,
   pollFor,
   type StoreSuiteOptions,
@@ -150,25 +151,20 @@ export function testInboxStore(options: StoreSuiteOptions): void {
       let overlap = false;
       await Promise.all(
         workers.flatMap((worker, number) =>
-          [0, 1].map(async (lane) => {
-            const owner = `w${number}.${lane}`;
-            let idle = 0;
-            while (idle < 5) {
-              const entry = await worker.inbox.claim({ owner });
-              if (!entry) {
-                idle += 1;
-                await new Promise((resolve) => setTimeout(resolve, 10));
-                continue;
-              }
-              idle = 0;
-              if (inFlight.has(entry.contextId)) overlap = true;
-              inFlight.add(entry.contextId);
-              handled.push(entry.eventId);
-              await new Promise((resolve) => setTimeout(resolve, 2));
-              inFlight.delete(entry.contextId);
-              await worker.inbox.complete(entry.id);
-            }
-          }),
+          [0, 1].map((lane) =>
+            drainQueue(
+              worker.inbox,
+              `w${number}.${lane}`,
+              (entry) => entry.id,
+              async (entry) => {
+                if (inFlight.has(entry.contextId)) overlap = true;
+                inFlight.add(entry.contextId);
+                handled.push(entry.eventId);
+                await new Promise((resolve) => setTimeout(resolve, 2));
+                inFlight.delete(entry.contextId);
+              },
+            ),
+          ),
         ),
       );
       await closeAll(workers.filter((worker) => worker !== t.store));

@@ -3,6 +3,7 @@ import type { DowncityStore } from "../store/downcity-store.js";
 import {
   closeAll,
   describeStoreSuite,
+  drainQueue,
   openWorkers,
   pollFor,
   type StoreSuiteOptions,
@@ -119,20 +120,16 @@ export function testOutboxStore(options: StoreSuiteOptions): void {
           await t.store.outbox.record(chunk(`c${chat}-${index}`, `c${chat}`));
       const sent: string[] = [];
       await Promise.all(
-        workers.map(async (worker, number) => {
-          let idle = 0;
-          while (idle < 5) {
-            const entry = await worker.outbox.claim({ owner: `w${number}` });
-            if (!entry) {
-              idle += 1;
-              await new Promise((resolve) => setTimeout(resolve, 10));
-              continue;
-            }
-            idle = 0;
-            sent.push(entry.key);
-            await worker.outbox.complete(entry.key);
-          }
-        }),
+        workers.map((worker, number) =>
+          drainQueue(
+            worker.outbox,
+            `w${number}`,
+            (entry) => entry.key,
+            (entry) => {
+              sent.push(entry.key);
+            },
+          ),
+        ),
       );
       await closeAll(workers.filter((worker) => worker !== t.store));
       expect(new Set(sent).size).toBe(48);

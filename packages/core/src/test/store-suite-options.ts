@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from "vitest";
 import type { DowncityStore } from "../store/downcity-store.js";
+import type { KeyedQueue, QueuedEntry } from "../store/keyed-queue.js";
 
 /** A fresh, empty storage for one test, and how to open handles onto it. */
 export interface StoreUnderTest {
@@ -72,4 +73,28 @@ export function describeStoreSuite(
     });
     tests(fixture);
   });
+}
+
+/**
+ * Claims from `queue` as `owner` until it comes back empty five times in a row (10 ms apart),
+ * handing each entry to `handle` and then completing it under `keyOf(entry)`.
+ */
+export async function drainQueue<Entry extends QueuedEntry>(
+  queue: KeyedQueue<Entry>,
+  owner: string,
+  keyOf: (entry: Entry) => string,
+  handle: (entry: Entry) => Promise<void> | void,
+): Promise<void> {
+  let idle = 0;
+  while (idle < 5) {
+    const entry = await queue.claim({ owner });
+    if (!entry) {
+      idle += 1;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      continue;
+    }
+    idle = 0;
+    await handle(entry);
+    await queue.complete(keyOf(entry));
+  }
 }
