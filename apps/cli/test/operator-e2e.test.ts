@@ -174,6 +174,16 @@ describe("the operator's first hour", () => {
         return ((await response.json()) as { agents: Array<{ projectRoot: string; status: string }> }).agents;
       };
       expect(await pageAgents()).toEqual([expect.objectContaining({ projectRoot: dir, status: "running" })]);
+      // The MCP page asks which services exist: no `mcp` service without servers, so no 404 to show.
+      const services = await fetch(new URL(`/console/api/services?agent=${encodeURIComponent(dir)}`, link), {
+        headers: { cookie },
+      });
+      expect(services.status).toBe(200);
+      const names = ((await services.json()) as { services: Array<{ name: string }> }).services.map(
+        (service) => service.name,
+      );
+      expect(names).toContain("chat");
+      expect(names).not.toContain("mcp");
 
       expectExit(await inFresh(["stop"], dir), 0);
       const listed = await inFresh(["console", "agents", "--json"], dir);

@@ -127,6 +127,12 @@ export function createConsoleApiRoutes(agents: ConsoleAgents): ConsoleApiRoutes 
       const listed = await client.servicesCommand({ service: "shell", action: "list", payload: {} });
       return { sessions: listed.result };
     },
+    // Which services the agent offers, so the page asks only those (MCP without servers has none).
+    "GET services": async ({ query }) => {
+      const input = parse(agentQuery({}), queryObject(query));
+      const { services } = await (await agents.client(input.agent)).servicesList();
+      return { services: services.map((service) => ({ name: service.name })) };
+    },
     "GET plugins": async ({ query }) => {
       const input = parse(agentQuery({}), queryObject(query));
       return (await agents.client(input.agent)).plugins();

@@ -36,7 +36,14 @@ export function ExtensionsPage(props: { agent: string }): JSX.Element {
   const state = usePoll(
     async () => ({
       plugins: await settled(getJson<{ plugins: PluginRow[] }>("plugins", { agent })),
-      mcp: await settled(serviceCommand<{ servers: McpServerRow[] }>(agent, "mcp", "list")),
+      // The mcp service exists only when `mcp.servers` lists one: no servers is an empty list, not an error.
+      mcp: await settled(
+        getJson<{ services: Array<{ name: string }> }>("services", { agent }).then(({ services }) =>
+          services.some((service) => service.name === "mcp")
+            ? serviceCommand<{ servers: McpServerRow[] }>(agent, "mcp", "list")
+            : { servers: [] },
+        ),
+      ),
       skills: await settled(serviceCommand<{ skills: SkillRow[] }>(agent, "skills", "list")),
     }),
     3000,
@@ -60,7 +67,10 @@ export function ExtensionsPage(props: { agent: string }): JSX.Element {
       <h2>MCP servers</h2>
       {value && "unavailable" in value.mcp ? <p>MCP is not available: {value.mcp.unavailable}</p> : null}
       {value && "servers" in value.mcp && value.mcp.servers.length === 0 ? (
-        <p>No MCP servers configured.</p>
+        <p data-testid="mcp-empty">
+          No MCP servers; add them under <code>mcp</code> in downcity.json (
+          <code>{'"mcp": { "servers": { ... } }'}</code>).
+        </p>
       ) : null}
       <ul>
         {value && "servers" in value.mcp
