@@ -46,7 +46,7 @@ export function createMarkdownTarget(dialect: MarkdownDialect): RenderTarget {
         return label === "" || label === url ? text(url) : `${inner} (${text(url)})`;
       // Spaces and parentheses would end the destination early.
       const destination = url.replace(/ /g, "%20").replace(/\(/g, "%28").replace(/\)/g, "%29");
-      return `[${inner}](${destination})`;
+      return `[${label.trim() ? inner : text(url)}](${destination})`;
     },
     heading: (inner, depth) => `${"#".repeat(depth)} ${inner}`,
     codeBlock,

@@ -38,6 +38,9 @@ describe("renderTelegramHtml", () => {
     expect(renderTelegramHtml("[run](javascript:alert(1)) [file](./a.md)")).toBe(
       "[run](javascript:alert(1)) file (./a.md)",
     );
+    expect(renderTelegramHtml("[](https://x.test/a&b)")).toBe(
+      '<a href="https://x.test/a&amp;b">https://x.test/a&amp;b</a>',
+    );
     expect(renderTelegramHtml("[`code` in **link**](https://x.test)")).toBe(
       '<a href="https://x.test">code in <b>link</b></a>',
     );

@@ -24,7 +24,9 @@ export const telegramHtmlTarget: RenderTarget = {
   spoiler: (inner) => `<tg-spoiler>${inner}</tg-spoiler>`,
   inlineCode: (value) => `<code>${escapeHtml(value)}</code>`,
   link: (inner, url, label) => {
-    if (telegramLinkScheme.test(url)) return `<a href="${escapeHtml(url)}">${inner}</a>`;
+    // An empty label would make an invisible link: the address is its label then.
+    if (telegramLinkScheme.test(url))
+      return `<a href="${escapeHtml(url)}">${label.trim() ? inner : escapeHtml(url)}</a>`;
     return label === "" || url === label || url === `mailto:${label}`
       ? inner || escapeHtml(url)
       : `${inner} (${escapeHtml(url)})`;
