@@ -69,7 +69,7 @@ export function createProgram(io: CliIo, options: { json?: boolean } = {}): Comm
       [
         "",
         "Service commands (e.g. `downcity shell list`) are derived from the running daemon's services.",
-        "Exit codes: 0 ok, 1 error, 2 usage error, 3 not running (status commands, service commands without a daemon).",
+        "Exit codes: 0 ok, 1 error, 2 usage error, 3 not running (status commands, service commands without a daemon), 5 started but degraded (start, restart: a channel or plug-in failed).",
         'With --json, errors go to stderr as {"error":{"code","message","field"?}}.',
       ].join("\n"),
     );
