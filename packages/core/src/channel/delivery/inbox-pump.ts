@@ -153,7 +153,7 @@ export function createInboxPump(options: InboxPumpOptions): InboxPump {
     wake: () => pump.wake(),
     accepted(id) {
       // One worker serves a join-running store, so the run of an event accepted here is this worker's.
-      if (joins && !awaited.has(id)) awaited.set(id, deferredRun());
+      if (joins && !closing.signal.aborted && !awaited.has(id)) awaited.set(id, deferredRun());
       pump.wake();
     },
     result: (id) => runs.get(id) ?? awaited.get(id)?.promise,

@@ -50,6 +50,104 @@ function queueService<Entry, Field extends "id" | "key">(options: {
   });
 }
 
+/** `downcity access approve|deny|list|allow|revoke`: who may talk to the agent through each channel. */
+function accessService(host: ChannelHost): ServiceDefinition {
+  return defineService({
+    name: "access",
+    description: "Who may talk to the agent through each channel (default deny)",
+    actions: {
+      approve: {
+        description: "Let in the sender of a pairing code",
+        input: z.object({ code: z.string().min(1).describe("The 8-character code the sender received") }),
+        handler: async ({ code }) => {
+          for (const { channel, pairing } of pairings(host)) {
+            const user = await pairing.approve(code);
+            if (user) return { channel, ...user };
+          }
+          throw new DowncityError(
+            "NOT_FOUND",
+            `No pending pairing code "${code}" (codes expire after 1 hour). See pending codes with downcity access list.`,
+            {
+              field: "code",
+            },
+          );
+        },
+      },
+      deny: {
+        description: "Refuse a pairing request (its code stops working; the sender is not told)",
+        input: z.object({ code: z.string().min(1).describe("The 8-character code the sender received") }),
+        handler: async ({ code }) => {
+          for (const { channel, pairing } of pairings(host)) {
+            const denied = await pairing.deny(code);
+            if (denied) return { channel, denied: denied.code, userId: denied.userId };
+          }
+          throw new DowncityError(
+            "NOT_FOUND",
+            `No pending pairing code "${code}". See pending codes with downcity access list.`,
+            {
+              field: "code",
+            },
+          );
+        },
+      },
+      list: {
+        description: "Allowed users and groups, approved users and pending codes per channel",
+        input: z.object({ channel: channelName.optional() }),
+        handler: ({ channel }) => {
+          const names = channel ? [channel] : host.channelNames();
+          return {
+            channels: names.flatMap((name) => {
+              let state: ReturnType<ChannelHost["access"]>;
+              try {
+                state = host.access(name);
+              } catch (error) {
+                if (channel) throw error;
+                return [];
+              }
+              return [
+                {
+                  channel: name,
+                  dm: state.config.dm,
+                  groups: state.config.groups,
+                  requireMention: state.config.requireMention,
+                  allow: state.config.allow,
+                  allowGroups: state.config.allowGroups,
+                  approved: state.pairing.listApproved(),
+                  pending: state.pairing.listPending(),
+                },
+              ];
+            }),
+          };
+        },
+      },
+      allow: {
+        description: "Allow a user id in direct messages of a channel",
+        input: z.object({ channel: channelName, userId: z.string().min(1) }),
+        handler: ({ channel, userId }) => host.access(channel).pairing.allow({ userId }),
+      },
+      revoke: {
+        description: "Take back an approval (pairing or allow)",
+        input: z.object({ channel: channelName, userId: z.string().min(1) }),
+        handler: async ({ channel, userId }) => {
+          const state = host.access(channel);
+          if (await state.pairing.revoke(userId)) return { channel, userId, revoked: true };
+          if (state.config.allow.includes(userId))
+            throw new DowncityError(
+              "CONFLICT",
+              `User ${userId} is allowed by downcity.json channels.${channel}.access.allow; remove it there.`,
+              {
+                field: "userId",
+              },
+            );
+          throw new DowncityError("NOT_FOUND", `User ${userId} is not approved in channel ${channel}.`, {
+            field: "userId",
+          });
+        },
+      },
+    },
+  });
+}
+
 /** `downcity channels|inbox|outbox|access|contacts ...`: the channel host as services (HTTP, CLI, agent). */
 export function createChannelServices(host: ChannelHost): ServiceDefinition[] {
   return [
@@ -86,100 +184,7 @@ export function createChannelServices(host: ChannelHost): ServiceDefinition[] {
         drop: "Give up on a message",
       },
     }),
-    defineService({
-      name: "access",
-      description: "Who may talk to the agent through each channel (default deny)",
-      actions: {
-        approve: {
-          description: "Let in the sender of a pairing code",
-          input: z.object({ code: z.string().min(1).describe("The 8-character code the sender received") }),
-          handler: async ({ code }) => {
-            for (const { channel, pairing } of pairings(host)) {
-              const user = await pairing.approve(code);
-              if (user) return { channel, ...user };
-            }
-            throw new DowncityError(
-              "NOT_FOUND",
-              `No pending pairing code "${code}" (codes expire after 1 hour). See pending codes with downcity access list.`,
-              {
-                field: "code",
-              },
-            );
-          },
-        },
-        deny: {
-          description: "Refuse a pairing request (its code stops working; the sender is not told)",
-          input: z.object({ code: z.string().min(1).describe("The 8-character code the sender received") }),
-          handler: async ({ code }) => {
-            for (const { channel, pairing } of pairings(host)) {
-              const denied = await pairing.deny(code);
-              if (denied) return { channel, denied: denied.code, userId: denied.userId };
-            }
-            throw new DowncityError(
-              "NOT_FOUND",
-              `No pending pairing code "${code}". See pending codes with downcity access list.`,
-              {
-                field: "code",
-              },
-            );
-          },
-        },
-        list: {
-          description: "Allowed users and groups, approved users and pending codes per channel",
-          input: z.object({ channel: channelName.optional() }),
-          handler: ({ channel }) => {
-            const names = channel ? [channel] : host.channelNames();
-            return {
-              channels: names.flatMap((name) => {
-                let state: ReturnType<ChannelHost["access"]>;
-                try {
-                  state = host.access(name);
-                } catch (error) {
-                  if (channel) throw error;
-                  return [];
-                }
-                return [
-                  {
-                    channel: name,
-                    dm: state.config.dm,
-                    groups: state.config.groups,
-                    requireMention: state.config.requireMention,
-                    allow: state.config.allow,
-                    allowGroups: state.config.allowGroups,
-                    approved: state.pairing.listApproved(),
-                    pending: state.pairing.listPending(),
-                  },
-                ];
-              }),
-            };
-          },
-        },
-        allow: {
-          description: "Allow a user id in direct messages of a channel",
-          input: z.object({ channel: channelName, userId: z.string().min(1) }),
-          handler: ({ channel, userId }) => host.access(channel).pairing.allow({ userId }),
-        },
-        revoke: {
-          description: "Take back an approval (pairing or allow)",
-          input: z.object({ channel: channelName, userId: z.string().min(1) }),
-          handler: async ({ channel, userId }) => {
-            const state = host.access(channel);
-            if (await state.pairing.revoke(userId)) return { channel, userId, revoked: true };
-            if (state.config.allow.includes(userId))
-              throw new DowncityError(
-                "CONFLICT",
-                `User ${userId} is allowed by downcity.json channels.${channel}.access.allow; remove it there.`,
-                {
-                  field: "userId",
-                },
-              );
-            throw new DowncityError("NOT_FOUND", `User ${userId} is not approved in channel ${channel}.`, {
-              field: "userId",
-            });
-          },
-        },
-      },
-    }),
+    accessService(host),
     defineService({
       name: "contacts",
       description: "Everyone the agent has heard from, and where to reach them",
