@@ -211,4 +211,16 @@ export type {
 export type { InboxEntry, InboxInput, InboxMessage, InboxStore } from "./store/inbox-store.js";
 export type { ClaimOptions, ClaimPolicy, KeyedQueue, QueuedEntry } from "./store/keyed-queue.js";
 export type { ChannelTarget, OutboxEntry, OutboxInput, OutboxStore } from "./store/outbox-store.js";
+export { openFileRunJournal } from "./store/file/file-run-journal.js";
+export {
+  type JournalOutcome,
+  type JournalRecord,
+  type JournalUsage,
+  type NewJournalRecord,
+  type RunJournal,
+  type RunListFilter,
+  type RunSummary,
+  runJournalVersion,
+} from "./store/run-journal.js";
+export { isJournalRecord, newestRuns, summarizeRun } from "./store/run-summary.js";
 export { type FrontMatterSplit, splitFrontMatter } from "./text/front-matter.js";

@@ -17,6 +17,12 @@ export {
 } from "./test/openai-compatible-server.js";
 export { testOutboxStore } from "./test/outbox-store-conformance.js";
 export {
+  type RunJournalSuiteOptions,
+  type RunJournalUnderTest,
+  sampleRun,
+  testRunJournal,
+} from "./test/run-journal-conformance.js";
+export {
   createRecordingContext,
   type RecordingContext,
   type RecordingContextOptions,

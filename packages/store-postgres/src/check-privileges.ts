@@ -1,7 +1,14 @@
 import { DowncityError } from "@downcity/core";
 import type { SqlClient } from "./sql-client.js";
 
-const tables = ["downcity_history", "downcity_inbox", "downcity_outbox", "downcity_lease"];
+const tables = [
+  "downcity_history",
+  "downcity_inbox",
+  "downcity_outbox",
+  "downcity_lease",
+  "downcity_runs",
+  "downcity_run_records",
+];
 
 /**
  * Fails with the privilege to grant when the database user cannot create the store's tables

@@ -1,4 +1,10 @@
-import { testContextLease, testHistoryStore, testInboxStore, testOutboxStore } from "@downcity/core/test";
+import {
+  testContextLease,
+  testHistoryStore,
+  testInboxStore,
+  testOutboxStore,
+  testRunJournal,
+} from "@downcity/core/test";
 import { createTestDatabase, dropTestDatabase } from "../test/test-databases.js";
 import { openPostgresStore } from "./postgres-store.js";
 
@@ -19,3 +25,25 @@ testHistoryStore(postgres);
 testInboxStore(postgres);
 testOutboxStore(postgres);
 testContextLease(postgres);
+
+testRunJournal({
+  name: "postgres",
+  async create() {
+    const { name, url } = await createTestDatabase("journal");
+    const stores: Array<{ close(): Promise<void> }> = [];
+    return {
+      async open() {
+        const store = await openPostgresStore({ url, poolSize: 4, pruneEveryMs: 0 });
+        stores.push(store);
+        const journal = store.journal;
+        if (!journal) throw new Error("the postgres store has no journal");
+        // Closing the journal closes its store: a test's reopen is a worker restart.
+        return { ...journal, close: async () => (await journal.close(), store.close()) };
+      },
+      async cleanup() {
+        for (const store of stores) await store.close().catch(() => {});
+        await dropTestDatabase(name);
+      },
+    };
+  },
+});

@@ -97,6 +97,25 @@ CREATE INDEX downcity_outbox_dead_seq ON downcity_outbox (seq) WHERE status = 'd
 CREATE INDEX downcity_outbox_sent_at ON downcity_outbox (sent_at) WHERE status = 'sent';
 `,
   },
+  {
+    version: 4,
+    name: "run journal",
+    // One row per run (its summary columns for list) and one per record, in append order.
+    sql: `
+CREATE TABLE downcity_runs (
+  request_id text PRIMARY KEY,
+  context_id text NOT NULL,
+  started_at timestamptz NOT NULL
+);
+CREATE INDEX downcity_runs_started_at ON downcity_runs (started_at);
+CREATE TABLE downcity_run_records (
+  seq bigserial PRIMARY KEY,
+  request_id text NOT NULL REFERENCES downcity_runs (request_id) ON DELETE CASCADE,
+  record jsonb NOT NULL
+);
+CREATE INDEX downcity_run_records_request ON downcity_run_records (request_id, seq);
+`,
+  },
 ];
 
 // Any fixed pair works; it only has to differ from the poller locks' class.

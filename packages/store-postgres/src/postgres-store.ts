@@ -8,6 +8,7 @@ import { createPostgresHistory } from "./postgres-history.js";
 import { createPostgresInbox } from "./postgres-inbox.js";
 import { createPostgresLease } from "./postgres-lease.js";
 import { createPostgresOutbox } from "./postgres-outbox.js";
+import { createPostgresRunJournal } from "./postgres-run-journal.js";
 import { type PruneResult, pruneStore } from "./prune-store.js";
 import { createWakeListener, type WakeListener } from "./wake-listener.js";
 
@@ -83,6 +84,7 @@ export async function openPostgresStore(input: PostgresStoreOptions): Promise<Po
     inbox: createPostgresInbox(pool, { dedupeWindowMs: options.dedupeWindowMs }),
     outbox: createPostgresOutbox(pool),
     leases: createPostgresLease(pool),
+    journal: createPostgresRunJournal(pool),
     wakes,
     onWake: (kind, listener) => wakes.on(kind, listener),
     pollerLock: (channel, lockOptions) => acquirePollerLock(options.url, channel, lockOptions),

@@ -32,6 +32,8 @@ export interface DowncityPaths {
   channelDir(name: string): string;
   /** `.downcity/contacts.json`: the contact book. */
   contactsFile: string;
+  /** `.downcity/runs/`: run journals, `<date>/<requestId>.jsonl`. */
+  runsDir: string;
 }
 
 /** Resolves the `.downcity/` layout of the project at `rootDir`. */
@@ -55,6 +57,7 @@ export function downcityPaths(rootDir: string): DowncityPaths {
     channelsDir: join(stateDir, "channels"),
     channelDir: (name) => join(stateDir, "channels", name),
     contactsFile: join(stateDir, "contacts.json"),
+    runsDir: join(stateDir, "runs"),
   };
 }
 

@@ -2,6 +2,7 @@ import type { ContextLease } from "./context-lease.js";
 import type { HistoryStore } from "./history-store.js";
 import type { InboxStore } from "./inbox-store.js";
 import type { OutboxStore } from "./outbox-store.js";
+import type { RunJournal } from "./run-journal.js";
 
 /** Which queue a wake-up is about. */
 export type WakeKind = "inbox" | "outbox";
@@ -24,6 +25,8 @@ export interface DowncityStore {
   readonly inbox: InboxStore;
   readonly outbox: OutboxStore;
   readonly leases: ContextLease;
+  /** Where runs are journaled; absent, the daemon journals to `.downcity/runs/` (the file driver). */
+  readonly journal?: RunJournal;
   /**
    * Calls `listener` when another worker may have made work claimable (an accepted event, a released
    * claim); absent when one worker serves the store and wakes itself.

@@ -1,0 +1,200 @@
+/**
+ * The run journal: one append-only record stream per run (schema version `runJournalVersion`).
+ * Every record carries `v` (the schema version), `type` and `at` (ISO time it was written); readers
+ * skip types they do not know, so a later version may add types without breaking them. The format
+ * is documented in the core README ("Run journal").
+ */
+export const runJournalVersion = 1;
+
+/** How a run ended; `running` while it has no `end` record (a crashed run reads as running until resumed). */
+export type JournalOutcome = "completed" | "aborted" | "failed" | "interrupted";
+
+/** Token counts, as the run's usage. */
+export interface JournalUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  totalTokens: number;
+}
+
+interface RecordBase {
+  v: typeof runJournalVersion;
+  at: string;
+}
+
+/** The first record of a run: who started it, where it replies, which model with which settings. */
+export interface RunStartRecord extends RecordBase {
+  type: "run";
+  requestId: string;
+  contextId: string;
+  /** History ids of the messages that started the run, and their channel event ids when they have one. */
+  messageIds: string[];
+  eventIds: string[];
+  origin: "user" | "internal";
+  route?: { channel?: string; chatId?: string; userId?: string; threadId?: string };
+  worker?: string;
+  model?: { provider: string; modelId: string };
+  settings: { maxSteps: number; keepLast: number };
+}
+
+/** A further attempt of the same run (a restart resumed it, or a retry after a failed model call). */
+export interface RunAttemptRecord extends RecordBase {
+  type: "attempt";
+  attempt: number;
+  /** The finished steps it continues from. */
+  fromStep: number;
+  reason: "restart" | "retry";
+}
+
+/** Content stored once and referred to by its hash (system messages). */
+export interface ContentRecord extends RecordBase {
+  type: "content";
+  hash: string;
+  content: unknown;
+}
+
+/** One call to the model, as the language-model middleware saw it. */
+export interface ModelCallRecord extends RecordBase {
+  type: "model-call";
+  step: number;
+  /** Why the model was called: a run step, a compaction summary, memory maintenance. */
+  purpose: "step" | "compaction" | "memory";
+  request: {
+    /** Hash of the system messages (stored once in a `content` record). */
+    systemHash?: string;
+    /** Ids of the history messages in the window, and how many prompt messages were sent in all. */
+    historyIds: string[];
+    messageCount: number;
+    /** Names of the tools offered and a hash of their schemas. */
+    tools: string[];
+    toolsHash?: string;
+  };
+  response?: {
+    id?: string;
+    modelId?: string;
+    /** Every content part: text, reasoning, tool calls. */
+    content: unknown[];
+    finishReason?: string;
+    usage: JournalUsage;
+    providerMetadata?: unknown;
+    warnings?: unknown[];
+  };
+  error?: string;
+  startedAt: string;
+  latencyMs: number;
+}
+
+/** A tool call began (written durably before the tool runs). */
+export interface ToolStartRecord extends RecordBase {
+  type: "tool-start";
+  step: number;
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+}
+
+/** A tool call ended with an output or an error. */
+export interface ToolEndRecord extends RecordBase {
+  type: "tool-end";
+  step: number;
+  toolCallId: string;
+  toolName: string;
+  output?: unknown;
+  error?: string;
+  durationMs: number;
+  /** The result was taken from an earlier attempt's record (or marked interrupted), not executed. */
+  replayed?: "recorded" | "interrupted";
+}
+
+/** A finished step (written at the step boundary, before the next step begins). */
+export interface StepRecord extends RecordBase {
+  type: "step";
+  step: number;
+  finishReason: string;
+  usage: JournalUsage;
+  text: string;
+  toolCallIds: string[];
+  /** The messages the step added to the prompt (assistant and tool messages), to resume from it. */
+  messages: unknown[];
+  latencyMs: number;
+}
+
+/** A reply the run handed to a channel (or to the chat event stream). */
+export interface ReplyRecord extends RecordBase {
+  type: "reply";
+  /** Outbox key: `<requestId>:<step>:<part>`. */
+  key: string;
+  step: number;
+  via: "chat_send" | "final-text";
+  contextId: string;
+  text: string;
+}
+
+/** The last record of a run. */
+export interface RunEndRecord extends RecordBase {
+  type: "end";
+  outcome: JournalOutcome;
+  reason?: string;
+  error?: { code?: string; message: string };
+  steps: number;
+  usage: JournalUsage;
+}
+
+/** Any record of a run journal. */
+export type JournalRecord =
+  | RunStartRecord
+  | RunAttemptRecord
+  | ContentRecord
+  | ModelCallRecord
+  | ToolStartRecord
+  | ToolEndRecord
+  | StepRecord
+  | ReplyRecord
+  | RunEndRecord;
+
+/** A journal record before the driver stamps it: `v` is added when it is written. */
+export type NewJournalRecord = JournalRecord extends infer R
+  ? R extends JournalRecord
+    ? Omit<R, "v">
+    : never
+  : never;
+
+/** One run in a list: its header, its end (if any) and counts. */
+export interface RunSummary {
+  requestId: string;
+  contextId: string;
+  startedAt: string;
+  endedAt?: string;
+  status: JournalOutcome | "running";
+  attempts: number;
+  steps: number;
+  toolCalls: number;
+  usage: JournalUsage;
+  model?: { provider: string; modelId: string };
+}
+
+/** Filters of `RunJournal.list`. */
+export interface RunListFilter {
+  contextId?: string;
+  /** Runs that started at or after this time. */
+  since?: Date;
+  status?: RunSummary["status"];
+  /** At most this many, newest first [100]. */
+  limit?: number;
+}
+
+/**
+ * Where runs are journaled. `append` resolves once the records are durable (the file driver
+ * fdatasyncs, Postgres commits): the run calls it at step boundaries and before each tool runs.
+ */
+export interface RunJournal {
+  /** Appends to a run's journal; the first record of a run must be its `run` record. */
+  append(requestId: string, records: NewJournalRecord[]): Promise<void>;
+  /** Every record of a run in order, or undefined when no run has that id. */
+  read(requestId: string): Promise<JournalRecord[] | undefined>;
+  /** Runs matching `filter`, newest first. */
+  list(filter?: RunListFilter): Promise<RunSummary[]>;
+  /** Deletes the journals of runs that started before `before`; returns how many. */
+  prune(before: Date): Promise<number>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,114 @@
+import {
+  DowncityError,
+  isJournalRecord,
+  type JournalRecord,
+  newestRuns,
+  type RunJournal,
+  type RunSummary,
+  runJournalVersion,
+  summarizeRun,
+} from "@downcity/core";
+import type pg from "pg";
+
+/**
+ * The Postgres driver of the run journal: `downcity_runs` (one row per run) and
+ * `downcity_run_records` (its records in append order). Each append is one transaction; appends
+ * of one run from this worker are chained, so they commit in call order.
+ */
+export function createPostgresRunJournal(pool: pg.Pool): RunJournal {
+  const chains = new Map<string, Promise<unknown>>();
+
+  const insert = async (requestId: string, records: JournalRecord[]) => {
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      const first = records[0];
+      if (first?.type === "run") {
+        await client.query(
+          "INSERT INTO downcity_runs (request_id, context_id, started_at) VALUES ($1, $2, $3) ON CONFLICT (request_id) DO NOTHING",
+          [requestId, first.contextId, first.at],
+        );
+      } else {
+        const { rows } = await client.query("SELECT 1 FROM downcity_runs WHERE request_id = $1", [requestId]);
+        if (rows.length === 0)
+          throw new DowncityError(
+            "NOT_FOUND",
+            `No run journal for ${requestId}; its first record must be "run"`,
+          );
+      }
+      await client.query(
+        "INSERT INTO downcity_run_records (request_id, record) SELECT $1, value FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY ORDER BY ordinality",
+        [requestId, JSON.stringify(records)],
+      );
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  };
+
+  const readRecords = async (requestIds: string[]) => {
+    const { rows } = await pool.query<{ request_id: string; record: unknown }>(
+      "SELECT request_id, record FROM downcity_run_records WHERE request_id = ANY($1) ORDER BY seq",
+      [requestIds],
+    );
+    const byRun = new Map<string, JournalRecord[]>();
+    for (const row of rows) {
+      if (!isJournalRecord(row.record)) continue;
+      const list = byRun.get(row.request_id) ?? [];
+      list.push(row.record);
+      byRun.set(row.request_id, list);
+    }
+    return byRun;
+  };
+
+  return {
+    append(requestId, records) {
+      if (records.length === 0) return Promise.resolve();
+      const stamped = records.map((record) => ({ v: runJournalVersion, ...record }) as JournalRecord);
+      const previous = chains.get(requestId) ?? Promise.resolve();
+      const next = previous.catch(() => {}).then(() => insert(requestId, stamped));
+      chains.set(requestId, next);
+      void next
+        .finally(() => {
+          if (chains.get(requestId) === next) chains.delete(requestId);
+        })
+        .catch(() => {});
+      return next;
+    },
+    async read(requestId) {
+      await chains.get(requestId)?.catch(() => {});
+      const { rows } = await pool.query("SELECT 1 FROM downcity_runs WHERE request_id = $1", [requestId]);
+      if (rows.length === 0) return undefined;
+      return (await readRecords([requestId])).get(requestId) ?? [];
+    },
+    async list(filter = {}) {
+      const { rows } = await pool.query<{ request_id: string }>(
+        `SELECT request_id FROM downcity_runs
+          WHERE ($1::text IS NULL OR context_id = $1) AND ($2::timestamptz IS NULL OR started_at >= $2)
+          ORDER BY started_at DESC LIMIT $3`,
+        // Status is known only from the records: read more rows than the limit when filtering by it.
+        [filter.contextId ?? null, filter.since ?? null, filter.status ? 10_000 : (filter.limit ?? 100)],
+      );
+      const byRun = await readRecords(rows.map((row) => row.request_id));
+      const summaries: RunSummary[] = [];
+      for (const records of byRun.values()) {
+        const summary = summarizeRun(records);
+        if (summary) summaries.push(summary);
+      }
+      return newestRuns(summaries, filter);
+    },
+    async prune(before) {
+      const { rows } = await pool.query(
+        "DELETE FROM downcity_runs WHERE started_at < $1 RETURNING request_id",
+        [before],
+      );
+      return rows.length;
+    },
+    async close() {
+      await Promise.allSettled([...chains.values()]);
+    },
+  };
+}
