@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { until } from "@downcity/testkit";
+import { tool } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type AgentRuntime, createAgentRuntime } from "../../agent/agent-runtime.js";
@@ -70,7 +71,8 @@ let runtime: AgentRuntime;
 let host: ChannelHost;
 let scripted: ScriptedModel;
 let channel: ReturnType<typeof memoryChannel>;
-// Every behaviour holds on files (one worker) and through the shared store contracts (claims, leases).
+// Every behaviour holds on the default store (the file store, events joining a running run) and under
+// the claim policy of stores several workers share (one claimed event per context, leases).
 let shared: boolean;
 let store: DowncityStore | undefined;
 
@@ -78,7 +80,9 @@ const start = async (
   access: Record<string, unknown> = { dm: "open" },
   given: { store?: DowncityStore; leaseMs?: number } = {},
 ) => {
-  store = given.store ?? (shared ? await openFileStore({ rootDir: root }) : undefined);
+  store =
+    given.store ??
+    (shared ? await openFileStore({ rootDir: root, claimPolicy: "group-at-a-time" }) : undefined);
   runtime = createAgentRuntime({
     rootDir: root,
     model: scripted.model,
@@ -342,5 +346,68 @@ describe("createChannelHost with several workers: a polling channel", () => {
     expect(lock).toEqual(["wait mem", "release"]);
     await files.close();
     store = undefined;
+  });
+});
+
+describe("createChannelHost on the default store", () => {
+  it("hands a context's message that arrives mid-run to that run, which sees it at its next step", async () => {
+    channel = memoryChannel();
+    let toolStarted: () => void = () => {};
+    const started = new Promise<void>((resolve) => {
+      toolStarted = resolve;
+    });
+    let unblock: () => void = () => {};
+    const blocker = new Promise<void>((resolve) => {
+      unblock = resolve;
+    });
+    scripted = createScriptedModel([
+      { toolCalls: [{ toolName: "slow", input: {} }] },
+      (call) =>
+        call.messages.some((m) => m.role === "user" && m.text === "also blue") ? "saw it" : "missed it",
+    ]);
+    runtime = createAgentRuntime({
+      rootDir: root,
+      model: scripted.model,
+      logger: silentLogger,
+      tools: {
+        slow: tool({
+          inputSchema: z.object({}),
+          execute: async () => {
+            toolStarted();
+            await blocker;
+            return "done";
+          },
+        }),
+      },
+    });
+    const queued: string[] = [];
+    runtime.on((event) => {
+      if (event.type === "message-queued" && event.messageId) queued.push(event.messageId);
+    });
+    host = await createChannelHost({
+      rootDir: root,
+      runtime,
+      logger: silentLogger,
+      channels: [
+        {
+          name: "mem",
+          source: "memory",
+          definition: channel.definition,
+          options: {},
+          access: { dm: "open" },
+        },
+      ],
+    });
+    await host.start();
+    await channel.deliver({ eventId: "j1", chatId: "c1", userId: "u1", text: "paint the fence" });
+    await started;
+    await channel.deliver({ eventId: "j2", chatId: "c1", userId: "u1", text: "also blue" });
+    // The file store hands the second event out while the first run holds the context.
+    await until(() => queued.includes("mem:j2"), "the second event to reach the runtime");
+    unblock();
+    await until(() => channel.sent.length === 1, "the one reply");
+    expect(channel.sent[0]?.text).toBe("saw it");
+    expect(scripted.calls).toHaveLength(2);
+    await until(async () => (await host.inbox.list()).length === 0 || undefined, "both events to complete");
   });
 });
