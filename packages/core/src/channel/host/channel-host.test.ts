@@ -66,6 +66,15 @@ function memoryChannel(options: { polls?: boolean } = {}) {
   };
 }
 
+/** A promise the test opens when it is ready. */
+function gate() {
+  let open: () => void = () => {};
+  const passed = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { passed, open };
+}
+
 let root: string;
 let runtime: AgentRuntime;
 let host: ChannelHost;
@@ -157,18 +166,15 @@ describe.each([
   });
 
   it("replays an event whose run never finished, after a restart, without a second user message", async () => {
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    scripted = createScriptedModel([async () => held.then(() => new Error("cut off by the crash"))]);
+    const held = gate();
+    scripted = createScriptedModel([async () => held.passed.then(() => new Error("cut off by the crash"))]);
     await start();
     await channel.deliver({ eventId: "e3", chatId: "c3", userId: "u1", text: "survive" });
     await until(() => scripted.calls.length === 1, "the first run to start");
     // A crash: the process goes away before the run ends (no done record is written).
     await host.close();
     await store?.close();
-    release();
+    held.open();
     await runtime.close().catch(() => {});
     scripted = createScriptedModel(["replayed answer"]);
     await start();
@@ -274,11 +280,8 @@ describe.each([
 describe("createChannelHost with several workers: claims", () => {
   it("renews its claim while a run outlives the lease, so no other worker takes the event", async () => {
     channel = memoryChannel();
-    let finish: () => void = () => {};
-    const slow = new Promise<void>((resolve) => {
-      finish = resolve;
-    });
-    scripted = createScriptedModel([async () => slow.then(() => "done at last")]);
+    const slow = gate();
+    scripted = createScriptedModel([async () => slow.passed.then(() => "done at last")]);
     const files = await openFileStore({ rootDir: root });
     await start(undefined, { store: files, leaseMs: 300 });
     await channel.deliver({ eventId: "long", chatId: "c1", userId: "u1", text: "take your time" });
@@ -288,7 +291,7 @@ describe("createChannelHost with several workers: claims", () => {
       expect(await files.inbox.claim({ owner: "another-worker", leaseMs: 300 })).toBeUndefined();
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    finish();
+    slow.open();
     await until(() => channel.sent.length === 1, "the reply");
     await until(async () => (await host.inbox.list()).length === 0 || undefined, "the event to complete");
     expect(scripted.calls).toHaveLength(1);
@@ -352,14 +355,8 @@ describe("createChannelHost with several workers: a polling channel", () => {
 describe("createChannelHost on the default store", () => {
   it("hands a context's message that arrives mid-run to that run, which sees it at its next step", async () => {
     channel = memoryChannel();
-    let toolStarted: () => void = () => {};
-    const started = new Promise<void>((resolve) => {
-      toolStarted = resolve;
-    });
-    let unblock: () => void = () => {};
-    const blocker = new Promise<void>((resolve) => {
-      unblock = resolve;
-    });
+    const toolStarted = gate();
+    const blocker = gate();
     scripted = createScriptedModel([
       { toolCalls: [{ toolName: "slow", input: {} }] },
       (call) =>
@@ -373,8 +370,8 @@ describe("createChannelHost on the default store", () => {
         slow: tool({
           inputSchema: z.object({}),
           execute: async () => {
-            toolStarted();
-            await blocker;
+            toolStarted.open();
+            await blocker.passed;
             return "done";
           },
         }),
@@ -400,11 +397,11 @@ describe("createChannelHost on the default store", () => {
     });
     await host.start();
     await channel.deliver({ eventId: "j1", chatId: "c1", userId: "u1", text: "paint the fence" });
-    await started;
+    await toolStarted.passed;
     await channel.deliver({ eventId: "j2", chatId: "c1", userId: "u1", text: "also blue" });
     // The file store hands the second event out while the first run holds the context.
     await until(() => queued.includes("mem:j2"), "the second event to reach the runtime");
-    unblock();
+    blocker.open();
     await until(() => channel.sent.length === 1, "the one reply");
     expect(channel.sent[0]?.text).toBe("saw it");
     expect(scripted.calls).toHaveLength(2);
