@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { until } from "@downcity/testkit";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import {
   createDaemonClient,
   type DaemonEvent,
@@ -10,33 +10,26 @@ import {
   initProject,
   readToken,
   startDaemonDetached,
-  startDemoModel,
   stopDaemon,
 } from "../src/index.js";
-import { createTempWorld } from "./temp-project.js";
+import { useDemoWorld } from "./demo-world.js";
 
 describe("end to end: init, start, chat with shell, background follow-up, stop", () => {
-  let world: Awaited<ReturnType<typeof createTempWorld>>;
-  let demo: Awaited<ReturnType<typeof startDemoModel>>;
-  beforeAll(async () => {
-    world = await createTempWorld();
-    demo = await startDemoModel();
-  });
-  afterAll(async () => {
-    await stopDaemon({ rootDir: world.project(), graceMs: 2000 }).catch(() => {});
-    await demo.close();
-    await world.cleanup();
-  });
+  const scene = useDemoWorld();
 
   it("runs the whole loop through real processes", async () => {
-    const rootDir = world.project();
-    const init = await initProject(rootDir, { llm: demo.llm });
+    const rootDir = scene.world.project();
+    const init = await initProject(rootDir, { llm: scene.demo.llm });
     expect(init.created).toEqual(expect.arrayContaining(["PROFILE.md", "downcity.json", ".gitignore"]));
     const config = JSON.parse(await readFile(join(rootDir, "downcity.json"), "utf8"));
     expect(config.$schema).toBe("./.downcity/schema/downcity.schema.json");
     expect(existsSync(join(rootDir, ".downcity/schema/downcity.schema.json"))).toBe(true);
 
-    const started = await startDaemonDetached({ rootDir, env: world.env, entry: inject("daemonEntry") });
+    const started = await startDaemonDetached({
+      rootDir,
+      env: scene.world.env,
+      entry: inject("daemonEntry"),
+    });
     const status = await daemonStatus({ rootDir });
     expect(status).toMatchObject({ running: true, pid: started.pid, port: started.port, host: "127.0.0.1" });
     const meta = JSON.parse(await readFile(join(rootDir, ".downcity/debug/daemon.json"), "utf8"));
@@ -44,7 +37,7 @@ describe("end to end: init, start, chat with shell, background follow-up, stop",
     expect(typeof meta.startedAt).toBe("string");
     expect(typeof meta.version).toBe("string");
 
-    const token = await readToken(world.env);
+    const token = await readToken(scene.world.env);
     expect(token).toMatch(/^[0-9a-f]{64}$/);
     const client = createDaemonClient({ host: started.host, port: started.port, token: token as string });
     expect((await client.health()).ok).toBe(true);

@@ -1,38 +1,25 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { isAlive, until } from "@downcity/testkit";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import {
-  createDaemonClient,
-  initProject,
-  readToken,
-  startDaemonDetached,
-  startDemoModel,
-  stopDaemon,
-} from "../src/index.js";
-import { createTempWorld } from "./temp-project.js";
+import { describe, expect, inject, it } from "vitest";
+import { createDaemonClient, initProject, readToken, startDaemonDetached, stopDaemon } from "../src/index.js";
+import { useDemoWorld } from "./demo-world.js";
 
 describe("downcity stop while a run executes a long shell_exec", () => {
-  let world: Awaited<ReturnType<typeof createTempWorld>>;
-  let demo: Awaited<ReturnType<typeof startDemoModel>>;
-  beforeAll(async () => {
-    world = await createTempWorld("dc-stop-");
-    demo = await startDemoModel();
-  });
-  afterAll(async () => {
-    await stopDaemon({ rootDir: world.project(), graceMs: 2000 }).catch(() => {});
-    await demo.close();
-    await world.cleanup();
-  });
+  const scene = useDemoWorld("dc-stop-");
 
   it("exits within 2 s without SIGKILL, kills the command and keeps the run in history", async () => {
-    const rootDir = world.project();
-    await initProject(rootDir, { llm: demo.llm });
-    const started = await startDaemonDetached({ rootDir, env: world.env, entry: inject("daemonEntry") });
+    const rootDir = scene.world.project();
+    await initProject(rootDir, { llm: scene.demo.llm });
+    const started = await startDaemonDetached({
+      rootDir,
+      env: scene.world.env,
+      entry: inject("daemonEntry"),
+    });
     const client = createDaemonClient({
       host: started.host,
       port: started.port,
-      token: (await readToken(world.env)) as string,
+      token: (await readToken(scene.world.env)) as string,
     });
     // The command's real work runs in a grandchild: killing only the shell would orphan it.
     const reply = client
