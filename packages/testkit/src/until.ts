@@ -19,8 +19,8 @@ export type UntilCheck<T> = () => T | undefined | false | Promise<T | undefined 
 /**
  * Polls `check` until it returns something other than `undefined`/`false` and returns that value; fails
  * with `timed out after <ms> ms waiting for <what>` once the scaled deadline passes (`what` may be a
- * function, asked then, to report what the test saw). A check that throws
- * fails the wait at once. A number as `options` is the timeout.
+ * function, asked only then, to report what the test saw). A check that throws fails the wait at once.
+ * A number as `options` is the timeout.
  */
 export async function until<T>(
   check: UntilCheck<T>,
