@@ -3,6 +3,7 @@ import { DowncityError } from "../../errors/downcity-error.js";
 import { defineService, type ServiceDefinition } from "../../service/define-service.js";
 import type { DeliveryQueue } from "../delivery/channel-delivery.js";
 import type { ChannelHost } from "./channel-host.js";
+import type { PairingStore } from "./pairing-store.js";
 
 const channelName = z.string().min(1).describe("Channel instance name (a key of downcity.json channels)");
 
@@ -50,6 +51,23 @@ function queueService<Entry, Field extends "id" | "key">(options: {
   });
 }
 
+/** Applies `act` to the channel whose pairing has `code` pending; NOT_FOUND when none has. */
+async function onPendingCode<T>(
+  host: ChannelHost,
+  code: string,
+  act: (pairing: PairingStore) => Promise<T | undefined>,
+): Promise<{ channel: string; result: T }> {
+  for (const { channel, pairing } of pairings(host)) {
+    const result = await act(pairing);
+    if (result) return { channel, result };
+  }
+  throw new DowncityError(
+    "NOT_FOUND",
+    `No pending pairing code "${code}" (codes expire after 1 hour). See pending codes with downcity access list.`,
+    { field: "code" },
+  );
+}
+
 /** `downcity access approve|deny|list|allow|revoke`: who may talk to the agent through each channel. */
 function accessService(host: ChannelHost): ServiceDefinition {
   return defineService({
@@ -60,34 +78,16 @@ function accessService(host: ChannelHost): ServiceDefinition {
         description: "Let in the sender of a pairing code",
         input: z.object({ code: z.string().min(1).describe("The 8-character code the sender received") }),
         handler: async ({ code }) => {
-          for (const { channel, pairing } of pairings(host)) {
-            const user = await pairing.approve(code);
-            if (user) return { channel, ...user };
-          }
-          throw new DowncityError(
-            "NOT_FOUND",
-            `No pending pairing code "${code}" (codes expire after 1 hour). See pending codes with downcity access list.`,
-            {
-              field: "code",
-            },
-          );
+          const { channel, result } = await onPendingCode(host, code, (pairing) => pairing.approve(code));
+          return { channel, ...result };
         },
       },
       deny: {
         description: "Refuse a pairing request (its code stops working; the sender is not told)",
         input: z.object({ code: z.string().min(1).describe("The 8-character code the sender received") }),
         handler: async ({ code }) => {
-          for (const { channel, pairing } of pairings(host)) {
-            const denied = await pairing.deny(code);
-            if (denied) return { channel, denied: denied.code, userId: denied.userId };
-          }
-          throw new DowncityError(
-            "NOT_FOUND",
-            `No pending pairing code "${code}". See pending codes with downcity access list.`,
-            {
-              field: "code",
-            },
-          );
+          const { channel, result } = await onPendingCode(host, code, (pairing) => pairing.deny(code));
+          return { channel, denied: result.code, userId: result.userId };
         },
       },
       list: {

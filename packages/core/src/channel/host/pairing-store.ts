@@ -54,6 +54,13 @@ export async function openPairingStore(
 ): Promise<PairingStore> {
   const stored = (await readStateFile(path)) as Partial<AccessFile> | undefined;
   const state: AccessFile = { approved: stored?.approved ?? [], pending: stored?.pending ?? [] };
+  // Removes the unexpired pending request behind `code` (any case, spaces around it) and returns it.
+  const takePending = (code: string) => {
+    const normalized = code.trim().toUpperCase();
+    const entry = live().find((candidate) => candidate.code === normalized);
+    if (entry) state.pending = state.pending.filter((candidate) => candidate !== entry);
+    return entry;
+  };
   // The user replaces any earlier approval of the same id.
   const approveUser = async (input: { userId: string; username?: string }, via: ApprovedUser["via"]) => {
     const user: ApprovedUser = {
@@ -99,19 +106,14 @@ export async function openPairingStore(
       return { ...entry };
     },
     async deny(code) {
-      const normalized = code.trim().toUpperCase();
-      const entry = live().find((candidate) => candidate.code === normalized);
+      const entry = takePending(code);
       if (!entry) return undefined;
-      state.pending = state.pending.filter((candidate) => candidate !== entry);
       await save();
       return { ...entry };
     },
     async approve(code) {
-      const normalized = code.trim().toUpperCase();
-      const entry = live().find((candidate) => candidate.code === normalized);
-      if (!entry) return undefined;
-      state.pending = state.pending.filter((candidate) => candidate !== entry);
-      return approveUser(entry, "pairing");
+      const entry = takePending(code);
+      return entry ? approveUser(entry, "pairing") : undefined;
     },
     allow: (input) => approveUser(input, "cli"),
     async revoke(userId) {
