@@ -6,6 +6,7 @@ import { errorFields, type Logger, silentLogger, withRequestContext } from "../l
 import { createHistoryWindow } from "../prompt/history-window.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
 import { type CancelTarget, createActiveRuns } from "../run/active-runs.js";
+import { createRedactor } from "../run/redact-secrets.js";
 import type { RuntimeHistory, ToolSource } from "../run/run-context.js";
 import { createRunPipeline } from "../run/run-pipeline.js";
 import type { RunResult } from "../run/run-result.js";
@@ -13,6 +14,7 @@ import type { PendingRun } from "../run/run-scope.js";
 import type { RunLimits } from "../run/run-watchdog.js";
 import { createToolSchemaCache } from "../run/tool-schema-cache.js";
 import type { HistoryStore } from "../store/history-store.js";
+import type { RunJournal } from "../store/run-journal.js";
 import type { IncomingMessage } from "./incoming-message.js";
 import { createMessageIntake } from "./message-intake.js";
 import { createRuntimeHistories } from "./runtime-histories.js";
@@ -45,6 +47,12 @@ export interface AgentRuntimeOptions {
   closeGraceMs?: number;
   generateId?: () => string;
   now?: () => Date;
+  /** Where every run is journaled (`.downcity/runs/` or the shared store's tables); absent, runs are not journaled. */
+  journal?: RunJournal;
+  /** Values of configured keys and tokens, masked in everything the journal writes. */
+  secrets?: readonly string[];
+  /** This worker's name in the run journal. */
+  workerId?: string;
 }
 
 /** The agent runtime of one project root: what is registered with it, its lanes, and the runs they feed. */
@@ -114,6 +122,8 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     directory: registry.directory,
     withCachedSchemas: createToolSchemaCache(),
     activeRuns: active,
+    ...(options.journal ? { journal: options.journal, redact: createRedactor(options.secrets ?? []) } : {}),
+    ...(options.workerId ? { workerId: options.workerId } : {}),
   });
 
   const lanes = createLaneScheduler<PendingRun>({

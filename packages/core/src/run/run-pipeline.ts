@@ -3,6 +3,7 @@ import type { LaneRunner } from "../lanes/lane-scheduler.js";
 import { buildSystemMessages } from "../prompt/build-system-messages.js";
 import { finishRun } from "./finish-run.js";
 import { createRunArrivals } from "./run-arrivals.js";
+import { beginRunJournal, endRunJournal, journaledStream } from "./run-journaling.js";
 import type { RunSettlement } from "./run-result.js";
 import { type PendingRun, type RunDeps, type RunScope, runContextOf } from "./run-scope.js";
 import { assembleRunTools } from "./run-tools.js";
@@ -32,6 +33,7 @@ export function createRunPipeline(deps: RunDeps): LaneRunner<PendingRun> {
       const scope = await openRunScope(deps, { contextId, requestId }, first, activeRun);
       const lane: RunLane = { batch, participants: [...batch], drain };
       const settlement = await runWithRequestContext(scope.requestContext, () => runBatch(deps, scope, lane));
+      await endRunJournal(scope, settlement);
       for (const participant of lane.participants) {
         if (settlement.ok) participant.resolve(settlement.result);
         else participant.reject(settlement.error);
@@ -47,6 +49,7 @@ async function runBatch(deps: RunDeps, scope: RunScope, lane: RunLane): Promise<
   try {
     const started = await startRun(deps, scope, lane.batch);
     if ("answered" in started) return { ok: true, result: started.answered };
+    await beginRunJournal(deps, scope, lane.batch);
     const arrivals = createRunArrivals(deps, scope, lane);
     const context = runContextOf(deps, scope, lane.batch);
     const tools = await assembleRunTools(deps, scope, { context, visibleMessageIds: arrivals.visibleIds });
@@ -58,25 +61,29 @@ async function runBatch(deps: RunDeps, scope: RunScope, lane: RunLane): Promise<
       logger: deps.logger,
       now: deps.now(),
     });
-    const outcome = await streamRun({
-      model: started.model,
-      contextId: scope.contextId,
-      requestId: scope.requestId,
-      system: system.messages,
-      systemTokens: system.tokens,
-      tools,
-      ...(system.activeTools ? { activeTools: system.activeTools } : {}),
-      maxSteps: deps.maxSteps,
-      ...(deps.limits ? { limits: deps.limits } : {}),
-      keepLast: deps.keepLast,
-      historyWindow: deps.historyWindow,
-      activeRun: scope.activeRun,
-      onWindow: arrivals.windowSent,
-      takeArrivals: arrivals.take,
-      emit: deps.emit,
-      logger: deps.logger,
-    });
-    return await finishRun(deps, scope, outcome);
+    const stream = journaledStream(
+      scope,
+      {
+        model: started.model,
+        contextId: scope.contextId,
+        requestId: scope.requestId,
+        system: system.messages,
+        systemTokens: system.tokens,
+        tools,
+        ...(system.activeTools ? { activeTools: system.activeTools } : {}),
+        maxSteps: deps.maxSteps,
+        ...(deps.limits ? { limits: deps.limits } : {}),
+        keepLast: deps.keepLast,
+        historyWindow: deps.historyWindow,
+        activeRun: scope.activeRun,
+        onWindow: arrivals.windowSent,
+        takeArrivals: arrivals.take,
+        emit: deps.emit,
+        logger: deps.logger,
+      },
+      system.messages,
+    );
+    return await finishRun(deps, scope, await streamRun(stream));
   } catch (error) {
     return finishRun(deps, scope, { status: "failed", error });
   }

@@ -5,9 +5,12 @@ import type { HistoryMessage } from "../history/history-message.js";
 import type { Logger } from "../logger/logger.js";
 import type { HistoryWindow } from "../prompt/history-window.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
+import type { RunJournal } from "../store/run-journal.js";
 import type { ActiveRun, ActiveRuns } from "./active-runs.js";
+import type { Redactor } from "./redact-secrets.js";
 import type { DeliverReply, RecipientDirectory, ReplyRoute } from "./reply-routing.js";
 import type { RunContext, RuntimeHistory, ToolSource } from "./run-context.js";
+import type { RunRecorder } from "./run-recorder.js";
 import type { RunResult } from "./run-result.js";
 import type { RunLimits } from "./run-watchdog.js";
 import type { RuntimeEvent } from "./runtime-event.js";
@@ -43,6 +46,12 @@ export interface RunDeps {
   directory: () => RecipientDirectory | undefined;
   withCachedSchemas: (tools: ToolSet) => ToolSet;
   activeRuns: ActiveRuns;
+  /** Where runs are journaled; absent, runs are not journaled. */
+  journal?: RunJournal;
+  /** Masks configured secrets in what the journal writes. */
+  redact?: Redactor;
+  /** This worker's name in the journal (several workers may share one store). */
+  workerId?: string;
 }
 
 /** One run as every stage of the pipeline sees it. */
@@ -56,6 +65,8 @@ export interface RunScope {
   deliver: DeliverReply;
   /** Texts `chat_send` delivered to the run's own chat: when there are any, they are its answer. */
   sent: string[];
+  /** The run's journal writer, when the runtime journals runs. */
+  recorder?: RunRecorder;
 }
 
 /** The run as its tool factories see it. */

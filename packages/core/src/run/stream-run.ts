@@ -2,6 +2,7 @@ import {
   type LanguageModel,
   type ModelMessage,
   type PrepareStepFunction,
+  type StepResult,
   stepCountIs,
   streamText,
   type TextStreamPart,
@@ -46,6 +47,8 @@ export interface StreamRunOptions {
   emit: (event: RuntimeEvent) => void;
   logger: Logger;
   now?: () => number;
+  /** Awaited at each step boundary, before the next step begins (the run journal's write). */
+  onStepFinished?: (step: StepResult<ToolSet>) => Promise<void>;
 }
 
 /** One run's model streams and what they share: the watchdog, the progress and the event translation. */
@@ -124,9 +127,12 @@ async function streamAttempt(run: RunStream, window: number): Promise<StreamedRu
     stopWhen: stepCountIs(options.maxSteps),
     abortSignal: signal,
     prepareStep: mergeArrivals(options.takeArrivals),
-    // The step boundary: the AI SDK awaits this before the next step begins (a run journal
-    // records the finished step here).
-    onStepFinish: (step) => progress.stepFinished(step),
+    // The step boundary: the AI SDK awaits this before the next step begins; the run journal
+    // makes the finished step durable here.
+    onStepFinish: async (step) => {
+      progress.stepFinished(step);
+      await options.onStepFinished?.(step);
+    },
   });
   run.events.streamStarted();
   if ((await consumeStream(result.fullStream, run)) === "aborted") return stoppedRun(run);

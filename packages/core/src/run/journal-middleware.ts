@@ -1,0 +1,153 @@
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3StreamPart,
+  LanguageModelV3Usage,
+} from "@ai-sdk/provider";
+import { type LanguageModel, wrapLanguageModel } from "ai";
+import type { JournalUsage, ModelCallRecord } from "../store/run-journal.js";
+
+/** What the middleware hands over once per model call: the request it saw, the response it streamed. */
+export type ModelCallCapture = Pick<ModelCallRecord, "response" | "error" | "startedAt" | "latencyMs"> & {
+  params: LanguageModelV3CallOptions;
+};
+
+/** Turns the provider's usage into the journal's counts. */
+export function journalUsage(usage: LanguageModelV3Usage | undefined): JournalUsage {
+  const input = usage?.inputTokens.total ?? 0;
+  const output = usage?.outputTokens.total ?? 0;
+  return {
+    inputTokens: input,
+    outputTokens: output,
+    cachedInputTokens: usage?.inputTokens.cacheRead ?? 0,
+    totalTokens: input + output,
+  };
+}
+
+/**
+ * The model as the run calls it, with language-model middleware that hands every call's request
+ * and response to `onCall` as the provider sent them (not re-derived from the steps afterwards).
+ * A model given by id string (a gateway) is returned as is: it is resolved inside the AI SDK.
+ */
+export function journaledModel(
+  model: LanguageModel,
+  onCall: (call: ModelCallCapture) => void,
+): LanguageModel {
+  if (typeof model === "string" || model.specificationVersion !== "v3") return model;
+  return wrapLanguageModel({
+    model: model as LanguageModelV3,
+    middleware: {
+      specificationVersion: "v3",
+      async wrapGenerate({ doGenerate, params }) {
+        const started = Date.now();
+        try {
+          const result = await doGenerate();
+          onCall({
+            params,
+            startedAt: new Date(started).toISOString(),
+            latencyMs: Date.now() - started,
+            response: {
+              ...(result.response?.id ? { id: result.response.id } : {}),
+              ...(result.response?.modelId ? { modelId: result.response.modelId } : {}),
+              content: result.content,
+              finishReason: result.finishReason.unified,
+              usage: journalUsage(result.usage),
+              ...(result.providerMetadata ? { providerMetadata: result.providerMetadata } : {}),
+              warnings: result.warnings,
+            },
+          });
+          return result;
+        } catch (error) {
+          onCall({ params, ...failedCall(started, error) });
+          throw error;
+        }
+      },
+      async wrapStream({ doStream, params }) {
+        const started = Date.now();
+        let result: Awaited<ReturnType<typeof doStream>>;
+        try {
+          result = await doStream();
+        } catch (error) {
+          onCall({ params, ...failedCall(started, error) });
+          throw error;
+        }
+        return { ...result, stream: result.stream.pipeThrough(recordStream(params, started, onCall)) };
+      },
+    },
+  });
+}
+
+function failedCall(started: number, error: unknown) {
+  return {
+    startedAt: new Date(started).toISOString(),
+    latencyMs: Date.now() - started,
+    error: error instanceof Error ? error.message : String(error),
+  };
+}
+
+/** Passes the stream through untouched, collecting its content; reports once when it ends. */
+function recordStream(
+  params: LanguageModelV3CallOptions,
+  started: number,
+  onCall: (call: ModelCallCapture) => void,
+): TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart> {
+  const content: LanguageModelV3Content[] = [];
+  const open = new Map<string, { type: "text" | "reasoning"; text: string }>();
+  const response: NonNullable<ModelCallRecord["response"]> = { content, usage: journalUsage(undefined) };
+  let error: string | undefined;
+  let reported = false;
+  const report = () => {
+    if (reported) return;
+    reported = true;
+    for (const part of open.values()) content.push(part);
+    onCall({
+      params,
+      startedAt: new Date(started).toISOString(),
+      latencyMs: Date.now() - started,
+      response,
+      ...(error ? { error } : {}),
+    });
+  };
+  // A run stopped mid-stream never flushes the stream: the call is still recorded, with what arrived.
+  params.abortSignal?.addEventListener(
+    "abort",
+    () => {
+      error ??= "aborted";
+      report();
+    },
+    { once: true },
+  );
+  return new TransformStream({
+    transform(part, controller) {
+      if (part.type === "stream-start") response.warnings = part.warnings;
+      else if (part.type === "response-metadata") {
+        if (part.id) response.id = part.id;
+        if (part.modelId) response.modelId = part.modelId;
+      } else if (part.type === "text-start" || part.type === "reasoning-start")
+        open.set(part.id, { type: part.type === "text-start" ? "text" : "reasoning", text: "" });
+      else if (part.type === "text-delta" || part.type === "reasoning-delta") {
+        const entry = open.get(part.id);
+        if (entry) entry.text += part.delta;
+      } else if (part.type === "text-end" || part.type === "reasoning-end") {
+        const entry = open.get(part.id);
+        if (entry) content.push(entry);
+        open.delete(part.id);
+      } else if (
+        part.type === "tool-call" ||
+        part.type === "tool-result" ||
+        part.type === "file" ||
+        part.type === "source"
+      )
+        content.push(part as LanguageModelV3Content);
+      else if (part.type === "finish") {
+        response.finishReason = part.finishReason.unified;
+        response.usage = journalUsage(part.usage);
+        if (part.providerMetadata) response.providerMetadata = part.providerMetadata;
+      } else if (part.type === "error")
+        error = part.error instanceof Error ? part.error.message : String(part.error);
+      controller.enqueue(part);
+    },
+    flush: report,
+  });
+}

@@ -1,0 +1,99 @@
+import type { ModelMessage, ToolSet } from "ai";
+import { journaledModel } from "./journal-middleware.js";
+import { journaledTools } from "./journaled-tools.js";
+import { createRunRecorder } from "./run-recorder.js";
+import type { RunSettlement } from "./run-result.js";
+import type { PendingRun, RunDeps, RunScope } from "./run-scope.js";
+import type { StreamRunOptions } from "./stream-run.js";
+
+/**
+ * Starts journaling a run when the runtime has a journal: writes its `run` record, and records
+ * each reply the run delivers. Returns nothing when runs are not journaled.
+ */
+export async function beginRunJournal(
+  deps: RunDeps,
+  scope: RunScope,
+  batch: readonly PendingRun[],
+): Promise<void> {
+  if (!deps.journal) return;
+  const recorder = createRunRecorder({
+    journal: deps.journal,
+    requestId: scope.requestId,
+    redact: deps.redact ?? ((value) => value),
+    logger: deps.logger,
+    now: deps.now,
+  });
+  scope.recorder = recorder;
+  const deliver = scope.deliver;
+  let sequence = 0;
+  scope.deliver = async (text, via, to) => {
+    const position = sequence++;
+    const delivered = await deliver(text, via, to);
+    recorder.reply({ via, contextId: delivered.contextId, text, sequence: position });
+    return delivered;
+  };
+  const model = deps.model;
+  const { channel, chatId, userId } = scope.requestContext;
+  const threadId = batch[0]?.message.threadId;
+  await recorder.begin({
+    contextId: scope.contextId,
+    messageIds: batch.map((pending) => pending.historyMessage.id),
+    eventIds: batch.flatMap((pending) => (pending.message.messageId ? [pending.message.messageId] : [])),
+    origin: batch.every((pending) => pending.message.origin === "internal") ? "internal" : "user",
+    ...(channel
+      ? {
+          route: {
+            channel,
+            ...(chatId ? { chatId } : {}),
+            ...(userId ? { userId } : {}),
+            ...(threadId ? { threadId } : {}),
+          },
+        }
+      : {}),
+    ...(deps.workerId ? { worker: deps.workerId } : {}),
+    ...(model
+      ? {
+          model:
+            typeof model === "string"
+              ? { provider: model.split(":")[0] ?? "gateway", modelId: model }
+              : { provider: model.provider, modelId: model.modelId },
+        }
+      : {}),
+    settings: { maxSteps: deps.maxSteps, keepLast: deps.keepLast },
+  });
+}
+
+/** The stream options of a journaled run: the model behind the journal's middleware, its tools journaled. */
+export function journaledStream(
+  scope: RunScope,
+  stream: StreamRunOptions,
+  system: ModelMessage[],
+): StreamRunOptions {
+  const recorder = scope.recorder;
+  if (!recorder) return stream;
+  recorder.system(system);
+  const tools: ToolSet = journaledTools(stream.tools, recorder);
+  recorder.toolsOffered(stream.tools);
+  return {
+    ...stream,
+    model: journaledModel(stream.model, (call) => recorder.modelCall(call)),
+    tools,
+    onWindow: (ids) => {
+      recorder.windowSent(ids);
+      stream.onWindow(ids);
+    },
+    onStepFinished: (step) => recorder.stepFinished(step),
+  };
+}
+
+/** Writes the run's `end` record from how it settled. */
+export async function endRunJournal(scope: RunScope, settlement: RunSettlement): Promise<void> {
+  const recorder = scope.recorder;
+  if (!recorder) return;
+  if (!settlement.ok) {
+    const { code, message } = settlement.error as Error & { code?: string };
+    await recorder.end({ outcome: "failed", error: { ...(code ? { code } : {}), message } });
+  } else if (settlement.result.aborted) {
+    await recorder.end({ outcome: "aborted", reason: settlement.result.aborted.reason });
+  } else await recorder.end({ outcome: "completed" });
+}

@@ -1,0 +1,173 @@
+import { createHash } from "node:crypto";
+import type { StepResult, ToolSet } from "ai";
+import type { Logger } from "../logger/logger.js";
+import { errorFields } from "../logger/logger.js";
+import type {
+  JournalOutcome,
+  JournalUsage,
+  NewJournalRecord,
+  RunJournal,
+  RunStartRecord,
+} from "../store/run-journal.js";
+import type { ModelCallCapture } from "./journal-middleware.js";
+import type { Redactor } from "./redact-secrets.js";
+import { usageFromModel } from "./run-usage.js";
+
+/**
+ * Writes one run's journal. Records queue in memory and go to the journal in one durable append at
+ * the points that matter for a restart: the run's start, before each tool runs, each step's end,
+ * and the run's end. A journal that fails to write is logged, never fails the run.
+ */
+export interface RunRecorder {
+  readonly requestId: string;
+  begin(start: Omit<RunStartRecord, "type" | "v" | "at" | "requestId">): Promise<void>;
+  /** The system messages of the run (stored once, by hash). */
+  system(messages: unknown): void;
+  /** The ids of the history messages the model's window holds. */
+  windowSent(ids: Iterable<string>): void;
+  /** Offered tool names and their schemas (hashed). */
+  toolsOffered(tools: ToolSet): void;
+  modelCall(call: ModelCallCapture): void;
+  toolStarted(call: { toolCallId: string; toolName: string; input: unknown }): Promise<void>;
+  toolEnded(call: {
+    toolCallId: string;
+    toolName: string;
+    output?: unknown;
+    error?: string;
+    startedAt: number;
+  }): void;
+  /** The step boundary: resolves once the step is durable. */
+  stepFinished(step: StepResult<ToolSet>): Promise<void>;
+  reply(reply: { via: "chat_send" | "final-text"; contextId: string; text: string; sequence: number }): void;
+  /** The last record: the outcome, with the steps finished and the tokens of every model call. */
+  end(end: {
+    outcome: JournalOutcome;
+    reason?: string;
+    error?: { code?: string; message: string };
+  }): Promise<void>;
+  /** Index of the step under way. */
+  step(): number;
+}
+
+/** Creates the recorder of run `requestId`. */
+export function createRunRecorder(options: {
+  journal: RunJournal;
+  requestId: string;
+  redact: Redactor;
+  logger: Logger;
+  now?: () => Date;
+}): RunRecorder {
+  const { journal, requestId, redact, logger } = options;
+  const now = options.now ?? (() => new Date());
+  const at = () => now().toISOString();
+  let queue: NewJournalRecord[] = [];
+  let writing: Promise<void> = Promise.resolve();
+  let finishedSteps = 0;
+  let systemHash: string | undefined;
+  let historyIds: string[] = [];
+  let tools: string[] = [];
+  let toolsHash: string | undefined;
+  let stepStarted = Date.now();
+  let failed = false;
+  const usage: JournalUsage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, totalTokens: 0 };
+
+  const push = (record: NewJournalRecord) => queue.push(redact(record));
+  /** Writes everything queued in one durable append, after the appends before it. */
+  const flush = () => {
+    const batch = queue;
+    queue = [];
+    writing = writing.then(async () => {
+      if (batch.length === 0 || failed) return;
+      try {
+        await journal.append(requestId, batch);
+      } catch (error) {
+        // Later records would be written out of order; the journal of this run stops here.
+        failed = true;
+        logger.warn(errorFields(error), "could not write the run journal; it stops here for this run");
+      }
+    });
+    return writing;
+  };
+
+  return {
+    requestId,
+    begin(start) {
+      push({ type: "run", at: at(), requestId, ...start });
+      return flush();
+    },
+    system(messages) {
+      const text = JSON.stringify(messages);
+      systemHash = createHash("sha256").update(text).digest("hex").slice(0, 16);
+      push({ type: "content", at: at(), hash: systemHash, content: messages });
+    },
+    windowSent(ids) {
+      historyIds = [...ids];
+    },
+    toolsOffered(set) {
+      tools = Object.keys(set);
+      const schemas = tools.map((name) => [name, set[name]?.description, set[name]?.inputSchema]);
+      toolsHash = createHash("sha256").update(JSON.stringify(schemas)).digest("hex").slice(0, 16);
+    },
+    modelCall({ params, ...call }) {
+      // Every call counts, an aborted one too: its tokens were spent.
+      if (call.response) {
+        usage.inputTokens += call.response.usage.inputTokens;
+        usage.outputTokens += call.response.usage.outputTokens;
+        usage.cachedInputTokens += call.response.usage.cachedInputTokens;
+        usage.totalTokens += call.response.usage.totalTokens;
+      }
+      push({
+        type: "model-call",
+        at: at(),
+        step: finishedSteps,
+        purpose: "step",
+        request: {
+          ...(systemHash ? { systemHash } : {}),
+          historyIds,
+          messageCount: params.prompt.length,
+          tools,
+          ...(toolsHash ? { toolsHash } : {}),
+        },
+        ...call,
+      });
+    },
+    toolStarted(call) {
+      push({ type: "tool-start", at: at(), step: finishedSteps, ...call });
+      return flush();
+    },
+    toolEnded({ startedAt, ...call }) {
+      push({ type: "tool-end", at: at(), step: finishedSteps, durationMs: Date.now() - startedAt, ...call });
+    },
+    stepFinished(step) {
+      const usage = usageFromModel(step.usage);
+      push({
+        type: "step",
+        at: at(),
+        step: finishedSteps,
+        finishReason: step.finishReason,
+        usage,
+        text: step.text,
+        toolCallIds: step.toolCalls.map((call) => call.toolCallId),
+        messages: step.response.messages,
+        latencyMs: Date.now() - stepStarted,
+      });
+      finishedSteps++;
+      stepStarted = Date.now();
+      return flush();
+    },
+    reply({ sequence, ...reply }) {
+      push({
+        type: "reply",
+        at: at(),
+        key: `${requestId}:${finishedSteps}:${sequence}`,
+        step: finishedSteps,
+        ...reply,
+      });
+    },
+    end(end) {
+      push({ type: "end", at: at(), ...end, steps: finishedSteps, usage: { ...usage } });
+      return flush();
+    },
+    step: () => finishedSteps,
+  };
+}
