@@ -1,21 +1,16 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { useTempDir } from "@downcity/testkit/vitest";
 import { tool } from "ai";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { DowncityError } from "../errors/downcity-error.js";
 import { definePromptProvider } from "../prompt/prompt-provider.js";
 import { createScriptedModel } from "../test/scripted-model.js";
 import { createAgentRuntime } from "./agent-runtime.js";
 
-let root: string;
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), "downcity-runtime-"));
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const temp = useTempDir("downcity-runtime-", "each");
 
 describe("createAgentRuntime", () => {
   it("runs a tool loop, persists user and assistant messages, and returns the final text", async () => {
@@ -24,7 +19,7 @@ describe("createAgentRuntime", () => {
       (call) => `sum is ${call.messages.at(-1)?.text.match(/"sum":(\d+)/)?.[1]}`,
     ]);
     const runtime = createAgentRuntime({
-      rootDir: root,
+      rootDir: temp.path,
       model: scripted.model,
       tools: {
         add: tool({
@@ -43,10 +38,10 @@ describe("createAgentRuntime", () => {
   });
 
   it("puts runtime context, PROFILE.md, the default prompt and providers into the system messages", async () => {
-    await writeFile(join(root, "PROFILE.md"), "You are Pip, a careful agent.");
+    await writeFile(join(temp.path, "PROFILE.md"), "You are Pip, a careful agent.");
     const scripted = createScriptedModel(["ok"]);
     const runtime = createAgentRuntime({
-      rootDir: root,
+      rootDir: temp.path,
       model: scripted.model,
       promptProviders: [
         definePromptProvider({ id: "b", order: 2, provide: () => ({ messages: ["second provider"] }) }),
@@ -64,7 +59,7 @@ describe("createAgentRuntime", () => {
     const system =
       scripted.calls[0]?.messages.filter((message) => message.role === "system").map((m) => m.text) ?? [];
     expect(system[0]).toContain("contextId: tg:42");
-    expect(system[0]).toContain(`project root: ${root}`);
+    expect(system[0]).toContain(`project root: ${temp.path}`);
     expect(system[0]).toContain("chatId: 42");
     expect(system[1]).toBe("You are Pip, a careful agent.");
     expect(system.indexOf("first provider")).toBeLessThan(system.indexOf("second provider"));
@@ -75,7 +70,7 @@ describe("createAgentRuntime", () => {
     const scripted = createScriptedModel(["ok"]);
     const noop = tool({ inputSchema: z.object({}), execute: async () => "x" });
     const runtime = createAgentRuntime({
-      rootDir: root,
+      rootDir: temp.path,
       model: scripted.model,
       tools: { alpha: noop, beta: noop, gamma: noop },
       promptProviders: [
@@ -97,7 +92,7 @@ describe("createAgentRuntime", () => {
   });
 
   it("fails clearly when no model is configured", async () => {
-    const runtime = createAgentRuntime({ rootDir: root });
+    const runtime = createAgentRuntime({ rootDir: temp.path });
     const error = await runtime.send({ contextId: "c", text: "hi" }).catch((e: unknown) => e);
     expect(DowncityError.isInstance(error)).toBe(true);
     expect((error as DowncityError).code).toBe("MODEL_NOT_CONFIGURED");
@@ -107,7 +102,7 @@ describe("createAgentRuntime", () => {
 
   it("shows internal messages to the model as a system notice", async () => {
     const scripted = createScriptedModel(["noted"]);
-    const runtime = createAgentRuntime({ rootDir: root, model: scripted.model });
+    const runtime = createAgentRuntime({ rootDir: temp.path, model: scripted.model });
     await runtime.send({ contextId: "c", text: "job sh_1 exited 0", origin: "internal" });
     const last = scripted.calls[0]?.messages.at(-1);
     expect(last?.role).toBe("system");
@@ -117,28 +112,28 @@ describe("createAgentRuntime", () => {
     await runtime.close();
   });
 
-  it("delivers chat_send text through the channel sender and returns it as the result text", async () => {
+  it("delivers chat_send text through the channel sender, then the final text, and returns both as the result text", async () => {
     const scripted = createScriptedModel([
       { toolCalls: [{ toolName: "chat_send", input: { text: "working on it" } }] },
       "done",
     ]);
-    const runtime = createAgentRuntime({ rootDir: root, model: scripted.model });
+    const runtime = createAgentRuntime({ rootDir: temp.path, model: scripted.model });
     const delivered: string[] = [];
     runtime.registerSender("tg", (message) => {
       delivered.push(`${message.chatId}:${message.text}`);
     });
     const result = await runtime.send({ contextId: "tg:7", text: "go", channel: "tg", chatId: "7" });
-    expect(delivered).toEqual(["7:working on it"]);
-    expect(result.text).toBe("working on it");
+    expect(delivered).toEqual(["7:working on it", "7:done"]);
+    expect(result.text).toBe("working on it\n\ndone");
     await runtime.close();
   });
 
   it("writes nothing outside .downcity/context for hostile context ids", async () => {
     const scripted = createScriptedModel(["ok"]);
-    const runtime = createAgentRuntime({ rootDir: root, model: scripted.model });
+    const runtime = createAgentRuntime({ rootDir: temp.path, model: scripted.model });
     await runtime.send({ contextId: "../../etc/passwd", text: "hi" });
     const path = join(runtime.history("../../etc/passwd").dir ?? "", "messages.jsonl");
-    expect(path.startsWith(join(root, ".downcity", "context"))).toBe(true);
+    expect(path.startsWith(join(temp.path, ".downcity", "context"))).toBe(true);
     expect(await readFile(path, "utf8")).toContain("hi");
     await runtime.close();
   });

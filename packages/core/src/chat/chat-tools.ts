@@ -34,7 +34,7 @@ export function createChatTools(options: ChatToolsOptions): ToolSet {
   return {
     chat_send: tool({
       description:
-        "Send user-visible text to the current chat now. Use it for progress updates and the final answer; if you never call it, your final text is delivered instead.",
+        "Send user-visible text to the current chat now, e.g. a progress update during long work. The text you write after your last chat_send is delivered as your answer too (unless it repeats what you sent), so do not send the answer twice.",
       inputSchema: chatSendInput,
       execute: async ({ text, to }) => {
         const { contextId } = await options.deliver(text, to);

@@ -1,6 +1,8 @@
 import { DowncityError } from "../errors/downcity-error.js";
 import type { HistoryMessage } from "../history/history-message.js";
 import { errorFields } from "../logger/logger.js";
+import { deliverFinalAnswer } from "./final-answer.js";
+import { abortNotice } from "./run-notice.js";
 import type { AssistantPart, RunOutcome, RunResult, RunSettlement, StreamedSteps } from "./run-result.js";
 import type { RunDeps, RunScope } from "./run-scope.js";
 import { stepsToParts } from "./steps-to-parts.js";
@@ -8,8 +10,8 @@ import { stepsToParts } from "./steps-to-parts.js";
 type FinishDeps = Pick<RunDeps, "emit" | "logger" | "generateId" | "now">;
 
 /**
- * Finishes a run, whatever its outcome. A completed run delivers its final text (unless `chat_send`
- * answered) and stores its steps; a stopped run stores what it had with a notice saying why and
+ * Finishes a run, whatever its outcome. A completed run delivers its final answer (`final-answer.ts`)
+ * and stores its steps; a stopped run stores what it had with a notice saying why and
  * sends the notice like a reply; both end with `run-end`. A failed run (or a finish that fails)
  * ends with `run-error` and settles with the error.
  */
@@ -35,12 +37,9 @@ async function completed(
   scope: RunScope,
   outcome: Extract<RunOutcome, { status: "completed" }>,
 ): Promise<RunResult> {
-  const { finalText } = outcome;
-  // Replies go out before the answer is stored: a replay that finds the answer knows they were sent.
-  if (scope.sent.length === 0 && finalText.trim()) await scope.deliver(finalText, "final-text");
-  const message = await record(deps, scope, stepsToParts(outcome.steps));
-  const text = scope.sent.length > 0 ? scope.sent.join("\n\n") : finalText;
-  return ended(deps, scope, outcome, { text, message });
+  const answer = await deliverFinalAnswer(scope, outcome);
+  const message = await record(deps, scope, [...stepsToParts(outcome.steps), ...answer.parts]);
+  return ended(deps, scope, outcome, { text: answer.text, message });
 }
 
 async function aborted(
@@ -48,7 +47,8 @@ async function aborted(
   scope: RunScope,
   outcome: Extract<RunOutcome, { status: "aborted" }>,
 ): Promise<RunResult> {
-  const { reason, message: notice } = outcome.error;
+  const { reason } = outcome.error;
+  const notice = abortNotice(outcome.error);
   // What the run did is stored first: a channel that fails to take the notice must not lose it.
   const parts = [...stepsToParts(outcome.steps), ...outcome.parts, { type: "text" as const, text: notice }];
   const message = await record(deps, scope, parts, reason);
