@@ -1,8 +1,8 @@
-import { mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
+import { useTempDir } from "@downcity/testkit/vitest";
 import { tool } from "ai";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { currentRequestContext } from "../context/request-context.js";
 import type { HistoryMessage } from "../history/history-message.js";
@@ -10,13 +10,7 @@ import type { LogFields } from "../logger/logger.js";
 import { createScriptedModel } from "../test/scripted-model.js";
 import { createAgentRuntime } from "./agent-runtime.js";
 
-let root: string;
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), "downcity-compaction-"));
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const temp = useTempDir("downcity-compaction-", "each");
 
 const seed = (count: number): HistoryMessage[] =>
   Array.from({ length: count }, (_, index) => ({
@@ -29,7 +23,11 @@ const seed = (count: number): HistoryMessage[] =>
 describe("runtime compaction and context-window recovery", () => {
   it("compacts when history exceeds keepLast: summary by the model, newest kept verbatim, archive written", async () => {
     const scripted = createScriptedModel(["SUMMARY: old stuff", "fresh answer"]);
-    const runtime = createAgentRuntime({ rootDir: root, model: scripted.model, history: { keepLast: 10 } });
+    const runtime = createAgentRuntime({
+      rootDir: temp.path,
+      model: scripted.model,
+      history: { keepLast: 10 },
+    });
     await runtime.history("c").append(seed(20));
     const result = await runtime.send({ contextId: "c", text: "new question" });
     expect(result.text).toBe("fresh answer");
@@ -50,7 +48,11 @@ describe("runtime compaction and context-window recovery", () => {
       code: "context_length_exceeded",
     });
     const scripted = createScriptedModel([overflow, "short summary", "answer after retry"]);
-    const runtime = createAgentRuntime({ rootDir: root, model: scripted.model, history: { keepLast: 50 } });
+    const runtime = createAgentRuntime({
+      rootDir: temp.path,
+      model: scripted.model,
+      history: { keepLast: 50 },
+    });
     await runtime.history("c").append(seed(30));
     const result = await runtime.send({ contextId: "c", text: "q" });
     expect(result.text).toBe("answer after retry");
@@ -68,7 +70,7 @@ describe("runtime compaction and context-window recovery", () => {
           call.messages.length === 1 ? "summary" : overflow(),
       ),
     );
-    const runtime = createAgentRuntime({ rootDir: root, model: scripted.model });
+    const runtime = createAgentRuntime({ rootDir: temp.path, model: scripted.model });
     await runtime.history("c").append(seed(16));
     await expect(runtime.send({ contextId: "c", text: "q" })).rejects.toMatchObject({
       code: "CONTEXT_WINDOW_EXCEEDED",
@@ -82,7 +84,11 @@ describe("runtime compaction and context-window recovery", () => {
       { toolCalls: [{ toolName: "chat_load_history", input: { keyword: "message 3" } }] },
       (call) => call.messages.at(-1)?.text ?? "",
     ]);
-    const runtime = createAgentRuntime({ rootDir: root, model: scripted.model, history: { keepLast: 100 } });
+    const runtime = createAgentRuntime({
+      rootDir: temp.path,
+      model: scripted.model,
+      history: { keepLast: 100 },
+    });
     await runtime.history("c").append(seed(6));
     const result = await runtime.send({ contextId: "c", text: "what did I say?" });
     // Everything is already in view, so nothing "earlier" is loaded.
@@ -94,7 +100,11 @@ describe("runtime compaction and context-window recovery", () => {
       { toolCalls: [{ toolName: "chat_load_history", input: { keyword: "message 3" } }] },
       (call) => call.messages.at(-1)?.text ?? "",
     ]);
-    const small = createAgentRuntime({ rootDir: root, model: scripted2.model, history: { keepLast: 4 } });
+    const small = createAgentRuntime({
+      rootDir: temp.path,
+      model: scripted2.model,
+      history: { keepLast: 4 },
+    });
     await small.history("d").append(seed(10));
     const loaded = await small.send({ contextId: "d", text: "what did I say?" });
     expect(loaded.text).toContain("old message 3");
@@ -106,7 +116,11 @@ describe("runtime compaction and context-window recovery", () => {
       { toolCalls: [{ toolName: "chat_load_history", input: { count: 2 } }] },
       (call) => call.messages.at(-1)?.text ?? "",
     ]);
-    const byCount = createAgentRuntime({ rootDir: root, model: scripted3.model, history: { keepLast: 4 } });
+    const byCount = createAgentRuntime({
+      rootDir: temp.path,
+      model: scripted3.model,
+      history: { keepLast: 4 },
+    });
     await byCount.history("e").append(seed(10));
     const counted = await byCount.send({ contextId: "e", text: "more?" });
     // Compaction kept "old message 9" and the new question in view and archived old 0-8.
@@ -123,7 +137,7 @@ describe("runtime compaction and context-window recovery", () => {
     const scripted = createScriptedModel([{ toolCalls: [{ toolName: "whoami", input: {} }] }, "ok"]);
     const record = (fields: LogFields) => lines.push(fields);
     const runtime = createAgentRuntime({
-      rootDir: root,
+      rootDir: temp.path,
       model: scripted.model,
       logger: { debug: record, info: record, warn: record, error: record },
       tools: {

@@ -1,19 +1,12 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { useTempDir } from "@downcity/testkit/vitest";
 import { tool } from "ai";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createScriptedModel } from "../test/scripted-model.js";
 import { createAgentRuntime } from "./agent-runtime.js";
 
-let root: string;
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), "downcity-lanes-"));
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const temp = useTempDir("downcity-lanes-", "each");
 
 describe("runtime lanes", () => {
   it("merges a message that arrives mid-run at the next step boundary so the model sees it before the run ends", async () => {
@@ -33,7 +26,7 @@ describe("runtime lanes", () => {
           : "missed it",
     ]);
     const runtime = createAgentRuntime({
-      rootDir: root,
+      rootDir: temp.path,
       model: scripted.model,
       tools: {
         slow: tool({
@@ -67,7 +60,7 @@ describe("runtime lanes", () => {
 
   it("drops a duplicate messageId and answers it with the original run's result", async () => {
     const scripted = createScriptedModel([{ text: "once", delayMs: 5 }]);
-    const runtime = createAgentRuntime({ rootDir: root, model: scripted.model });
+    const runtime = createAgentRuntime({ rootDir: temp.path, model: scripted.model });
     const [a, b] = await Promise.all([
       runtime.send({ contextId: "c", text: "hi", messageId: "same" }),
       runtime.send({ contextId: "c", text: "hi", messageId: "same" }),
@@ -82,7 +75,7 @@ describe("runtime lanes", () => {
 
   it("runs a message again when it is re-sent with the same messageId after its run failed", async () => {
     const scripted = createScriptedModel([new Error("provider down"), "second try worked"]);
-    const runtime = createAgentRuntime({ rootDir: root, model: scripted.model });
+    const runtime = createAgentRuntime({ rootDir: temp.path, model: scripted.model });
     await expect(runtime.send({ contextId: "c", text: "hi", messageId: "retry-me" })).rejects.toMatchObject({
       code: "MODEL_ERROR",
     });
@@ -105,7 +98,7 @@ describe("runtime lanes", () => {
         return "ok";
       }),
     );
-    const runtime = createAgentRuntime({ rootDir: root, model: scripted.model, maxConcurrency: 3 });
+    const runtime = createAgentRuntime({ rootDir: temp.path, model: scripted.model, maxConcurrency: 3 });
     await Promise.all(
       Array.from({ length: 6 }, (_, index) => runtime.send({ contextId: `c${index}`, text: "go" })),
     );
@@ -115,7 +108,7 @@ describe("runtime lanes", () => {
 
   it("rejects new messages after close and fails queued ones with RUNTIME_CLOSED", async () => {
     const scripted = createScriptedModel([{ text: "slow", delayMs: 30 }, "never"]);
-    const runtime = createAgentRuntime({ rootDir: root, model: scripted.model, maxConcurrency: 1 });
+    const runtime = createAgentRuntime({ rootDir: temp.path, model: scripted.model, maxConcurrency: 1 });
     const running = runtime.send({ contextId: "a", text: "1" });
     await new Promise((resolve) => setTimeout(resolve, 5));
     const queued = runtime.send({ contextId: "b", text: "2" });

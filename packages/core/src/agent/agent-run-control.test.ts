@@ -1,20 +1,13 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { useTempDir } from "@downcity/testkit/vitest";
 import { tool } from "ai";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { RuntimeEvent } from "../run/runtime-event.js";
 import { createScriptedModel } from "../test/scripted-model.js";
 import { createAgentRuntime } from "./agent-runtime.js";
 
-let root: string;
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), "downcity-run-control-"));
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const temp = useTempDir("downcity-run-control-", "each");
 
 /** A tool that blocks until released (or forever), telling the test when it started. */
 function blockingTool() {
@@ -53,7 +46,7 @@ describe("run control", () => {
       "all green",
     ]);
     const runtime = createAgentRuntime({
-      rootDir: root,
+      rootDir: temp.path,
       model: scripted.model,
       tools: {
         shell_exec: tool({
@@ -96,7 +89,7 @@ describe("run control", () => {
       "second reply",
     ]);
     const runtime = createAgentRuntime({
-      rootDir: root,
+      rootDir: temp.path,
       model: scripted.model,
       tools: { shell_exec: blocking.tool },
     });
@@ -143,7 +136,7 @@ describe("run control", () => {
     ]);
     const blocking = blockingTool();
     const runtime = createAgentRuntime({
-      rootDir: root,
+      rootDir: temp.path,
       model: scripted.model,
       tools: { wait: blocking.tool },
     });
@@ -166,7 +159,7 @@ describe("run control", () => {
   it("aborts a stream that stays silent past run.idleTimeoutMs", async () => {
     const scripted = createScriptedModel([() => new Promise<never>(() => {}), "after the stall"]);
     const runtime = createAgentRuntime({
-      rootDir: root,
+      rootDir: temp.path,
       model: scripted.model,
       limits: { idleTimeoutMs: 150 },
     });
@@ -184,7 +177,7 @@ describe("run control", () => {
     const scripted = createScriptedModel([{ toolCalls: [{ toolName: "slow", input: { command: "x" } }] }]);
     let runSignal: AbortSignal | undefined;
     const runtime = createAgentRuntime({
-      rootDir: root,
+      rootDir: temp.path,
       model: scripted.model,
       tools: (run) => {
         runSignal = run.abortSignal;
@@ -207,7 +200,7 @@ describe("run control", () => {
       { text: "one two three four five six seven eight nine ten", delayMs: 60 },
     ]);
     const runtime = createAgentRuntime({
-      rootDir: root,
+      rootDir: temp.path,
       model: scripted.model,
       limits: { runTimeoutMs: 200, idleTimeoutMs: 0, stepTimeoutMs: 0 },
     });
@@ -224,7 +217,7 @@ describe("run control", () => {
     const blocking = blockingTool();
     const scripted = createScriptedModel([{ toolCalls: [{ toolName: "slow", input: { command: "x" } }] }]);
     const runtime = createAgentRuntime({
-      rootDir: root,
+      rootDir: temp.path,
       model: scripted.model,
       tools: { slow: blocking.tool },
       closeGraceMs: 0,

@@ -1,23 +1,16 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { useTempDir } from "@downcity/testkit/vitest";
+import { describe, expect, it } from "vitest";
 import type { ChannelSender, OutgoingMessage } from "../chat/channel-sender.js";
 import { createScriptedModel } from "../test/scripted-model.js";
 import { createAgentRuntime } from "./agent-runtime.js";
 
-let root: string;
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), "downcity-replay-"));
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const temp = useTempDir("downcity-replay-", "each");
 
 describe("a message replayed after a crash", () => {
   it("is not written to history twice, and its replies carry the same trigger and positions", async () => {
     const first = createAgentRuntime({
-      rootDir: root,
+      rootDir: temp.path,
       model: createScriptedModel([new Error("crash mid-run")]).model,
     });
     await expect(
@@ -28,7 +21,7 @@ describe("a message replayed after a crash", () => {
     const outgoing: OutgoingMessage[] = [];
     const sender: ChannelSender = (message) => void outgoing.push(message);
     const second = createAgentRuntime({
-      rootDir: root,
+      rootDir: temp.path,
       model: createScriptedModel([
         { toolCalls: [{ toolName: "chat_send", input: { text: "working on it" } }] },
         { toolCalls: [{ toolName: "chat_send", input: { text: "done" } }] },
@@ -48,7 +41,7 @@ describe("a message replayed after a crash", () => {
 
   it("is not run again when its run had finished (answer stored) before the crash kept it from being marked done", async () => {
     const first = createAgentRuntime({
-      rootDir: root,
+      rootDir: temp.path,
       model: createScriptedModel(["the first answer"]).model,
     });
     const answered = await first.send({
@@ -62,7 +55,7 @@ describe("a message replayed after a crash", () => {
 
     const again = createScriptedModel(["a second answer"]);
     const outgoing: OutgoingMessage[] = [];
-    const second = createAgentRuntime({ rootDir: root, model: again.model });
+    const second = createAgentRuntime({ rootDir: temp.path, model: again.model });
     second.registerSender("tg", (message) => void outgoing.push(message));
     const replayed = await second.send({
       contextId: "tg:2",

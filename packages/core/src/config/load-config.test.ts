@@ -1,35 +1,29 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { useTempDir } from "@downcity/testkit/vitest";
+import { describe, expect, it } from "vitest";
 import { downcityConfigJsonSchema } from "./config-sections.js";
 import { parseEnvFile } from "./env-file.js";
 import { loadConfig, writeConfigJsonSchema } from "./load-config.js";
 
-let root: string;
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), "downcity-config-"));
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const temp = useTempDir("downcity-config-", "each");
 
-const write = (value: unknown) => writeFile(join(root, "downcity.json"), JSON.stringify(value));
+const write = (value: unknown) => writeFile(join(temp.path, "downcity.json"), JSON.stringify(value));
 
 describe("loadConfig", () => {
   it("loads .env and substitutes ${VAR}; the process environment wins over .env", async () => {
     await writeFile(
-      join(root, ".env"),
+      join(temp.path, ".env"),
       "# comment\nKEY_FROM_FILE=file-key\nexport MODEL='gpt-x'\nOVERRIDDEN=file\n",
     );
     await write({ llm: { provider: "openai", model: "${MODEL}", apiKey: "${KEY_FROM_FILE}-${OVERRIDDEN}" } });
-    const { config } = await loadConfig(root, { env: { OVERRIDDEN: "env" } });
+    const { config } = await loadConfig(temp.path, { env: { OVERRIDDEN: "env" } });
     expect(config.llm).toMatchObject({ provider: "openai", model: "gpt-x", apiKey: "file-key-env" });
   });
 
   it("names the field of an unset variable", async () => {
     await write({ llm: { provider: "openai", model: "m", apiKey: "${NOPE_NOT_SET}" } });
-    await expect(loadConfig(root, { env: {} })).rejects.toMatchObject({
+    await expect(loadConfig(temp.path, { env: {} })).rejects.toMatchObject({
       code: "CONFIG_ENV_MISSING",
       field: "llm.apiKey",
       message: expect.stringContaining("NOPE_NOT_SET"),
@@ -38,12 +32,12 @@ describe("loadConfig", () => {
 
   it("names the bad field and rejects unknown fields", async () => {
     await write({ llm: { provider: "openia", model: "m" } });
-    await expect(loadConfig(root, { env: {} })).rejects.toMatchObject({
+    await expect(loadConfig(temp.path, { env: {} })).rejects.toMatchObject({
       code: "CONFIG_INVALID",
       field: "llm.provider",
     });
     await write({ lanes: { maxConcurency: 3 } });
-    await expect(loadConfig(root, { env: {} })).rejects.toMatchObject({
+    await expect(loadConfig(temp.path, { env: {} })).rejects.toMatchObject({
       message: expect.stringContaining("maxConcurency"),
     });
   });
@@ -53,7 +47,7 @@ describe("loadConfig", () => {
       llm: { provider: "openai", model: "", baseUrl: "http://x" },
       lanes: { maxConcurrency: 0 },
     });
-    const error = (await loadConfig(root, { env: {} }).catch((caught: unknown) => caught)) as {
+    const error = (await loadConfig(temp.path, { env: {} }).catch((caught: unknown) => caught)) as {
       message: string;
       problems: Array<{ field: string; message: string }>;
     };
@@ -67,8 +61,8 @@ describe("loadConfig", () => {
   });
 
   it("reports a trailing comma with the line and column", async () => {
-    await writeFile(join(root, "downcity.json"), '{\n  "name": "a",\n}\n');
-    await expect(loadConfig(root, { env: {} })).rejects.toMatchObject({
+    await writeFile(join(temp.path, "downcity.json"), '{\n  "name": "a",\n}\n');
+    await expect(loadConfig(temp.path, { env: {} })).rejects.toMatchObject({
       code: "CONFIG_INVALID",
       message: expect.stringMatching(/downcity\.json:2:14: a trailing comma/),
     });
@@ -76,7 +70,7 @@ describe("loadConfig", () => {
 
   it("applies core defaults and leaves plug-in sections to their plug-ins", async () => {
     await write({ lanes: {}, mcp: { servers: { everything: { type: "stdio", command: "npx" } } } });
-    const { config } = await loadConfig(root, { env: {} });
+    const { config } = await loadConfig(temp.path, { env: {} });
     expect(config.lanes?.maxConcurrency).toBe(4);
     expect(config.plugins).toEqual([]);
     expect(config.channels).toEqual({});
@@ -84,16 +78,16 @@ describe("loadConfig", () => {
   });
 
   it("explains a missing or unparsable file", async () => {
-    await expect(loadConfig(root, { env: {} })).rejects.toMatchObject({
+    await expect(loadConfig(temp.path, { env: {} })).rejects.toMatchObject({
       code: "CONFIG_NOT_FOUND",
       message: expect.stringContaining("downcity init"),
     });
-    await writeFile(join(root, "downcity.json"), "{ nope");
-    await expect(loadConfig(root, { env: {} })).rejects.toMatchObject({ code: "CONFIG_INVALID" });
+    await writeFile(join(temp.path, "downcity.json"), "{ nope");
+    await expect(loadConfig(temp.path, { env: {} })).rejects.toMatchObject({ code: "CONFIG_INVALID" });
   });
 
   it("writes the generated JSON Schema, identical to the committed copy", async () => {
-    const path = await writeConfigJsonSchema(root);
+    const path = await writeConfigJsonSchema(temp.path);
     const generated = JSON.parse(await readFile(path, "utf8"));
     expect(generated).toEqual(downcityConfigJsonSchema());
     expect(generated.properties.llm).toBeDefined();

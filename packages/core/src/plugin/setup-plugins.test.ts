@@ -1,8 +1,8 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { useTempDir } from "@downcity/testkit/vitest";
 import { tool } from "ai";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgentRuntime } from "../agent/agent-runtime.js";
 import { loadConfig } from "../config/load-config.js";
@@ -10,15 +10,9 @@ import { defineService } from "../service/define-service.js";
 import { createServiceRegistry } from "../service/service-registry.js";
 import { createScriptedModel } from "../test/scripted-model.js";
 import { definePlugin, type PluginSetup } from "./define-plugin.js";
-import { setupPlugins } from "./setup-plugins.js";
+import { type SetupPluginsOptions, setupPlugins } from "./setup-plugins.js";
 
-let root: string;
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), "downcity-plugins-"));
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const temp = useTempDir("downcity-plugins-", "each");
 
 const weather = definePlugin({
   name: "weather",
@@ -47,18 +41,33 @@ const weather = definePlugin({
   },
 });
 
+/** Sets `plugins` up in a project whose downcity.json has no plug-in sections. */
+const setupWithoutConfig = (
+  runtime: ReturnType<typeof createAgentRuntime>,
+  registry: ReturnType<typeof createServiceRegistry>,
+  plugins: SetupPluginsOptions["plugins"],
+) =>
+  setupPlugins({
+    rootDir: temp.path,
+    config: { plugins: [], channels: {} },
+    runtime,
+    registry,
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+    plugins,
+  });
+
 describe("setupPlugins", () => {
   it("wires a plug-in's tools, services and namespaced context metadata from its validated section", async () => {
-    await writeFile(join(root, "downcity.json"), JSON.stringify({ weather: { unit: "F" } }));
-    const { config } = await loadConfig(root, { env: {} });
+    await writeFile(join(temp.path, "downcity.json"), JSON.stringify({ weather: { unit: "F" } }));
+    const { config } = await loadConfig(temp.path, { env: {} });
     const scripted = createScriptedModel([
       { toolCalls: [{ toolName: "weather_now", input: { city: "Oslo" } }] },
       (call) => `it is ${call.messages.at(-1)?.text.match(/"temperature":(\d+)/)?.[1]}`,
     ]);
-    const runtime = createAgentRuntime({ rootDir: root, model: scripted.model });
+    const runtime = createAgentRuntime({ rootDir: temp.path, model: scripted.model });
     const registry = createServiceRegistry();
     const host = await setupPlugins({
-      rootDir: root,
+      rootDir: temp.path,
       config,
       runtime,
       registry,
@@ -79,11 +88,11 @@ describe("setupPlugins", () => {
 
   it("reports a plug-in that fails to load, validate or set up, and still sets up the others", async () => {
     await writeFile(
-      join(root, "downcity.json"),
+      join(temp.path, "downcity.json"),
       JSON.stringify({ weather: { unit: "K" }, quiet: { enabled: false } }),
     );
-    const { config } = await loadConfig(root, { env: {} });
-    const runtime = createAgentRuntime({ rootDir: root });
+    const { config } = await loadConfig(temp.path, { env: {} });
+    const runtime = createAgentRuntime({ rootDir: temp.path });
     const registry = createServiceRegistry();
     const closed: string[] = [];
     const broken = definePlugin({
@@ -96,7 +105,7 @@ describe("setupPlugins", () => {
     const fine = definePlugin({ name: "fine", setup: () => ({ close: () => void closed.push("fine") }) });
     const errors: string[] = [];
     const host = await setupPlugins({
-      rootDir: root,
+      rootDir: temp.path,
       config,
       runtime,
       registry,
@@ -134,7 +143,7 @@ describe("setupPlugins", () => {
   });
 
   it("reports a plug-in whose setup returns a wrong shape, naming the field, and still sets up the others", async () => {
-    const runtime = createAgentRuntime({ rootDir: root });
+    const runtime = createAgentRuntime({ rootDir: temp.path });
     const registry = createServiceRegistry();
     const closed: string[] = [];
     const misshapen = definePlugin({
@@ -147,18 +156,11 @@ describe("setupPlugins", () => {
       name: "no-provide",
       setup: () => ({ promptProviders: [{ id: "p", order: 1 }] }) as unknown as PluginSetup,
     });
-    const host = await setupPlugins({
-      rootDir: root,
-      config: { plugins: [], channels: {} },
-      runtime,
-      registry,
-      logger: { debug() {}, info() {}, warn() {}, error() {} },
-      plugins: [
-        { source: "./misshapen.mjs", plugin: misshapen },
-        { source: "./no-provide.mjs", plugin: noProvide },
-        { source: "builtin", plugin: weather },
-      ],
-    });
+    const host = await setupWithoutConfig(runtime, registry, [
+      { source: "./misshapen.mjs", plugin: misshapen },
+      { source: "./no-provide.mjs", plugin: noProvide },
+      { source: "builtin", plugin: weather },
+    ]);
     const [first, second, third] = host.status();
     expect(first).toMatchObject({
       name: "misshapen",
@@ -181,20 +183,13 @@ describe("setupPlugins", () => {
   });
 
   it("refuses a second plug-in of the same name and a service name already taken", async () => {
-    const runtime = createAgentRuntime({ rootDir: root });
+    const runtime = createAgentRuntime({ rootDir: temp.path });
     const registry = createServiceRegistry();
     registry.register(defineService({ name: "weather", actions: {} }));
-    const host = await setupPlugins({
-      rootDir: root,
-      config: { plugins: [], channels: {} },
-      runtime,
-      registry,
-      logger: { debug() {}, info() {}, warn() {}, error() {} },
-      plugins: [
-        { source: "a", plugin: weather },
-        { source: "b", plugin: weather },
-      ],
-    });
+    const host = await setupWithoutConfig(runtime, registry, [
+      { source: "a", plugin: weather },
+      { source: "b", plugin: weather },
+    ]);
     expect(host.status().map((status) => [status.source, status.state, status.error?.code])).toEqual([
       ["a", "failed", "CONFLICT"],
       ["b", "failed", "CONFLICT"],

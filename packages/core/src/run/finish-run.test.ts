@@ -1,22 +1,15 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { useTempDir } from "@downcity/testkit/vitest";
+import { describe, expect, it } from "vitest";
 import { createAgentRuntime } from "../agent/agent-runtime.js";
 import { createScriptedModel } from "../test/scripted-model.js";
 import type { RuntimeEvent } from "./runtime-event.js";
 
-let root: string;
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), "downcity-finish-"));
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const temp = useTempDir("downcity-finish-", "each");
 
 describe("finishing a run", () => {
   it("fails the run when its reply cannot be sent, and stores no answer a replay would take as sent", async () => {
-    const runtime = createAgentRuntime({ rootDir: root, model: createScriptedModel(["hello"]).model });
+    const runtime = createAgentRuntime({ rootDir: temp.path, model: createScriptedModel(["hello"]).model });
     runtime.registerSender("telegram", () => {
       throw new Error("chat not reachable");
     });
@@ -35,7 +28,7 @@ describe("finishing a run", () => {
   });
 
   it("ends a run that has no model like any failed run: run-start, then run-error naming the setting", async () => {
-    const runtime = createAgentRuntime({ rootDir: root, modelHint: "Set llm in downcity.json." });
+    const runtime = createAgentRuntime({ rootDir: temp.path, modelHint: "Set llm in downcity.json." });
     const events: RuntimeEvent[] = [];
     runtime.on((event) => events.push(event));
     await expect(runtime.send({ contextId: "cli:main", text: "hi" })).rejects.toMatchObject({

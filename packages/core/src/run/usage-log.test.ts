@@ -1,16 +1,10 @@
-import { appendFile, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { appendFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { useTempDir } from "@downcity/testkit/vitest";
+import { describe, expect, it } from "vitest";
 import { createUsageLog, sumUsage, type UsageRecord } from "./usage-log.js";
 
-let root: string;
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), "downcity-usage-"));
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const temp = useTempDir("downcity-usage-", "each");
 
 const record = (at: string, contextId: string, model = "gpt-4.1-mini"): UsageRecord => ({
   at,
@@ -29,7 +23,7 @@ const record = (at: string, contextId: string, model = "gpt-4.1-mini"): UsageRec
 
 describe("createUsageLog", () => {
   it("keeps one JSON-lines file per UTC day and reads them back filtered by time and context", async () => {
-    const log = createUsageLog({ rootDir: root });
+    const log = createUsageLog({ rootDir: temp.path });
     await Promise.all([
       log.append(record("2026-11-21T23:59:00.000Z", "cli:main")),
       log.append(record("2026-11-22T08:00:00.000Z", "cli:main", "claude")),
@@ -59,6 +53,6 @@ describe("createUsageLog", () => {
   });
 
   it("reads nothing from a project that never logged usage", async () => {
-    expect(await createUsageLog({ rootDir: root }).read()).toEqual([]);
+    expect(await createUsageLog({ rootDir: temp.path }).read()).toEqual([]);
   });
 });

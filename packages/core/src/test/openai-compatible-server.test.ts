@@ -1,20 +1,13 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { useTempDir } from "@downcity/testkit/vitest";
 import { generateText, tool } from "ai";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgentRuntime } from "../agent/agent-runtime.js";
 import { ScriptedHttpError, startOpenAICompatibleServer } from "./openai-compatible-server.js";
 
-let root: string;
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), "downcity-oai-"));
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const temp = useTempDir("downcity-oai-", "each");
 
 describe("startOpenAICompatibleServer", () => {
   it("drives a real AI SDK provider over HTTP: streamed text, tool calls and non-streamed replies", async () => {
@@ -27,7 +20,7 @@ describe("startOpenAICompatibleServer", () => {
     });
     const provider = createOpenAICompatible({ name: "scripted", baseURL: server.url, apiKey: "k" });
     const runtime = createAgentRuntime({
-      rootDir: root,
+      rootDir: temp.path,
       model: provider.chatModel("scripted"),
       tools: { lookup: tool({ inputSchema: z.object({ key: z.string() }), execute: async () => "blue" }) },
     });

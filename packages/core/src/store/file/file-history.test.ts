@@ -1,19 +1,13 @@
 import { spawn } from "node:child_process";
-import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { appendFile, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
+import { useTempDir } from "@downcity/testkit/vitest";
+import { describe, expect, inject, it } from "vitest";
 import type { HistoryMessage } from "../../history/history-message.js";
 import { createHistoryStore } from "./file-history.js";
 
-let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "downcity-history-"));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const temp = useTempDir("downcity-history-", "each");
 
 const message = (id: string, text = id, role: "user" | "assistant" = "user"): HistoryMessage => ({
   id,
@@ -24,7 +18,7 @@ const message = (id: string, text = id, role: "user" | "assistant" = "user"): Hi
 
 describe("createHistoryStore", () => {
   it("appends one JSON line per record and reads them back, whole or by tail", async () => {
-    const store = createHistoryStore({ dir });
+    const store = createHistoryStore({ dir: temp.path });
     await store.append([message("a"), message("b")]);
     await store.append(message("c"));
     const lines = (await readFile(store.path, "utf8")).split("\n");
@@ -36,7 +30,7 @@ describe("createHistoryStore", () => {
   });
 
   it("reads the tail of a large file without reading all of it", async () => {
-    const store = createHistoryStore({ dir });
+    const store = createHistoryStore({ dir: temp.path });
     const batch = Array.from({ length: 5000 }, (_, index) => message(`m${index}`, "x".repeat(100)));
     await store.append(batch);
     const tail = await store.read({ last: 3 });
@@ -44,7 +38,7 @@ describe("createHistoryStore", () => {
   });
 
   it("moves a torn last line aside so it never fuses with the next record", async () => {
-    const store = createHistoryStore({ dir });
+    const store = createHistoryStore({ dir: temp.path });
     await store.append(message("a"));
     await appendFile(store.path, '{"id":"torn","role":"us');
     expect((await store.read()).map((m) => m.id)).toEqual(["a"]);
@@ -52,13 +46,13 @@ describe("createHistoryStore", () => {
     const text = await readFile(store.path, "utf8");
     expect(text).not.toContain("torn");
     expect((await store.read()).map((m) => m.id)).toEqual(["a", "b"]);
-    const aside = (await readdir(dir)).filter((name) => name.startsWith("messages.torn-"));
+    const aside = (await readdir(temp.path)).filter((name) => name.startsWith("messages.torn-"));
     expect(aside).toHaveLength(1);
-    expect(await readFile(join(dir, aside[0] as string), "utf8")).toBe('{"id":"torn","role":"us');
+    expect(await readFile(join(temp.path, aside[0] as string), "utf8")).toBe('{"id":"torn","role":"us');
   });
 
   it("skips and counts malformed lines mid-file without rewriting them away", async () => {
-    const store = createHistoryStore({ dir });
+    const store = createHistoryStore({ dir: temp.path });
     await store.append(message("a"));
     await appendFile(store.path, 'not json\n{"no":"id"}\n');
     await store.append(message("b"));
@@ -69,8 +63,8 @@ describe("createHistoryStore", () => {
   });
 
   it("updates meta under the lock without losing concurrent updates", async () => {
-    const first = createHistoryStore({ dir });
-    const second = createHistoryStore({ dir });
+    const first = createHistoryStore({ dir: temp.path });
+    const second = createHistoryStore({ dir: temp.path });
     await Promise.all(
       Array.from({ length: 40 }, (_, index) =>
         (index % 2 ? first : second).updateMeta((meta) => ({
@@ -84,11 +78,11 @@ describe("createHistoryStore", () => {
   });
 
   it("recovers a stale lock left by a dead process (checked by pid, not age)", async () => {
-    const store = createHistoryStore({ dir, lockTimeoutMs: 3000 });
+    const store = createHistoryStore({ dir: temp.path, lockTimeoutMs: 3000 });
     await store.append(message("a"));
     // A lock whose holder pid does not exist any more.
     await writeFile(
-      join(dir, "messages.lock"),
+      join(temp.path, "messages.lock"),
       JSON.stringify({
         pid: 2 ** 22 + 17,
         startTime: "1",
@@ -101,14 +95,14 @@ describe("createHistoryStore", () => {
   });
 
   it("waits for a lock held by a live process and times out with a clear error", async () => {
-    const store = createHistoryStore({ dir, lockTimeoutMs: 300 });
+    const store = createHistoryStore({ dir: temp.path, lockTimeoutMs: 300 });
     await store.append(message("a"));
     const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 10000)"], { stdio: "ignore" });
     try {
       const { processStartTime } = await import("../../process/process-identity.js");
       await new Promise((resolve) => setTimeout(resolve, 50));
       await writeFile(
-        join(dir, "messages.lock"),
+        join(temp.path, "messages.lock"),
         JSON.stringify({
           pid: child.pid,
           startTime: processStartTime(child.pid as number),
@@ -125,7 +119,7 @@ describe("createHistoryStore", () => {
   });
 
   it("compacts: archives older messages, keeps the newest verbatim and keeps appends made while summarising", async () => {
-    const store = createHistoryStore({ dir });
+    const store = createHistoryStore({ dir: temp.path });
     await store.append(Array.from({ length: 10 }, (_, index) => message(`m${index}`)));
     let appendedDuring = false;
     const result = await store.compact({
@@ -149,7 +143,9 @@ describe("createHistoryStore", () => {
       "late2",
     ]);
     expect(after[0]?.metadata?.kind).toBe("summary");
-    const archive = JSON.parse(await readFile(join(dir, "archive", `${result?.archiveId}.json`), "utf8"));
+    const archive = JSON.parse(
+      await readFile(join(temp.path, "archive", `${result?.archiveId}.json`), "utf8"),
+    );
     expect(archive.messages.map((m: HistoryMessage) => m.id)).toEqual([
       "m0",
       "m1",
@@ -177,7 +173,7 @@ describe("createHistoryStore", () => {
     const acknowledged: string[] = [];
     const rounds = process.env.SOAK ? 200 : 12;
     for (let round = 0; round < rounds; round++) {
-      const child = spawn(process.execPath, ["--input-type=module", "-e", script, dir, `r${round}`], {
+      const child = spawn(process.execPath, ["--input-type=module", "-e", script, temp.path, `r${round}`], {
         stdio: ["ignore", "pipe", "inherit"],
       });
       let buffer = "";
@@ -198,7 +194,7 @@ describe("createHistoryStore", () => {
       child.kill("SIGKILL");
       await new Promise((resolve) => child.on("close", resolve));
     }
-    const store = createHistoryStore({ dir });
+    const store = createHistoryStore({ dir: temp.path });
     await store.append(message("final"));
     const report = await store.readReport();
     expect(report.malformed).toEqual([]);

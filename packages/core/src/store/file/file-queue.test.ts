@@ -1,17 +1,11 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { useTempDir } from "@downcity/testkit/vitest";
+import { describe, expect, it } from "vitest";
 import { openFileInbox } from "./file-inbox.js";
 import { openFileOutbox } from "./file-outbox.js";
 
-let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "downcity-inbox-"));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const temp = useTempDir("downcity-inbox-", "each");
 
 const event = (eventId: string) => ({
   channel: "tg",
@@ -22,7 +16,7 @@ const event = (eventId: string) => ({
 
 describe("openFileInbox", () => {
   it("keeps pending entries, dead letters and dedupe keys across a reopen", async () => {
-    const path = join(dir, "inbox.jsonl");
+    const path = join(temp.path, "inbox.jsonl");
     const first = await openFileInbox({ path });
     expect(await first.accept(event("1"))).toEqual({ result: "accepted", id: "tg:1" });
     expect(await first.accept(event("1"))).toEqual({ result: "duplicate", id: "tg:1" });
@@ -43,7 +37,7 @@ describe("openFileInbox", () => {
   });
 
   it("accepts concurrent events with group commit, every one on disk when its accept resolves", async () => {
-    const path = join(dir, "inbox.jsonl");
+    const path = join(temp.path, "inbox.jsonl");
     const store = await openFileInbox({ path });
     const results = await Promise.all(
       Array.from({ length: 300 }, (_, index) => store.accept(event(String(index)))),
@@ -55,7 +49,7 @@ describe("openFileInbox", () => {
   });
 
   it("loses nothing when compactions run in the middle of a flood of concurrent accepts", async () => {
-    const path = join(dir, "inbox.jsonl");
+    const path = join(temp.path, "inbox.jsonl");
     const store = await openFileInbox({ path, compactAfter: 40 });
     await Promise.all(Array.from({ length: 500 }, (_, index) => store.accept(event(String(index)))));
     await Promise.all(Array.from({ length: 250 }, (_, index) => store.complete(`tg:${index * 2}`)));
@@ -68,7 +62,7 @@ describe("openFileInbox", () => {
   });
 
   it("compacts to live entries and recent keys, forgetting keys older than the window", async () => {
-    const path = join(dir, "inbox.jsonl");
+    const path = join(temp.path, "inbox.jsonl");
     let now = new Date("2026-01-01T00:00:00Z");
     const store = await openFileInbox({ path, compactAfter: 10, dedupeWindowMs: 3600_000, now: () => now });
     await store.accept(event("old"));
@@ -95,7 +89,7 @@ describe("openFileInbox", () => {
 
 describe("openFileOutbox", () => {
   it("knows a sent key after a reopen, so a replayed run does not send it again", async () => {
-    const path = join(dir, "outbox.jsonl");
+    const path = join(temp.path, "outbox.jsonl");
     const target = { chatId: "1" };
     const first = await openFileOutbox({ path });
     expect(await first.record({ key: "k1", channel: "tg", contextId: "tg:1", target, text: "a" })).toBe(
