@@ -2,9 +2,9 @@ import { defineConfig } from "tsup";
 
 export default defineConfig([
   {
-    entry: ["src/index.ts", "src/console-main.ts", "src/client.ts"],
+    entry: ["src/index.ts", "src/console-main.ts", "src/client.ts", "src/status.ts"],
     format: ["esm"],
-    dts: { entry: ["src/index.ts", "src/client.ts"] },
+    dts: { entry: ["src/index.ts", "src/client.ts", "src/status.ts"] },
     clean: true,
     target: "node20",
     sourcemap: true,

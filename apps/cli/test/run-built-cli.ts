@@ -20,13 +20,15 @@ export function runBuiltCli(
     env?: Record<string, string | undefined>;
     input?: string;
     timeoutMs?: number;
+    /** Options for node itself, before the entry (e.g. `--import` of a preload). */
+    nodeArgs?: string[];
   } = {},
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const env: Record<string, string | undefined> = { ...process.env, ...options.env };
     for (const name of Object.keys(env))
       if (name.startsWith("DC_CTX_") && !options.env?.[name]) delete env[name];
-    const child = spawn(process.execPath, [cliMain, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), cliMain, ...args], {
       cwd: options.cwd ?? process.cwd(),
       env: env as NodeJS.ProcessEnv,
       stdio: ["pipe", "pipe", "pipe"],

@@ -15,4 +15,3 @@ export { packageVersion } from "./fs/package-version.js";
 export { readTextFileIfExists } from "./fs/raw-file.js";
 export { contextDir, type DowncityPaths, downcityPaths } from "./paths/downcity-paths.js";
 export { isProcessAlive, processStartTime } from "./process/process-identity.js";
-export { createUsageLog, sumUsage, type UsageRecord, type UsageTotals } from "./run/usage-log.js";

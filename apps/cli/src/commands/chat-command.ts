@@ -1,4 +1,4 @@
-import { defaultContextId as defaultChatContextId } from "@downcity/daemon/client";
+import { defaultContextId as defaultChatContextId } from "@downcity/daemon/status";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.js";
 import { connectDaemon } from "../daemon/connect-daemon.js";

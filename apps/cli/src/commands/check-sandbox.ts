@@ -1,8 +1,10 @@
-import { findBubblewrap } from "@downcity/shell";
 import type { DoctorCheck } from "./doctor-command.js";
 
 /** `downcity doctor`'s sandbox line: off, or on with a working bubblewrap (a failure says what to install). */
-export function checkSandbox(shellSection: unknown, env: Record<string, string | undefined>): DoctorCheck {
+export async function checkSandbox(
+  shellSection: unknown,
+  env: Record<string, string | undefined>,
+): Promise<DoctorCheck> {
   const sandbox = (
     shellSection as { sandbox?: { enabled?: boolean; network?: boolean; writable?: string[] } }
   )?.sandbox;
@@ -12,6 +14,8 @@ export function checkSandbox(shellSection: unknown, env: Record<string, string |
       status: "skip",
       detail: "off: shell commands run with your user's rights (opt in with shell.sandbox.enabled)",
     };
+  // @downcity/shell loads zod: only a doctor run with the sandbox on needs it.
+  const { findBubblewrap } = await import("@downcity/shell");
   try {
     const bwrap = findBubblewrap({ env });
     const writable = (sandbox.writable ?? ["."]).join(", ");

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defaultContextId as defaultChatContextId } from "@downcity/daemon/client";
+import { defaultContextId as defaultChatContextId } from "@downcity/daemon/status";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.js";
 import { connectDaemon } from "../daemon/connect-daemon.js";

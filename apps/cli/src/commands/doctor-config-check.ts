@@ -1,5 +1,5 @@
 import type { LlmConfig } from "@downcity/core";
-import { daemonStatus } from "@downcity/daemon/client";
+import { daemonStatus } from "@downcity/daemon/status";
 import type { CliIo } from "../cli-io.js";
 import { loadDaemonApi } from "../daemon/load-daemon-api.js";
 import type { DoctorCheck } from "./doctor-command.js";

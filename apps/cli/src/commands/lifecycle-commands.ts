@@ -1,4 +1,4 @@
-import { type DaemonStatus, daemonStatus } from "@downcity/daemon/client";
+import { type DaemonStatus, daemonStatus } from "@downcity/daemon/status";
 import type { Command } from "commander";
 import { CliExit, exitCodes } from "../cli-exit.js";
 import type { CliIo } from "../cli-io.js";

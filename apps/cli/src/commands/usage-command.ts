@@ -1,4 +1,4 @@
-import { createUsageLog, sumUsage, type UsageTotals } from "@downcity/core/primitives";
+import type { UsageTotals } from "@downcity/core/usage";
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import type { CliIo } from "../cli-io.js";
@@ -69,6 +69,7 @@ export function registerUsageCommand(program: Command, io: CliIo): void {
     .option("--json", "print the sums as JSON")
     .action(async (options: UsageOptions) => {
       const rootDir = findProjectRoot(io.cwd, options.dir);
+      const { createUsageLog, sumUsage } = await import("@downcity/core/usage");
       const records = await createUsageLog({ rootDir }).read({
         ...(options.since ? { since: options.since } : {}),
         ...(options.context ? { contextId: options.context } : {}),

@@ -1,9 +1,4 @@
-import {
-  createDaemonClient,
-  type DaemonClient,
-  type DaemonTarget,
-  resolveDaemonTarget,
-} from "@downcity/daemon/client";
+import type { DaemonClient, DaemonTarget } from "@downcity/daemon/client";
 import type { CliIo } from "../cli-io.js";
 import { findProjectRoot, requireProjectRoot } from "../project/find-project-root.js";
 
@@ -30,6 +25,8 @@ export async function connectDaemon(
     options.requireProject && !inAgentShell
       ? requireProjectRoot(io.cwd, options.dir)
       : findProjectRoot(io.cwd, options.dir);
+  // The HTTP client loads here, not when the CLI starts: `--version`, `help` and `status` never need it.
+  const { createDaemonClient, resolveDaemonTarget } = await import("@downcity/daemon/client");
   const target = await resolveDaemonTarget({ rootDir, env });
   const client = createDaemonClient({ host: target.host, port: target.port, token: target.token });
   const defaultContextId = target.contextId ?? env.DC_CTX_CONTEXT_ID;

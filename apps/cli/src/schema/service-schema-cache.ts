@@ -1,8 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { downcityPaths, writeFileAtomic } from "@downcity/core";
-import { z } from "zod";
+import { downcityPaths, writeFileAtomic } from "@downcity/core/primitives";
 import type { ServiceListing } from "../daemon/load-daemon-api.js";
 
 /** The service schemas the CLI last saw from a project's daemon, and when. */
@@ -11,18 +10,22 @@ export interface ServiceSchemaCache {
   services: ServiceListing[];
 }
 
-const cacheSchema = z.object({
-  savedAt: z.string(),
-  services: z.array(
-    z.object({
-      name: z.string(),
-      description: z.string().optional(),
-      actions: z.array(
-        z.object({ name: z.string(), description: z.string().optional(), inputSchema: z.unknown() }),
-      ),
-    }),
-  ),
-});
+/** The cache file's schema; zod loads only when there is a file to check (help without a daemon stays light). */
+async function cacheSchema() {
+  const { z } = await import("zod");
+  return z.object({
+    savedAt: z.string(),
+    services: z.array(
+      z.object({
+        name: z.string(),
+        description: z.string().optional(),
+        actions: z.array(
+          z.object({ name: z.string(), description: z.string().optional(), inputSchema: z.unknown() }),
+        ),
+      }),
+    ),
+  });
+}
 
 /** `.downcity/cache/cli-schema.json` of the project at `rootDir` (a cache: deleting it is always safe). */
 export function serviceSchemaCachePath(rootDir: string): string {
@@ -61,7 +64,7 @@ export async function readServiceSchemaCache(rootDir: string): Promise<ServiceSc
     return undefined;
   }
   try {
-    const parsed = cacheSchema.safeParse(JSON.parse(text));
+    const parsed = (await cacheSchema()).safeParse(JSON.parse(text));
     return parsed.success ? (parsed.data as ServiceSchemaCache) : undefined;
   } catch {
     return undefined;

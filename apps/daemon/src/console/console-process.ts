@@ -4,7 +4,7 @@ import { readFile, rm } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { DowncityError, isProcessAlive } from "@downcity/core";
-import { type DaemonMeta, daemonMetaSchema } from "../process/daemon-meta.js";
+import { type DaemonMeta, daemonMetaSchema } from "../process/daemon-meta-schema.js";
 import { terminateProcess } from "../process/stop-daemon.js";
 import { waitForHealth } from "../process/wait-for-health.js";
 import { type AgentEntry, listAgents } from "./agent-registry.js";

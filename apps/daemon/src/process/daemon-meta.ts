@@ -1,34 +1,10 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { writeFileAtomic } from "@downcity/core/primitives";
-import { z } from "zod";
+import type { DaemonMeta } from "./daemon-meta-schema.js";
 import { daemonPaths } from "./daemon-paths.js";
 
-/** The contents of `.downcity/debug/daemon.json`. */
-export const daemonMetaSchema = z.object({
-  pid: z.number().int().positive(),
-  host: z.string(),
-  port: z.number().int().min(1).max(65535),
-  startedAt: z.string(),
-  version: z.string(),
-  /** Kernel start time of the pid, so a recycled pid is never mistaken for the daemon. */
-  pidStartTime: z.string().nullable().optional(),
-  /** Each plug-in's state at start-up (`downcity status --json` shows it). */
-  plugins: z
-    .array(
-      z.object({
-        name: z.string(),
-        source: z.string(),
-        version: z.string().optional(),
-        state: z.enum(["loaded", "disabled", "failed"]),
-        error: z.object({ code: z.string(), message: z.string(), field: z.string().optional() }).optional(),
-      }),
-    )
-    .optional(),
-});
-
-/** What a running daemon records about itself. */
-export type DaemonMeta = z.infer<typeof daemonMetaSchema>;
+export type { DaemonMeta };
 
 /** Writes `daemon.pid` and `daemon.json` atomically. */
 export async function writeDaemonMeta(rootDir: string, meta: DaemonMeta): Promise<void> {
@@ -43,8 +19,11 @@ export async function readDaemonMeta(
   rootDir: string,
 ): Promise<{ meta?: DaemonMeta; pid?: number } | undefined> {
   const paths = daemonPaths(rootDir);
+  // The schema (and zod) loads only when there is a file to check: `downcity status` without a daemon stays light.
   const meta = await readFile(paths.metaFile, "utf8")
-    .then((text) => daemonMetaSchema.safeParse(JSON.parse(text)))
+    .then(async (text) =>
+      (await import("./daemon-meta-schema.js")).daemonMetaSchema.safeParse(JSON.parse(text)),
+    )
     .then((parsed) => (parsed.success ? parsed.data : undefined))
     .catch(() => undefined);
   const pidText = await readFile(paths.pidFile, "utf8").catch(() => undefined);
