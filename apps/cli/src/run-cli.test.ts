@@ -75,8 +75,15 @@ describe("--json errors", () => {
     });
   });
 
+  // A project whose daemon does not run (outside any project, chat says there is none to start).
+  const idleProject = async () => {
+    const project = await mkdtemp(join(work, "idle-"));
+    await writeFile(join(project, "downcity.json"), "{}\n");
+    return project;
+  };
+
   test("a failure keeps its code and field, exit 1", async () => {
-    const run = await cli(["chat", "send", "hi", "--json"]);
+    const run = await cli(["chat", "send", "hi", "--json"], await idleProject());
     expect(run.code).toBe(1);
     const report = JSON.parse(run.stderr) as { error: { code: string; message: string; field?: string } };
     expect(report.error).toMatchObject({ code: "NOT_FOUND", field: "rootDir" });
@@ -84,7 +91,7 @@ describe("--json errors", () => {
   });
 
   test("without --json the same errors stay plain text", async () => {
-    const run = await cli(["chat", "send", "hi"]);
+    const run = await cli(["chat", "send", "hi"], await idleProject());
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^downcity: No daemon runs for /);
   });

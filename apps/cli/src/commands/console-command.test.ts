@@ -16,10 +16,11 @@ describe("downcity console open", () => {
     await rm(home, { recursive: true, force: true });
   });
 
-  it("refuses without a running console, naming the command that starts it", async () => {
+  it("starts the console when it does not run, then prints the link: one command", async () => {
     const run = await runBuiltCli(["console", "open", "--print"], { env: env() });
-    expect(run.code).not.toBe(0);
-    expect(run.stderr).toContain("downcity console start");
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/^Console: started \(pid \d+\) on http:\/\/127\.0\.0\.1:\d+$/m);
+    expect(run.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/login\?code=[\w-]+$/m);
   });
 
   it("prints a one-time link that signs in once, and start points to it", async () => {
