@@ -1,8 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LlmConfig } from "@downcity/core";
-import { downcityPaths } from "@downcity/core/primitives";
+import { downcityPaths, type LlmConfig, loadConfig } from "@downcity/core";
 import type { Command } from "commander";
 import { CliExit } from "../cli-exit.js";
 import type { CliIo } from "../cli-io.js";
@@ -257,7 +256,8 @@ export async function runDoctorChecks(
   const project = await checkProjectConfig(io, rootDir);
   const { llm, channels, shellSection, env } = project;
   checks.push(project.config);
-  const configOk = project.loads && project.config.status === "ok";
+  // The checks that read the file (model, channels, sandbox) run whenever it loads, problems or not.
+  const configOk = project.loads;
   if (project.model) checks.push(project.model);
   else if (options.offline) checks.push({ name: "model", status: "skip", detail: "skipped (--offline)" });
   else if (!configOk)
@@ -267,7 +267,7 @@ export async function runDoctorChecks(
   checks.push(await checkStateFolder(rootDir));
   checks.push(await checkConsole(io));
   if (configOk) checks.push(await checkChannels(io, rootDir, channels));
-  if (configOk) checks.push(await checkSandbox(shellSection, env));
+  if (configOk) checks.push(checkSandbox(shellSection, env));
   return checks;
 }
 
