@@ -1,7 +1,8 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { downcityPaths, type LlmConfig, loadConfig } from "@downcity/core";
+import type { LlmConfig } from "@downcity/core";
+import { downcityPaths } from "@downcity/core/primitives";
 import type { Command } from "commander";
 import { CliExit } from "../cli-exit.js";
 import type { CliIo } from "../cli-io.js";
@@ -267,7 +268,7 @@ export async function runDoctorChecks(
   checks.push(await checkStateFolder(rootDir));
   checks.push(await checkConsole(io));
   if (configOk) checks.push(await checkChannels(io, rootDir, channels));
-  if (configOk) checks.push(checkSandbox(shellSection, env));
+  if (configOk) checks.push(await checkSandbox(shellSection, env));
   return checks;
 }
 
