@@ -10,6 +10,7 @@ import { registerInitCommand } from "./commands/init-command.js";
 import { registerLifecycleCommands } from "./commands/lifecycle-commands.js";
 import { registerPluginsCommand } from "./commands/plugins-command.js";
 import { registerRunCommand } from "./commands/run-command.js";
+import { registerRunsCommand } from "./commands/runs-command.js";
 import { registerServiceCommand } from "./commands/service-command.js";
 import { registerUsageCommand } from "./commands/usage-command.js";
 
@@ -29,6 +30,7 @@ export const builtinCommandNames = [
   "status",
   "chat",
   "usage",
+  "runs",
   "service",
   "console",
   "agent",
@@ -78,6 +80,7 @@ export function createProgram(io: CliIo, options: { json?: boolean } = {}): Comm
   registerLifecycleCommands(program, io);
   registerChatCommand(program, io);
   registerUsageCommand(program, io);
+  registerRunsCommand(program, io);
   registerServiceCommand(program, io);
   registerConsoleCommand(program, io);
   registerAgentCommand(program, io);

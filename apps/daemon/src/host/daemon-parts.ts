@@ -6,6 +6,7 @@ import type {
   Logger,
   PluginEntry,
   PluginHost,
+  RunJournal,
   ServiceRegistry,
 } from "@downcity/core";
 import type { ShellEngine } from "@downcity/shell";
@@ -43,7 +44,13 @@ export interface DaemonParts {
   context: DaemonContext;
   /** The configured shared store; `undefined` when downcity.json has no `store`. */
   store: DowncityStore | undefined;
-  runtime: { runtime: AgentRuntime; model?: LanguageModel; historyFolders: HistoryFolders };
+  runtime: {
+    runtime: AgentRuntime;
+    model?: LanguageModel;
+    historyFolders: HistoryFolders;
+    /** Where runs are journaled: the store's journal, else `.downcity/runs/`. */
+    journal: RunJournal;
+  };
   usage: undefined;
   shell: { engine: ShellEngine; callback: ShellCallback };
   credentials: ShellCredentials;

@@ -10,6 +10,10 @@ export const llmConfigSchema = z.strictObject({
     .boolean()
     .default(true)
     .describe("openai-compatible only: send JSON schemas for structured output"),
+  vision: z
+    .boolean()
+    .default(true)
+    .describe("The model takes images: photos people send reach it as images (false: a note with the file path)"),
 });
 
 /** The sections core owns; every other top-level key of `downcity.json` belongs to a plug-in or the host. */
@@ -24,6 +28,18 @@ export const coreConfigShape = {
     })
     .optional()
     .describe("How much of a conversation the model sees"),
+  media: z
+    .strictObject({
+      maxBytes: z
+        .number()
+        .int()
+        .min(1024)
+        .max(2 * 1024 * 1024 * 1024)
+        .default(20 * 1024 * 1024)
+        .describe("Largest file kept from a chat, in bytes; a larger one gets a visible reply"),
+    })
+    .optional()
+    .describe("Files people send, kept under .downcity/media/<context>/"),
   lanes: z
     .strictObject({
       maxConcurrency: z
@@ -59,9 +75,35 @@ export const coreConfigShape = {
         .max(604800000)
         .default(120000)
         .describe("A model stream silent this long (while no tool runs) is aborted, in ms; 0 = no limit"),
+      retry: z
+        .strictObject({
+          maxMs: z
+            .number()
+            .int()
+            .min(0)
+            .max(86400000)
+            .default(600000)
+            .describe(
+              "How long a failing model call (429, 5xx, timeout, no connection) is retried, in ms; 0 = not retried",
+            ),
+        })
+        .optional()
+        .describe("Retries of transient model failures; a refused key or unknown model is not retried"),
     })
     .optional()
     .describe("Bounds of one agent run"),
+  runs: z
+    .strictObject({
+      retainDays: z
+        .number()
+        .int()
+        .min(1)
+        .max(3650)
+        .default(30)
+        .describe("Days a run's journal (.downcity/runs/ or the store's tables) is kept"),
+    })
+    .optional()
+    .describe("The run journal"),
   plugins: z
     .array(z.string().min(1))
     .default([])

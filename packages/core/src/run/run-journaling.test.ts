@@ -64,7 +64,7 @@ describe("run journaling", () => {
     const order = records.map((record) => `${record.type}:${"step" in record ? record.step : ""}`);
     expect(order.indexOf("tool-start:0")).toBeLessThan(order.indexOf("step:0"));
     expect(ofType(records, "reply")).toEqual([
-      expect.objectContaining({ key: `${result.requestId}:3:0`, via: "final-text", text: "the sum is 6" }),
+      expect.objectContaining({ key: `${result.requestId}:2:0`, via: "final-text", text: "the sum is 6" }),
     ]);
     expect(ofType(records, "end")).toEqual([
       expect.objectContaining({ outcome: "completed", steps: 3, usage: result.usage }),

@@ -156,13 +156,9 @@ export function createRunRecorder(options: {
       return flush();
     },
     reply({ sequence, ...reply }) {
-      push({
-        type: "reply",
-        at: at(),
-        key: `${requestId}:${finishedSteps}:${sequence}`,
-        step: finishedSteps,
-        ...reply,
-      });
+      // chat_send runs inside the step under way; the final text belongs to the last finished step.
+      const step = reply.via === "final-text" ? Math.max(0, finishedSteps - 1) : finishedSteps;
+      push({ type: "reply", at: at(), key: `${requestId}:${step}:${sequence}`, step, ...reply });
     },
     end(end) {
       push({ type: "end", at: at(), ...end, steps: finishedSteps, usage: { ...usage } });

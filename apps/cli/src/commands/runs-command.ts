@@ -1,0 +1,76 @@
+import type { Command } from "commander";
+import { CliExit, exitCodes } from "../cli-exit.js";
+import type { CliIo } from "../cli-io.js";
+import { printData } from "../output/print-data.js";
+import { findProjectRoot } from "../project/find-project-root.js";
+import { parseSinceValue } from "./usage-command.js";
+
+type ListOptions = {
+  context?: string;
+  since?: Date;
+  status?: string;
+  limit?: string;
+  dir?: string;
+  json?: boolean;
+};
+type ShowOptions = { dir?: string; json?: boolean; full?: boolean };
+
+const statuses = ["running", "completed", "aborted", "failed", "interrupted"];
+
+/** Opens the project's run journal (`.downcity/runs/`); core is loaded only when a runs command runs. */
+async function projectJournal(io: CliIo, dir: string | undefined) {
+  const rootDir = findProjectRoot(io.cwd, dir);
+  const { openFileRunJournal } = await import("@downcity/core");
+  return { rootDir, journal: openFileRunJournal({ rootDir }) };
+}
+
+/** `downcity runs list|show|replay`: every run the agent made, from its journal; no daemon needed. */
+export function registerRunsCommand(program: Command, io: CliIo): void {
+  const runs = program.command("runs").description("Runs of the agent, end to end, from the run journal");
+  runs
+    .command("list")
+    .description("Recorded runs, newest first")
+    .option("--context <id>", "only runs of this context")
+    .option("--since <when>", "only runs started since: 24h, 7d, today or a date", (value) =>
+      parseSinceValue(value),
+    )
+    .option("--status <outcome>", `only runs that ended so: ${statuses.join(", ")}`)
+    .option("--limit <n>", "at most this many runs", "50")
+    .option("--dir <dir>", "project directory (default: the nearest folder with downcity.json)")
+    .option("--json", "print the runs as JSON")
+    .action(async (options: ListOptions) => {
+      if (options.status && !statuses.includes(options.status))
+        throw new CliExit(exitCodes.usage, `--status must be one of ${statuses.join(", ")}`);
+      const { journal } = await projectJournal(io, options.dir);
+      const { describeRunList } = await import("../output/run-timeline.js");
+      const list = await journal.list({
+        ...(options.context ? { contextId: options.context } : {}),
+        ...(options.since ? { since: options.since } : {}),
+        ...(options.status ? { status: options.status as "running" } : {}),
+        limit: Math.max(1, Number(options.limit) || 50),
+      });
+      printData(io, list, { json: options.json, human: () => describeRunList(list) });
+    });
+  runs
+    .command("show <requestId>")
+    .description("One run: header, steps with latency and tokens, tool calls, replies, errors")
+    .option("--full", "print everything recorded, unshortened")
+    .option("--dir <dir>", "project directory (default: the nearest folder with downcity.json)")
+    .option("--json", "print the run's records as JSON")
+    .action(async (requestId: string, options: ShowOptions) => {
+      const { journal } = await projectJournal(io, options.dir);
+      const { summarizeRun } = await import("@downcity/core");
+      const { describeRun } = await import("../output/run-timeline.js");
+      const records = await journal.read(requestId);
+      const summary = records && summarizeRun(records);
+      if (!records || !summary) {
+        io.stderr.write(`No run ${requestId} in the journal (downcity runs list shows the recorded ones).\n`);
+        throw new CliExit(exitCodes.error);
+      }
+      printData(
+        io,
+        { summary, records },
+        { json: options.json, human: () => describeRun(records, summary, options.full) },
+      );
+    });
+}

@@ -1,0 +1,103 @@
+import type { JournalRecord, RunSummary } from "@downcity/core";
+
+type Of<Type extends JournalRecord["type"]> = Extract<JournalRecord, { type: Type }>;
+
+const boundedLength = 200;
+
+/** A value on one line, cut to `limit` characters unless `full`. */
+function bounded(value: unknown, full: boolean, limit = boundedLength): string {
+  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? "undefined");
+  const line = full ? text : text.replace(/\s+/g, " ");
+  return full || line.length <= limit ? line : `${line.slice(0, limit)}… (${line.length} chars)`;
+}
+
+const tokens = (usage: { inputTokens: number; outputTokens: number }) =>
+  `${usage.inputTokens} in / ${usage.outputTokens} out`;
+
+/** One line per run, for `downcity runs list`. */
+export function describeRunList(runs: RunSummary[]): string {
+  if (runs.length === 0) return "No runs recorded.";
+  return runs
+    .map((run) =>
+      [
+        run.startedAt.replace("T", " ").slice(0, 19),
+        run.status.padEnd(11),
+        run.requestId,
+        run.contextId,
+        `${run.steps} step${run.steps === 1 ? "" : "s"}, ${run.toolCalls} tool call${run.toolCalls === 1 ? "" : "s"}`,
+        `${run.usage.totalTokens} tokens`,
+        ...(run.attempts > 1 ? [`${run.attempts} attempts`] : []),
+      ].join("  "),
+    )
+    .join("\n");
+}
+
+/**
+ * `downcity runs show`: the header, then each step as a timeline (its model calls with latency
+ * and tokens, its tool calls with duration and bounded input and output), the replies and the end.
+ */
+export function describeRun(records: JournalRecord[], summary: RunSummary, full = false): string {
+  const start = records.find((record): record is Of<"run"> => record.type === "run");
+  const lines = [
+    `run ${summary.requestId}  ${summary.status}`,
+    `  context   ${summary.contextId}${start?.route?.channel ? ` (${start.route.channel})` : ""}`,
+    `  started   ${summary.startedAt}${summary.endedAt ? `, ended ${summary.endedAt}` : ""}`,
+    ...(summary.model ? [`  model     ${summary.model.provider} ${summary.model.modelId}`] : []),
+    `  usage     ${tokens(summary.usage)} (${summary.usage.totalTokens} total)${summary.attempts > 1 ? `, ${summary.attempts} attempts` : ""}`,
+  ];
+  const steps = new Map<number, JournalRecord[]>();
+  for (const record of records) {
+    if (!("step" in record) || record.type === "reply") continue;
+    const list = steps.get(record.step) ?? [];
+    list.push(record);
+    steps.set(record.step, list);
+  }
+  for (const [index, stepRecords] of [...steps.entries()].sort((a, b) => a[0] - b[0])) {
+    const finished = stepRecords.find((record): record is Of<"step"> => record.type === "step");
+    lines.push(
+      `step ${index}${finished ? `  ${finished.finishReason}, ${tokens(finished.usage)}, ${finished.latencyMs} ms` : "  (not finished)"}`,
+    );
+    lines.push(...stepLines(stepRecords, full));
+  }
+  for (const reply of records.filter((record): record is Of<"reply"> => record.type === "reply"))
+    lines.push(`reply ${reply.key}  ${reply.via}  ${bounded(reply.text, full)}`);
+  const end = records.findLast((record): record is Of<"end"> => record.type === "end");
+  if (end)
+    lines.push(
+      `end  ${end.outcome}${end.reason ? ` (${end.reason})` : ""}${end.error ? `: ${end.error.code ? `${end.error.code} ` : ""}${end.error.message}` : ""}`,
+    );
+  return lines.join("\n");
+}
+
+function stepLines(records: JournalRecord[], full: boolean): string[] {
+  const lines: string[] = [];
+  const ended = new Map(
+    records
+      .filter((record): record is Of<"tool-end"> => record.type === "tool-end")
+      .map((record) => [record.toolCallId, record]),
+  );
+  // The model's call first: its record is written when its stream ends, after the tools it called began.
+  const ordered = [
+    ...records.filter((record) => record.type === "model-call"),
+    ...records.filter((record) => record.type !== "model-call"),
+  ];
+  for (const record of ordered) {
+    if (record.type === "model-call") {
+      const usage = record.response ? `, ${tokens(record.response.usage)}` : "";
+      lines.push(
+        `  model call  ${record.latencyMs} ms${usage}${record.error ? `, error: ${record.error}` : ""}`,
+      );
+      if (full) lines.push(`    response  ${bounded(record.response?.content ?? [], true)}`);
+    } else if (record.type === "tool-start") {
+      const end = ended.get(record.toolCallId);
+      const how = end
+        ? `${end.durationMs} ms${end.replayed ? `, ${end.replayed}` : ""}`
+        : "no result recorded";
+      lines.push(`  tool ${record.toolName} (${record.toolCallId})  ${how}`);
+      lines.push(`    input   ${bounded(record.input, full)}`);
+      if (end?.error !== undefined) lines.push(`    error   ${bounded(end.error, full)}`);
+      else if (end) lines.push(`    output  ${bounded(end.output, full)}`);
+    } else if (record.type === "step" && record.text) lines.push(`  text  ${bounded(record.text, full)}`);
+  }
+  return lines;
+}

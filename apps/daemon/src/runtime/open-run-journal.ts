@@ -1,0 +1,36 @@
+import { type DowncityStore, openFileRunJournal, type RunJournal } from "@downcity/core";
+import type { DaemonContext } from "../host/daemon-parts.js";
+import { journalSecrets } from "./journal-secrets.js";
+
+const dayMs = 86_400_000;
+
+/**
+ * The run journal of the daemon: the shared store's when it has one, else `.downcity/runs/`.
+ * Journals older than `runs.retainDays` (30) are pruned at start and then daily.
+ */
+export function openRunJournal(
+  context: DaemonContext,
+  store: DowncityStore | undefined,
+): { journal: RunJournal; secrets: string[]; close: () => Promise<void> } {
+  const own = store?.journal ? undefined : openFileRunJournal({ rootDir: context.rootDir });
+  const journal = store?.journal ?? (own as RunJournal);
+  const retainDays = context.config.runs?.retainDays ?? 30;
+  const prune = () =>
+    journal
+      .prune(new Date(Date.now() - retainDays * dayMs))
+      .then((removed) => {
+        if (removed > 0) context.logger.info({ removed, retainDays }, "pruned old run journals");
+      })
+      .catch((error: unknown) => context.logger.warn({ err: String(error) }, "could not prune run journals"));
+  void prune();
+  const timer = setInterval(() => void prune(), dayMs);
+  timer.unref();
+  return {
+    journal,
+    secrets: journalSecrets(context.config, context.configEnv),
+    async close() {
+      clearInterval(timer);
+      await own?.close();
+    },
+  };
+}
