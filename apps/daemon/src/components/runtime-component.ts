@@ -2,10 +2,12 @@ import { createAgentRuntime } from "@downcity/core";
 import { daemonComponent } from "../host/daemon-parts.js";
 import { createModel } from "../runtime/create-model.js";
 import { createHistoryFolders } from "../runtime/history-folders.js";
+import { openRunJournal } from "../runtime/open-run-journal.js";
 
 /**
- * The agent runtime: its model, lanes and histories. It has no close of its own: draining its runs
- * is the `runs` component, which closes before the shell, channels and HTTP those runs still use.
+ * The agent runtime: its model, lanes, histories and run journal. Draining its runs is the `runs`
+ * component, which closes before the shell, channels and HTTP those runs still use; its own close
+ * only closes the journal, after the runs.
  */
 export const runtimeComponent = daemonComponent({
   name: "runtime",
@@ -16,6 +18,7 @@ export const runtimeComponent = daemonComponent({
       ? { model: context.model }
       : await createModel(config.llm, context.configEnv);
     const historyFolders = createHistoryFolders();
+    const journal = openRunJournal(context, store);
     const runtime = createAgentRuntime({
       rootDir: context.rootDir,
       ...(choice.model ? { model: choice.model } : { modelHint: choice.hint }),
@@ -28,6 +31,7 @@ export const runtimeComponent = daemonComponent({
               runTimeoutMs: config.run.runTimeoutMs,
               idleTimeoutMs: config.run.idleTimeoutMs,
             },
+            ...(config.run.retry ? { modelRetry: { maxMs: config.run.retry.maxMs } } : {}),
           }
         : {}),
       ...(config.history ? { history: config.history } : {}),
@@ -35,7 +39,17 @@ export const runtimeComponent = daemonComponent({
       historyDir: (contextId) => historyFolders.find(contextId),
       ...(store ? { sharedHistory: store.history } : {}),
       closeGraceMs: context.closeGraceMs,
+      journal: journal.journal,
+      secrets: journal.secrets,
     });
-    return { value: { runtime, ...(choice.model ? { model: choice.model } : {}), historyFolders } };
+    return {
+      value: {
+        runtime,
+        ...(choice.model ? { model: choice.model } : {}),
+        historyFolders,
+        journal: journal.journal,
+      },
+      close: journal.close,
+    };
   },
 });
