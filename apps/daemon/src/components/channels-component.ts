@@ -13,6 +13,7 @@ export const channelsComponent = daemonComponent({
       runtime,
       logger,
       channels: await loadChannels(rootDir, config.channels),
+      ...(config.media ? { media: config.media } : {}),
       ...(store
         ? {
             store,

@@ -35,6 +35,7 @@ export const runtimeComponent = daemonComponent({
           }
         : {}),
       ...(config.history ? { history: config.history } : {}),
+      ...(config.llm ? { vision: config.llm.vision } : {}),
       logger,
       historyDir: (contextId) => historyFolders.find(contextId),
       ...(store ? { sharedHistory: store.history } : {}),

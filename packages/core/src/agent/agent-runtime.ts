@@ -53,6 +53,8 @@ export interface AgentRuntimeOptions {
   secrets?: readonly string[];
   /** This worker's name in the run journal. */
   workerId?: string;
+  /** The model takes images (`llm.vision`) [true]; false turns image attachments into notes with their path. */
+  vision?: boolean;
 }
 
 /** The agent runtime of one project root: what is registered with it, its lanes, and the runs they feed. */
@@ -89,8 +91,10 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     ...(options.sharedHistory ? { shared: options.sharedHistory } : {}),
   });
 
+  const media = { rootDir, vision: options.vision ?? true };
   const historyWindow = createHistoryWindow({
     history,
+    media,
     maxInputTokens: options.history?.maxInputTokens ?? 120000,
     logger,
     ...(options.model ? { model: options.model } : {}),
@@ -105,6 +109,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
 
   const runLane = createRunPipeline({
     rootDir,
+    media,
     ...(options.model ? { model: options.model } : {}),
     ...(options.modelHint ? { modelHint: options.modelHint } : {}),
     maxSteps: options.maxSteps ?? 30,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { messageAttachmentSchema } from "../history/message-attachment.js";
 
 /** Schema of a message handed to `runtime.send()` (validated at the edge). */
 export const incomingMessageSchema = z.strictObject({
@@ -9,6 +10,13 @@ export const incomingMessageSchema = z.strictObject({
   chatId: z.string().min(1).optional(),
   userId: z.string().optional(),
   username: z.string().optional(),
+  displayName: z.string().optional(),
+  /** In a group every user turn names its speaker to the model. */
+  chatType: z.enum(["direct", "group"]).optional(),
+  /** Stored files (references under `.downcity/media/`) and notes; the text may be empty with them. */
+  attachments: z.array(messageAttachmentSchema).max(64).optional(),
+  /** The text of the message this one replies to. */
+  quotedText: z.string().optional(),
   threadId: z.string().optional(),
   origin: z.enum(["user", "internal"]).default("user"),
 });

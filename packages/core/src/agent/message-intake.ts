@@ -3,6 +3,7 @@ import { encodeContextId } from "../context/context-id.js";
 import { DowncityError } from "../errors/downcity-error.js";
 import { errorFromZod } from "../errors/zod-issue-message.js";
 import type { HistoryMessage } from "../history/history-message.js";
+import { incomingParts } from "../history/incoming-parts.js";
 import type { Logger } from "../logger/logger.js";
 import type { RuntimeEvent } from "../run/runtime-event.js";
 import { type IncomingMessage, incomingMessageSchema } from "./incoming-message.js";
@@ -29,7 +30,7 @@ export function toHistoryMessage(
   return {
     id,
     role: "user",
-    parts: [{ type: "text", text: message.text }],
+    parts: incomingParts(message),
     metadata: {
       createdAt: createdAt.toISOString(),
       origin: message.origin,
@@ -39,6 +40,8 @@ export function toHistoryMessage(
       ...(message.chatId ? { chatId: message.chatId } : {}),
       ...(message.userId ? { userId: message.userId } : {}),
       ...(message.username ? { username: message.username } : {}),
+      ...(message.displayName ? { displayName: message.displayName } : {}),
+      ...(message.chatType ? { chatType: message.chatType } : {}),
     },
   };
 }

@@ -13,7 +13,9 @@ export const llmConfigSchema = z.strictObject({
   vision: z
     .boolean()
     .default(true)
-    .describe("The model takes images: photos people send reach it as images (false: a note with the file path)"),
+    .describe(
+      "The model takes images: photos people send reach it as images (false: a note with the file path)",
+    ),
 });
 
 /** The sections core owns; every other top-level key of `downcity.json` belongs to a plug-in or the host. */

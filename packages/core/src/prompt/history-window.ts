@@ -4,6 +4,7 @@ import { type HistoryMessage, messageText } from "../history/history-message.js"
 import { errorFields, type Logger } from "../logger/logger.js";
 import type { CompactionResult, ContextHistory } from "../store/history-store.js";
 import { estimateTokens, historyToModelMessages } from "./model-messages.js";
+import type { ModelMediaOptions } from "./user-model-content.js";
 
 /** Decides what history the model sees: the newest messages that fit, compacting first when needed. */
 export interface HistoryWindow {
@@ -30,6 +31,8 @@ export function createHistoryWindow(options: {
   maxInputTokens: number;
   logger: Logger;
   onCompacted?: (contextId: string, result: CompactionResult) => void;
+  /** How stored files reach the model. */
+  media?: ModelMediaOptions;
 }): HistoryWindow {
   const { logger, maxInputTokens } = options;
   const summarize = async (messages: HistoryMessage[], abortSignal: AbortSignal): Promise<string> => {
@@ -88,18 +91,18 @@ export function createHistoryWindow(options: {
       }
       tail = await store.read({ last: window });
     }
-    let modelMessages = await historyToModelMessages(tail);
+    let modelMessages = await historyToModelMessages(tail, options.media);
     if (systemTokens + estimateTokens(modelMessages) > maxInputTokens && tail.length > 2) {
       try {
         await compact(contextId, Math.max(2, Math.floor(tail.length / 2)), "tokens", abortSignal);
         tail = await store.read({ last: window });
-        modelMessages = await historyToModelMessages(tail);
+        modelMessages = await historyToModelMessages(tail, options.media);
       } catch (error) {
         logger.warn(errorFields(error), "compaction failed; trimming the model's view instead");
       }
       while (systemTokens + estimateTokens(modelMessages) > maxInputTokens && tail.length > 1) {
         tail = tail.slice(Math.ceil(tail.length / 4));
-        modelMessages = await historyToModelMessages(tail);
+        modelMessages = await historyToModelMessages(tail, options.media);
       }
     }
     return { messages: modelMessages, ids: new Set(tail.map((message) => message.id)) };

@@ -1,5 +1,6 @@
 import { convertToModelMessages, type ModelMessage } from "ai";
 import { type HistoryMessage, messageText } from "../history/history-message.js";
+import { type ModelMediaOptions, userModelContent } from "./user-model-content.js";
 
 /** Text the model sees for a message the runtime enqueued itself. */
 export function internalNotice(text: string): string {
@@ -7,18 +8,20 @@ export function internalNotice(text: string): string {
 }
 
 /** Converts persisted history into model messages: users as users, runtime notices and summaries as system. */
-export async function historyToModelMessages(messages: readonly HistoryMessage[]): Promise<ModelMessage[]> {
+export async function historyToModelMessages(
+  messages: readonly HistoryMessage[],
+  media?: ModelMediaOptions,
+): Promise<ModelMessage[]> {
   const out: ModelMessage[] = [];
   for (const message of messages) {
     const metadata = message.metadata;
     if (metadata?.kind === "summary") {
       out.push({ role: "system", content: `Summary of the earlier conversation:\n${messageText(message)}` });
     } else if (message.role === "user") {
-      const text = messageText(message);
       out.push(
         metadata?.origin === "internal"
-          ? { role: "system", content: internalNotice(text) }
-          : { role: "user", content: text },
+          ? { role: "system", content: internalNotice(messageText(message)) }
+          : { role: "user", content: await userModelContent(message, media) },
       );
     } else if (message.role === "assistant") {
       out.push(...(await convertToModelMessages([message], { ignoreIncompleteToolCalls: true })));

@@ -18,7 +18,7 @@ export interface RunArrivals {
  * stamped and stored, their senders wait for this run's result, and the model sees them next.
  */
 export function createRunArrivals(
-  deps: Pick<RunDeps, "emit" | "logger">,
+  deps: Pick<RunDeps, "emit" | "logger" | "media">,
   scope: RunScope,
   lane: { participants: PendingRun[]; drain: () => PendingRun[] },
 ): RunArrivals {
@@ -45,7 +45,7 @@ export function createRunArrivals(
         messageIds: messages.map((message) => message.id),
       });
       deps.logger.info({ step, merged: arrived.length }, "merged new messages into the run");
-      return historyToModelMessages(messages);
+      return historyToModelMessages(messages, deps.media);
     },
   };
 }

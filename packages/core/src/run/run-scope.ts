@@ -4,6 +4,7 @@ import type { RequestContext } from "../context/request-context.js";
 import type { HistoryMessage } from "../history/history-message.js";
 import type { Logger } from "../logger/logger.js";
 import type { HistoryWindow } from "../prompt/history-window.js";
+import type { ModelMediaOptions } from "../prompt/user-model-content.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
 import type { RunJournal } from "../store/run-journal.js";
 import type { ActiveRun, ActiveRuns } from "./active-runs.js";
@@ -52,6 +53,8 @@ export interface RunDeps {
   redact?: Redactor;
   /** This worker's name in the journal (several workers may share one store). */
   workerId?: string;
+  /** How stored files reach the model (a message that joins a run mid-way included). */
+  media?: ModelMediaOptions;
 }
 
 /** One run as every stage of the pipeline sees it. */

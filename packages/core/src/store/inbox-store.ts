@@ -1,3 +1,4 @@
+import type { MessageAttachment } from "../history/message-attachment.js";
 import type { KeyedQueue } from "./keyed-queue.js";
 
 /** What an inbox entry carries for the run: the message as the runtime takes it, plus reply routing. */
@@ -7,7 +8,12 @@ export interface InboxMessage {
   chatType?: "direct" | "group";
   userId?: string;
   username?: string;
+  displayName?: string;
   threadId?: string;
+  /** Files stored under `.downcity/media/` (references) and notes for what was not a file or not kept. */
+  attachments?: MessageAttachment[];
+  /** The text of the message this one replies to. */
+  quotedText?: string;
   /** The platform's id of the message (replies thread to it). */
   platformMessageId?: string;
 }

@@ -8,6 +8,14 @@ const usage = {
 
 type Prompt = Array<{ role: string; content: unknown }>;
 
+/** Size of a file part's data as the model gets it: bytes, base64 or a URL (length of its text). */
+const byteLength = (data: unknown) =>
+  data instanceof Uint8Array
+    ? data.byteLength
+    : typeof data === "string"
+      ? Buffer.from(data, "base64").length
+      : 0;
+
 function flatten(prompt: Prompt): ScriptedCall["messages"] {
   return prompt.map((message) => {
     if (typeof message.content === "string") return { role: message.role, text: message.content };
@@ -19,6 +27,7 @@ function flatten(prompt: Prompt): ScriptedCall["messages"] {
           return `[tool-call ${String(part.toolName)} ${JSON.stringify(part.input)}]`;
         if (part.type === "tool-result")
           return `[tool-result ${String(part.toolName)} ${JSON.stringify(part.output)}]`;
+        if (part.type === "file") return `[file ${String(part.mediaType)} ${byteLength(part.data)} bytes]`;
         return "";
       })
       .join("");

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { channelAttachmentSchema } from "./channel-attachment.js";
 
 /** An incoming chat event as every adapter maps it from its platform (validated at the inbox). */
 export const channelEventSchema = z.object({
@@ -9,8 +10,15 @@ export const channelEventSchema = z.object({
   userId: z.string().min(1).max(256),
   username: z.string().max(256).optional(),
   displayName: z.string().max(512).optional(),
-  /** The text, with the bot's mention stripped. */
+  /** The text, with the bot's mention stripped; may be empty when the event has attachments. */
   text: z.string().max(512 * 1024),
+  /** Photos, files, voice notes, stickers, locations: every one kept (an album is one event or several). */
+  attachments: z.array(channelAttachmentSchema).max(32).optional(),
+  /** The text of the message this one replies to (and notes of its attachments), given to the model. */
+  quotedText: z
+    .string()
+    .max(16 * 1024)
+    .optional(),
   messageId: z.string().min(1).max(256),
   threadId: z.string().min(1).max(256).optional(),
   replyToMessageId: z.string().min(1).max(256).optional(),

@@ -54,6 +54,10 @@ function inboxEntryMessage(entry: InboxEntry): IncomingMessage {
     ...(entry.message.userId ? { userId: entry.message.userId } : {}),
     ...(entry.message.username ? { username: entry.message.username } : {}),
     ...(entry.message.threadId ? { threadId: entry.message.threadId } : {}),
+    ...(entry.message.displayName ? { displayName: entry.message.displayName } : {}),
+    ...(entry.message.chatType ? { chatType: entry.message.chatType } : {}),
+    ...(entry.message.attachments?.length ? { attachments: entry.message.attachments } : {}),
+    ...(entry.message.quotedText ? { quotedText: entry.message.quotedText } : {}),
     origin: "user",
   };
 }

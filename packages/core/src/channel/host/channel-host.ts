@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import type { AgentRuntime, RunResult } from "../../agent/agent-runtime.js";
 import { DowncityError } from "../../errors/downcity-error.js";
 import type { Logger } from "../../logger/logger.js";
+import { createMediaStore } from "../../media/media-store.js";
 import { downcityPaths } from "../../paths/downcity-paths.js";
 import type { ServiceDefinition } from "../../service/define-service.js";
 import { defaultLeaseMs } from "../../store/context-lease.js";
@@ -47,6 +48,8 @@ export interface ChannelHostOptions {
   leaseMs?: number;
   /** Events this worker runs at once when the store hands out one event per context [4]. */
   concurrency?: number;
+  /** Incoming files (`media` in downcity.json): the largest kept [20 MiB]; larger ones are refused visibly. */
+  media?: { maxBytes?: number };
 }
 
 /** Inbound and outbound delivery for every channel: durable inbox, outbox, access, contacts. */
@@ -111,7 +114,11 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     delivery,
     maxTextLength: (channel) => channels.get(channel)?.adapter?.capabilities.maxTextLength,
   });
-  const inbox = createInboundEvents({ delivery, contacts, replies, logger });
+  const media = createMediaStore({
+    rootDir: options.rootDir,
+    ...(options.media?.maxBytes ? { maxBytes: options.media.maxBytes } : {}),
+  });
+  const inbox = createInboundEvents({ delivery, contacts, replies, logger, media });
 
   return {
     async start() {

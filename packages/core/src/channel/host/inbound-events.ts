@@ -1,10 +1,12 @@
 import { errorFromZod } from "../../errors/zod-issue-message.js";
 import { errorFields, type Logger } from "../../logger/logger.js";
+import type { MediaStore } from "../../media/media-store.js";
 import type { AcceptResult, ChannelInbox } from "../adapter/channel-adapter.js";
 import { channelContextId, channelEventSchema, type ParsedChannelEvent } from "../adapter/channel-event.js";
 import type { ChannelDelivery } from "../delivery/channel-delivery.js";
 import { type ChannelAccess, decideAccess } from "./channel-access.js";
 import type { ContactBook } from "./contact-book.js";
+import { storeEventAttachments } from "./event-attachments.js";
 import type { ReplyRecorder } from "./reply-recorder.js";
 import type { RunningChannel } from "./running-channel.js";
 
@@ -17,6 +19,8 @@ export function createInboundEvents(options: {
   contacts: ContactBook;
   replies: ReplyRecorder;
   logger: Logger;
+  /** Where incoming files are kept before their event is recorded. */
+  media: MediaStore;
 }): (running: RunningChannel) => ChannelInbox {
   const { delivery, contacts, replies, logger } = options;
 
@@ -73,6 +77,24 @@ export function createInboundEvents(options: {
       })
       .catch((error: unknown) => logger.warn(errorFields(error), "could not update the contact book"));
 
+  const replyMediaFailure = (name: string, contextId: string, event: ParsedChannelEvent, text: string) =>
+    replies
+      .record(
+        name,
+        contextId,
+        {
+          chatId: event.chatId,
+          chatType: event.chatType,
+          replyToMessageId: event.messageId,
+          ...(event.threadId ? { threadId: event.threadId } : {}),
+        },
+        text,
+        `media:${name}:${event.eventId}`,
+      )
+      .catch((error: unknown) =>
+        logger.error({ channel: name, ...errorFields(error) }, "media failure reply failed"),
+      );
+
   const accept = async (running: RunningChannel, input: unknown): Promise<AcceptResult> => {
     const name = running.instance.name;
     const parsed = channelEventSchema.safeParse(input);
@@ -83,6 +105,7 @@ export function createInboundEvents(options: {
     const decision = decideAccess(event, running.accessConfig as ChannelAccess, approved);
     if (!decision.allowed) return denied(running, event, decision.reason, decision.offerPairing === true);
     const contextId = channelContextId(name, event);
+    const media = await storeEventAttachments(options.media, contextId, event);
     const accepted = await delivery.accept({
       channel: name,
       eventId: event.eventId,
@@ -93,7 +116,10 @@ export function createInboundEvents(options: {
         chatType: event.chatType,
         userId: event.userId,
         ...(event.username ? { username: event.username } : {}),
+        ...(event.displayName ? { displayName: event.displayName } : {}),
         ...(event.threadId ? { threadId: event.threadId } : {}),
+        ...(media.attachments ? { attachments: media.attachments } : {}),
+        ...(event.quotedText ? { quotedText: event.quotedText } : {}),
         platformMessageId: event.messageId,
       },
     });
@@ -103,6 +129,7 @@ export function createInboundEvents(options: {
     }
     running.status.counts.accepted += 1;
     void noteContact(name, contextId, event);
+    if (media.failureReply) await replyMediaFailure(name, contextId, event, media.failureReply);
     return "accepted";
   };
 

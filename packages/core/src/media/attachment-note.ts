@@ -1,0 +1,42 @@
+import type { MessageAttachment } from "../history/message-attachment.js";
+import { formatBytes } from "./attachment-too-large.js";
+
+/** What the model reads for an attachment without a file: a location, a contact, a sticker's emoji. */
+export function describeInlineAttachment(attachment: {
+  kind: MessageAttachment["kind"];
+  location?: { latitude: number; longitude: number; title?: string | undefined } | undefined;
+  contact?: { name?: string | undefined; phone?: string | undefined } | undefined;
+  emoji?: string | undefined;
+}): string | undefined {
+  const { location, contact } = attachment;
+  if (location)
+    return `[Location${location.title ? ` "${location.title}"` : ""}: ${location.latitude}, ${location.longitude}]`;
+  if (contact)
+    return `[Contact: ${[contact.name, contact.phone].filter(Boolean).join(", ") || "no details"}]`;
+  if (attachment.kind === "sticker" && attachment.emoji) return `[Sticker: ${attachment.emoji}]`;
+  return undefined;
+}
+
+/** The note the model reads for a stored file it does not receive as an image part. */
+export function describeStoredFile(attachment: MessageAttachment): string {
+  const what =
+    attachment.kind === "voice"
+      ? "Voice message"
+      : attachment.kind === "file"
+        ? "File"
+        : capital(attachment.kind);
+  const details = [
+    attachment.name ? `"${attachment.name}"` : undefined,
+    attachment.mediaType,
+    attachment.size === undefined ? undefined : formatBytes(attachment.size),
+    attachment.durationSeconds === undefined ? undefined : `${Math.round(attachment.durationSeconds)} s`,
+  ].filter(Boolean);
+  return `[${what} ${details.join(", ")} saved at ${attachment.path} (open it with your tools)]`;
+}
+
+/** The note the model reads for an attachment that could not be kept. */
+export function describeFailedAttachment(kind: string, name: string | undefined, reason: string): string {
+  return `[The user sent a ${kind}${name ? ` "${name}"` : ""} that could not be downloaded: ${reason}. They were told.]`;
+}
+
+const capital = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
