@@ -2,7 +2,8 @@
 // works: install the workspace, build every package, pack each published one into a tarball, serve
 // the tarballs from a throwaway local registry (so the CLI's @downcity/* dependencies resolve from
 // this clone, not from npm), and `npm install --global` the CLI's tarball.
-// Usage (from the clone's root): node scripts/install-from-clone.mjs [--prefix <dir>]
+// Usage (from the clone's root): node scripts/install-from-clone.mjs [--prefix <dir>] [--no-build]
+// (--no-build: the workspace is already installed and built, e.g. after `pnpm build`.)
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,9 +26,18 @@ function step(label, command, commandArgs) {
   }
 }
 
-step("installing the workspace", "npx", ["-y", "pnpm@10", "install", "--frozen-lockfile"]);
-// hash-only: one line per package as it builds, so a cold build (minutes) shows progress.
-step("building every package", "npx", ["-y", "pnpm@10", "turbo", "run", "build", "--output-logs=hash-only"]);
+if (!args.includes("--no-build")) {
+  step("installing the workspace", "npx", ["-y", "pnpm@10", "install", "--frozen-lockfile"]);
+  // hash-only: one line per package as it builds, so a cold build (minutes) shows progress.
+  step("building every package", "npx", [
+    "-y",
+    "pnpm@10",
+    "turbo",
+    "run",
+    "build",
+    "--output-logs=hash-only",
+  ]);
+}
 const tarballDir = mkdtempSync(join(tmpdir(), "downcity-install-"));
 try {
   step("packing the published packages", "npx", [
