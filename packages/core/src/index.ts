@@ -40,6 +40,12 @@ export {
   channelAttachmentSchema,
 } from "./channel/adapter/channel-attachment.js";
 export {
+  type AttachmentFetch,
+  type AttachmentFetchOptions,
+  type ChannelAttachment,
+  channelAttachmentSchema,
+} from "./channel/adapter/channel-attachment.js";
+export {
   type ChannelEvent,
   channelContextId,
   channelEventSchema,
@@ -139,6 +145,12 @@ export {
   type MessageAttachment,
   messageAttachmentSchema,
 } from "./history/message-attachment.js";
+export {
+  type AttachmentKind,
+  attachmentKinds,
+  type MessageAttachment,
+  messageAttachmentSchema,
+} from "./history/message-attachment.js";
 export { createLaneScheduler, type LaneRunner, type LaneScheduler } from "./lanes/lane-scheduler.js";
 export {
   errorFields,
@@ -147,6 +159,13 @@ export {
   silentLogger,
   withRequestContext,
 } from "./logger/logger.js";
+export {
+  AttachmentTooLargeError,
+  fetchLimited,
+  formatBytes,
+  readBodyLimited,
+} from "./media/attachment-too-large.js";
+export { sniffMediaType } from "./media/sniff-media-type.js";
 export {
   AttachmentTooLargeError,
   fetchLimited,
