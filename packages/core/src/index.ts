@@ -40,19 +40,6 @@ export {
   channelAttachmentSchema,
 } from "./channel/adapter/channel-attachment.js";
 export {
-  type AttachmentFetch,
-  type AttachmentFetchOptions,
-  type ChannelAttachment,
-  channelAttachmentSchema,
-} from "./channel/adapter/channel-attachment.js";
-export {
-  type ChannelEvent,
-  channelContextId,
-  channelEventSchema,
-  type ParsedChannelEvent,
-} from "./channel/adapter/channel-event.js";
-export { ChannelSendError } from "./channel/adapter/channel-send-error.js";
-export {
   type AccessDecision,
   type ChannelAccess,
   channelAccessSchema,
@@ -145,12 +132,6 @@ export {
   type MessageAttachment,
   messageAttachmentSchema,
 } from "./history/message-attachment.js";
-export {
-  type AttachmentKind,
-  attachmentKinds,
-  type MessageAttachment,
-  messageAttachmentSchema,
-} from "./history/message-attachment.js";
 export { createLaneScheduler, type LaneRunner, type LaneScheduler } from "./lanes/lane-scheduler.js";
 export {
   errorFields,
@@ -166,108 +147,6 @@ export {
   readBodyLimited,
 } from "./media/attachment-too-large.js";
 export { sniffMediaType } from "./media/sniff-media-type.js";
-export {
-  AttachmentTooLargeError,
-  fetchLimited,
-  formatBytes,
-  readBodyLimited,
-} from "./media/attachment-too-large.js";
-export { sniffMediaType } from "./media/sniff-media-type.js";
-export {
-  type AccessDecision,
-  type ChannelAccess,
-  channelAccessSchema,
-  decideAccess,
-} from "./channel/host/channel-access.js";
-export { type ChannelHost, type ChannelHostOptions, createChannelHost } from "./channel/host/channel-host.js";
-export type { ChannelInstance, ChannelStatus } from "./channel/host/channel-instance.js";
-export { createChannelServices } from "./channel/host/channel-services.js";
-export { type Contact, type ContactBook, openContactBook } from "./channel/host/contact-book.js";
-export { splitText } from "./channel/host/split-text.js";
-export type { ChannelSender, OutgoingMessage } from "./chat/channel-sender.js";
-export { type ChatToolsOptions, createChatTools } from "./chat/chat-tools.js";
-export {
-  type ConfigProblem,
-  ConfigProblemsError,
-  configProblemsFromZod,
-  problemsOf,
-} from "./config/config-problems.js";
-export {
-  coreConfigShape,
-  type DowncityConfig,
-  downcityConfigSchema,
-  type LlmConfig,
-  llmConfigSchema,
-} from "./config/config-schema.js";
-export {
-  type ConfigSection,
-  composeConfigSchema,
-  downcityConfigJsonSchema,
-  readConfigSection,
-  type SectionValue,
-  unclaimedConfigSections,
-  unclaimedSectionsError,
-} from "./config/config-sections.js";
-export { parseEnvFile, readEnvFile } from "./config/env-file.js";
-export { type LoadedConfig, loadConfig, substituteEnv, writeConfigJsonSchema } from "./config/load-config.js";
-export { nearestKey } from "./config/nearest-key.js";
-export { parseConfigJson } from "./config/parse-config-json.js";
-export {
-  type ContextId,
-  contextIdFor,
-  decodeContextId,
-  encodeContextId,
-  toContextId,
-} from "./context/context-id.js";
-export {
-  currentRequestContext,
-  type RequestContext,
-  runWithRequestContext,
-} from "./context/request-context.js";
-export { DowncityError } from "./errors/downcity-error.js";
-export {
-  type DowncityErrorCode,
-  downcityErrorCodes,
-  httpStatusByCode,
-  isDowncityErrorCode,
-} from "./errors/error-codes.js";
-export { errorFromZod } from "./errors/zod-issue-message.js";
-export { chunkHtml } from "./format/chunk-html.js";
-export { chunkMarkdown } from "./format/chunk-markdown.js";
-export {
-  type FeishuCard,
-  feishuCard,
-  feishuCardMarkdownLimit,
-  renderFeishuCard,
-  renderFeishuCards,
-  renderFeishuMarkdown,
-} from "./format/feishu-card.js";
-export { renderPlainText } from "./format/plain-text.js";
-export { type QqMessage, renderQqMarkdown, renderQqMessage } from "./format/qq-markdown.js";
-export {
-  readTelegramHtml,
-  type TelegramHtmlReading,
-  telegramHtmlToText,
-} from "./format/read-telegram-html.js";
-export {
-  escapeHtml,
-  renderTelegramChunks,
-  renderTelegramHtml,
-  telegramMessageLimit,
-} from "./format/telegram-html.js";
-export { syncDirectory, writeFileAtomic } from "./fs/atomic-write.js";
-export { acquireFileLock } from "./fs/file-lock.js";
-export { packageVersion } from "./fs/package-version.js";
-export { readTextFileIfExists } from "./fs/raw-file.js";
-export { type HistoryMessage, type HistoryMetadata, messageText } from "./history/history-message.js";
-export { createLaneScheduler, type LaneRunner, type LaneScheduler } from "./lanes/lane-scheduler.js";
-export {
-  errorFields,
-  type LogFields,
-  type Logger,
-  silentLogger,
-  withRequestContext,
-} from "./logger/logger.js";
 export { contextDir, type DowncityPaths, downcityPaths } from "./paths/downcity-paths.js";
 export { type ContextMeta, type ContextMetaValue, createContextMeta } from "./plugin/context-meta.js";
 export {
