@@ -6,6 +6,7 @@ import { errorFields, type Logger, silentLogger, withRequestContext } from "../l
 import { createHistoryWindow } from "../prompt/history-window.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
 import { type CancelTarget, createActiveRuns } from "../run/active-runs.js";
+import type { ModelRetryPolicy } from "../run/model-retry.js";
 import { createRedactor } from "../run/redact-secrets.js";
 import type { RuntimeHistory, ToolSource } from "../run/run-context.js";
 import { createRunPipeline } from "../run/run-pipeline.js";
@@ -37,6 +38,8 @@ export interface AgentRuntimeOptions {
   maxSteps?: number;
   /** Step, run and stream-idle time limits (`run` in downcity.json) [10 min, 60 min, 120 s]. */
   limits?: Partial<RunLimits>;
+  /** How long transient model failures (429, 5xx, timeouts) are retried (`run.retry`) [10 min]. */
+  modelRetry?: Partial<ModelRetryPolicy>;
   history?: { keepLast?: number; maxInputTokens?: number };
   logger?: Logger;
   /** Where a context keeps its history; default `.downcity/context/<encoded>/messages`. */
@@ -115,6 +118,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     maxSteps: options.maxSteps ?? 30,
     keepLast: Math.max(2, options.history?.keepLast ?? 200),
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.modelRetry ? { modelRetry: options.modelRetry } : {}),
     logger,
     generateId,
     now,

@@ -4,10 +4,11 @@ import type { RequestContext } from "../context/request-context.js";
 import type { HistoryMessage } from "../history/history-message.js";
 import type { Logger } from "../logger/logger.js";
 import type { HistoryWindow } from "../prompt/history-window.js";
-import type { ModelMediaOptions } from "../prompt/user-model-content.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
+import type { ModelMediaOptions } from "../prompt/user-model-content.js";
 import type { RunJournal } from "../store/run-journal.js";
 import type { ActiveRun, ActiveRuns } from "./active-runs.js";
+import type { ModelRetryPolicy } from "./model-retry.js";
 import type { Redactor } from "./redact-secrets.js";
 import type { DeliverReply, RecipientDirectory, ReplyRoute } from "./reply-routing.js";
 import type { RunContext, RuntimeHistory, ToolSource } from "./run-context.js";
@@ -34,6 +35,8 @@ export interface RunDeps {
   /** Newest history messages sent verbatim (halved on each context-window overflow). */
   keepLast: number;
   limits?: Partial<RunLimits>;
+  /** How long transient model failures are retried (`run.retry` in downcity.json). */
+  modelRetry?: Partial<ModelRetryPolicy>;
   logger: Logger;
   generateId: () => string;
   now: () => Date;

@@ -20,7 +20,7 @@ export interface DeliveryQueue<Entry> {
 /** What the delivery tells the channel host, for the counters of `downcity channels list`. */
 export interface DeliveryEvents {
   adapter(channel: string): ChannelAdapter | undefined;
-  onInboxDead?(entry: InboxEntry): void;
+  onInboxDead?(entry: InboxEntry, error: unknown): void;
   onSent?(entry: OutboxEntry): void;
   onRetry?(entry: OutboxEntry): void;
   onOutboxDead?(entry: OutboxEntry): void;

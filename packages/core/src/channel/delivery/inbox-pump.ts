@@ -3,6 +3,7 @@ import type { AgentRuntime, RunResult } from "../../agent/agent-runtime.js";
 import type { IncomingMessage } from "../../agent/incoming-message.js";
 import { DowncityError } from "../../errors/downcity-error.js";
 import { errorFields, type Logger } from "../../logger/logger.js";
+import { ModelCallFailure } from "../../run/model-failure.js";
 import type { InboxEntry, InboxStore } from "../../store/inbox-store.js";
 import { createClaimPump } from "./claim-pump.js";
 
@@ -34,7 +35,8 @@ export interface InboxPumpOptions {
   retryDelayMs: number;
   /** How often to look for claimable events without a wake-up [1000 ms]: a dead worker's lapse is found this way. */
   pollMs?: number;
-  onDead?(entry: InboxEntry): void;
+  /** An event went to dead letters, with the error of its last run. */
+  onDead?(entry: InboxEntry, error: unknown): void;
 }
 
 /** A run ended by the runtime shutting down (not the event's fault): it replays at the next start. */
@@ -107,8 +109,11 @@ export function createInboxPump(options: InboxPumpOptions): InboxPump {
   };
 
   const failed = async (entry: InboxEntry, error: unknown) => {
+    // A model failure was retried within the run's own budget (or cannot be fixed by waiting):
+    // running the event again would only call the model again.
+    const final = ModelCallFailure.isInstance(error);
     // Not the event's fault when shutting down: the next worker (or this one after a restart) runs it again.
-    if (!closing.signal.aborted && !isShutdown(error))
+    if (!final && !closing.signal.aborted && !isShutdown(error))
       await sleep(options.retryDelayMs * 2 ** entry.attempts, undefined, { signal: closing.signal }).catch(
         () => {},
       );
@@ -117,9 +122,10 @@ export function createInboxPump(options: InboxPumpOptions): InboxPump {
       entry.id,
       (error as Error)?.message ?? String(error),
       options.maxRunAttempts,
+      final,
     );
     if (updated.status !== "dead") return;
-    options.onDead?.(updated);
+    options.onDead?.(updated, error);
     logger.error(
       { id: entry.id, contextId: entry.contextId, ...errorFields(error) },
       "inbox event dead-lettered after repeated failures",

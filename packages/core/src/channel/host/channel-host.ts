@@ -16,6 +16,7 @@ import { createChannelDelivery, type DeliveryQueue } from "../delivery/channel-d
 import type { ChannelAccess } from "./channel-access.js";
 import type { ChannelInstance, ChannelStatus } from "./channel-instance.js";
 import { type ContactBook, openContactBook } from "./contact-book.js";
+import { createFailureNotice } from "./failure-notice.js";
 import { createInboundEvents } from "./inbound-events.js";
 import type { PairingStore } from "./pairing-store.js";
 import { createReplyRecorder } from "./reply-recorder.js";
@@ -105,7 +106,11 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     retryDelayMs: options.retryDelayMs ?? 1000,
     ...(options.maxSendAttempts ? { maxSendAttempts: options.maxSendAttempts } : {}),
     adapter: (name) => channels.get(name)?.adapter,
-    onInboxDead: (entry) => bump(entry.channel, "deadLettered"),
+    onInboxDead: (entry, error) => {
+      bump(entry.channel, "deadLettered");
+      // Only a chat of a configured channel hears it; the CLI and HTTP callers get the error itself.
+      if (channels.has(entry.channel)) void notifyFailure(entry, error);
+    },
     onSent: (entry) => bump(entry.channel, "sent"),
     onRetry: (entry) => bump(entry.channel, "retried"),
     onOutboxDead: (entry) => bump(entry.channel, "deadLettered"),
@@ -114,6 +119,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     delivery,
     maxTextLength: (channel) => channels.get(channel)?.adapter?.capabilities.maxTextLength,
   });
+  const notifyFailure = createFailureNotice({ replies, logger });
   const media = createMediaStore({
     rootDir: options.rootDir,
     ...(options.media?.maxBytes ? { maxBytes: options.media.maxBytes } : {}),
