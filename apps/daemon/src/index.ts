@@ -41,6 +41,7 @@ export { type StartDaemonOptions, startDaemonDetached } from "./process/start-da
 export { stopDaemon, terminateProcess } from "./process/stop-daemon.js";
 export { type InitProjectResult, initProject } from "./project/init-project.js";
 export { runDaemon } from "./run-daemon.js";
+export { describeShellEnv } from "./security/shell-env-options.js";
 export type { RunDaemonOptions, RunningDaemon } from "./server.js";
 export { downcityHome } from "./token/downcity-home.js";
 export { ensureToken, readToken } from "./token/ensure-token.js";

@@ -11,6 +11,12 @@ export type {
 } from "./engine/shell-engine.js";
 export type { ShellStream } from "./output/session-output.js";
 export type { CommandCheck, CommandCheckRequest } from "./policy/command-check.js";
+export {
+  minimalChildEnv,
+  type SelectChildEnvOptions,
+  type SelectedChildEnv,
+  selectChildEnv,
+} from "./process/select-child-env.js";
 export { findBubblewrap } from "./sandbox/find-bubblewrap.js";
 export type { ShellSandboxOptions } from "./sandbox/sandbox-options.js";
 export type { ShellSnapshot } from "./session/snapshot-file.js";

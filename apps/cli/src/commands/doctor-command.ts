@@ -11,6 +11,7 @@ import { loadDaemonApi } from "../daemon/load-daemon-api.js";
 import { printData } from "../output/print-data.js";
 import { findProjectRoot } from "../project/find-project-root.js";
 import { checkSandbox } from "./check-sandbox.js";
+import { describeShellEnvLine } from "./check-shell-env.js";
 import { checkProjectConfig } from "./doctor-config-check.js";
 
 /** One line of `downcity doctor`: `fail` makes the command exit 1, `warn` and `skip` do not. */
@@ -268,7 +269,11 @@ export async function runDoctorChecks(
   checks.push(await checkStateFolder(rootDir));
   checks.push(await checkConsole(io));
   if (configOk) checks.push(await checkChannels(io, rootDir, channels));
-  if (configOk) checks.push(await checkSandbox(shellSection, env));
+  if (configOk) {
+    const sandbox = await checkSandbox(shellSection, env);
+    const shellEnv = await describeShellEnvLine(rootDir, io.env);
+    checks.push(shellEnv ? { ...sandbox, detail: `${sandbox.detail}\n${shellEnv}` } : sandbox);
+  }
   return checks;
 }
 

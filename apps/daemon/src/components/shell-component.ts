@@ -6,6 +6,7 @@ import { daemonComponent, type ShellCallback } from "../host/daemon-parts.js";
 import { closeRunExecsOnAbort } from "../runtime/close-run-execs.js";
 import { createSleepInterrupts, reportSleepTick } from "../runtime/sleep-interrupts.js";
 import { createProjectCommandCheck } from "../security/create-project-command-check.js";
+import { shellEnvOptions } from "../security/shell-env-options.js";
 import { shellSandboxOptions } from "../security/shell-sandbox-options.js";
 
 /**
@@ -15,7 +16,7 @@ import { shellSandboxOptions } from "../security/shell-sandbox-options.js";
 export const shellComponent = daemonComponent({
   name: "shell",
   dependsOn: ["context", "runtime"],
-  setup({ context, runtime: { runtime } }) {
+  async setup({ context, runtime: { runtime } }) {
     const { rootDir, env, config, logger } = context;
     const shellConfig = readConfigSection(config, shellSection).value;
     const sandbox = shellSandboxOptions(shellConfig.sandbox, env, rootDir);
@@ -23,8 +24,7 @@ export const shellComponent = daemonComponent({
     const callback: ShellCallback = { host: context.listen.host };
     const engine = createShellEngine({
       rootDir,
-      env,
-      ...(shellConfig.secretEnv ? { secretEnv: shellConfig.secretEnv } : {}),
+      ...(await shellEnvOptions({ rootDir, config, configEnv: context.configEnv })),
       ...(sandbox ? { sandbox } : {}),
       checkCommand: createProjectCommandCheck({
         rootDir,

@@ -18,7 +18,21 @@ export const shellSection = {
     secretEnv: z
       .array(z.string())
       .optional()
-      .describe("Environment variables never passed to shell commands"),
+      .describe(
+        "More variables treated as secrets: passed to shell commands only when env.pass names them exactly",
+      ),
+    env: z
+      .strictObject({
+        pass: z
+          .array(z.string().min(1))
+          .default([])
+          .describe(
+            "Variables passed to shell commands besides PATH, HOME, USER, LANG, LC_*, TERM, SHELL, TMPDIR, TZ: names or globs (a glob never passes a secret or a .env value; name those exactly)",
+          ),
+        set: z.record(z.string(), z.string()).default({}).describe("Variables set in every shell command"),
+      })
+      .default({ pass: [], set: {} })
+      .describe("What shell commands receive of the daemon's environment (minimal by default)"),
     sandbox: z
       .strictObject({
         enabled: z

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { downcityPaths } from "@downcity/core/primitives";
 import type { ShellSandboxOptions } from "@downcity/shell";
 import { downcityHome } from "../token/downcity-home.js";
@@ -5,7 +6,8 @@ import { downcityHome } from "../token/downcity-home.js";
 /**
  * The engine's sandbox for the `shell.sandbox` section, or undefined when it is off. Besides the
  * configured writable paths, the project's `.downcity` state stays read-only (a command cannot
- * forge history or shell snapshots) and the user-level folder holding the token is hidden.
+ * forge history or shell snapshots), and the project's `.env` and the user-level folder holding the
+ * token are hidden.
  */
 export function shellSandboxOptions(
   section: { enabled: boolean; network: boolean; writable: string[] } | undefined,
@@ -17,6 +19,6 @@ export function shellSandboxOptions(
     network: section.network,
     writable: section.writable,
     readOnly: [downcityPaths(rootDir).stateDir],
-    hidden: [downcityHome(env)],
+    hidden: [downcityHome(env), join(rootDir, ".env")],
   };
 }

@@ -33,7 +33,7 @@ export interface SessionFactoryOptions {
   shellFile: string;
   shellFlags: string[];
   owner: ShellSnapshot["owner"];
-  engineOptions: Pick<ShellEngineOptions, "env" | "secretEnv" | "server" | "sandbox">;
+  engineOptions: Pick<ShellEngineOptions, "env" | "passEnv" | "setEnv" | "secretEnv" | "server" | "sandbox">;
   /** The bubblewrap binary when the engine runs commands in a sandbox. */
   bwrapPath?: string | undefined;
   registry: SessionRegistry;
@@ -104,7 +104,9 @@ export function createSessionFactory(options: SessionFactoryOptions): SessionFac
       const token = engineOptions.server?.token;
       const env = buildChildEnv({
         base: engineOptions.env ?? process.env,
+        pass: engineOptions.passEnv,
         secret: engineOptions.secretEnv ?? [],
+        set: engineOptions.setEnv,
         overrides: fields.env,
         tty: fields.tty,
         context: {

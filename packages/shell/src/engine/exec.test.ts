@@ -38,6 +38,7 @@ describe("shell_exec", () => {
   test("injects DC_CTX_* and non-interactive defaults, strips secrets", async () => {
     temp = createTempEngine({
       env: { PATH: process.env.PATH, API_SECRET: "s3cret", KEEP: "yes" },
+      passEnv: ["KEEP"],
       secretEnv: ["API_SECRET"],
       server: { host: "127.0.0.1", port: 4567, token: "tok" },
     });

@@ -43,9 +43,17 @@ export interface ShellEngineOptions {
   rootDir: string;
   /** Where sessions persist [rootDir/.downcity/shell]. */
   stateDir?: string;
-  /** Base environment of children [process.env]. */
+  /** Where children's variables come from [process.env]; only the minimal set and `passEnv` reach them. */
   env?: Record<string, string | undefined>;
-  /** Variables (names or patterns) the host marks secret; stripped from every child. */
+  /**
+   * Variables of `env` passed besides the minimal set (PATH, HOME, USER, LANG, LC_*, TERM, SHELL,
+   * TMPDIR, TZ): names or globs, `*` matching any run of characters; `["*"]` passes everything
+   * but secrets [none].
+   */
+  passEnv?: readonly string[];
+  /** Values set in every child [none]. */
+  setEnv?: Record<string, string>;
+  /** Variables (names or patterns) the host marks secret: never passed by a glob, only when `passEnv` names them exactly. */
   secretEnv?: ReadonlyArray<string | RegExp>;
   /** Shell that runs commands with `-c` [/bin/bash, else /bin/sh]. */
   shell?: string;

@@ -1,3 +1,5 @@
+import { selectChildEnv } from "./select-child-env.js";
+
 /** Values the host injects so a `downcity …` command run inside the shell talks back to it. */
 export interface ChildEnvContext {
   shellId: string;
@@ -11,24 +13,25 @@ export interface ChildEnvContext {
 /** Inputs of `buildChildEnv`. */
 export interface BuildChildEnvOptions {
   base: Record<string, string | undefined>;
-  /** Variable names (or patterns) the host marks secret; they never reach the child. */
+  /** Base variables passed besides the minimal set: names or globs (see `selectChildEnv`). */
+  pass?: readonly string[] | undefined;
+  /** Variable names (or patterns) the host marks secret; only an exact name in `pass` lets one through. */
   secret: ReadonlyArray<string | RegExp>;
+  /** Values set in every child (after the pass filter, before the call's own `env`). */
+  set?: Record<string, string> | undefined;
   overrides?: Record<string, string> | undefined;
   tty: boolean;
   context: ChildEnvContext;
 }
 
 /**
- * Builds a child's environment: the host's variables minus secrets, non-interactive defaults,
- * the caller's overrides, and the `DC_CTX_*` variables, which always win.
+ * Builds a child's environment: the minimal set of the host's variables plus those passed (never a
+ * secret by glob), the host's fixed values, non-interactive defaults, the caller's overrides, and
+ * the `DC_CTX_*` variables, which always win.
  */
 export function buildChildEnv(options: BuildChildEnvOptions): Record<string, string> {
-  const isSecret = (name: string): boolean =>
-    options.secret.some((rule) => (typeof rule === "string" ? rule === name : rule.test(name)));
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(options.base)) {
-    if (value !== undefined && !isSecret(name) && !name.startsWith("DC_CTX_")) env[name] = value;
-  }
+  const { env } = selectChildEnv({ base: options.base, pass: options.pass, secret: options.secret });
+  Object.assign(env, options.set ?? {});
   env.PAGER = "cat";
   env.GIT_PAGER = "cat";
   env.GIT_TERMINAL_PROMPT = "0";

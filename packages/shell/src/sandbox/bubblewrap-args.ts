@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { ShellSandboxOptions } from "./sandbox-options.js";
 
@@ -13,7 +13,8 @@ function realPath(path: string): string {
 /**
  * The bubblewrap arguments confining one command: the whole file system read-only, `/dev`,
  * `/proc` and a private `/tmp` of its own, the writable paths bound back read-write (by their
- * real path, so a symlink cannot redirect a bind), hidden paths under an empty tmpfs, and no
+ * real path, so a symlink cannot redirect a bind), hidden folders under an empty tmpfs and hidden
+ * files behind /dev/null, and no
  * network unless allowed. The caller appends `--` and the command.
  */
 export function bubblewrapArgs(options: {
@@ -37,7 +38,10 @@ export function bubblewrapArgs(options: {
   }
   for (const entry of sandbox.hidden ?? []) {
     const path = isAbsolute(entry) ? entry : resolve(options.rootDir, entry);
-    if (existsSync(path)) args.push("--tmpfs", realPath(path));
+    if (!existsSync(path)) continue;
+    // A folder is covered by an empty tmpfs, a file (such as `.env`) by the empty /dev/null.
+    if (statSync(path).isDirectory()) args.push("--tmpfs", realPath(path));
+    else args.push("--ro-bind", "/dev/null", realPath(path));
   }
   if (sandbox.network !== true) args.push("--unshare-net");
   // No --new-session: the engine finds and signals a command's processes by its process group.

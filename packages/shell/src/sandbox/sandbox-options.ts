@@ -6,7 +6,7 @@ export interface ShellSandboxOptions {
   writable?: readonly string[];
   /** Paths kept read-only even inside a writable path, such as the project's `.downcity` state [none]. */
   readOnly?: readonly string[];
-  /** Paths hidden behind an empty tmpfs, such as the user-level token folder [none]. */
+  /** Paths hidden: folders behind an empty tmpfs (the user-level token folder), files behind /dev/null (`.env`) [none]. */
   hidden?: readonly string[];
   /** The bubblewrap binary [found on PATH]. */
   bwrapPath?: string;

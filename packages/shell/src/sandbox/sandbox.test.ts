@@ -112,6 +112,18 @@ describe("shell sandbox (bubblewrap)", () => {
     expect(read.output).not.toContain("user-level-token");
   });
 
+  test("a hidden file (the project's .env) reads empty and cannot be written", async () => {
+    const rootDir = mkdtempSync(join(outside, "project-"));
+    writeFileSync(join(rootDir, ".env"), "OPENAI_API_KEY=sk-from-dotenv\n");
+    temp = createTempEngine({ rootDir, sandbox: { hidden: [".env"] } });
+    const read = await run(temp, "cat .env; echo done");
+    expect(read.output).toContain("done");
+    expect(read.output).not.toContain("sk-from-dotenv");
+    const write = await run(temp, "echo X=1 >> .env");
+    expect(write.exit_code).not.toBe(0);
+    expect(readFileSync(join(rootDir, ".env"), "utf8")).toBe("OPENAI_API_KEY=sk-from-dotenv\n");
+  });
+
   describe("network", () => {
     let server: Server;
     let port: number;
