@@ -172,6 +172,7 @@ export {
   type PromptContribution,
   type PromptProvider,
 } from "./prompt/prompt-provider.js";
+export { promptCacheMiddleware } from "./prompt/prompt-cache-middleware.js";
 export { type PromptProvidersResult, runPromptProviders } from "./prompt/run-prompt-providers.js";
 export { defaultSystemPrompt } from "./prompt/system-prompt.js";
 export type { CancelTarget } from "./run/active-runs.js";

@@ -1,5 +1,5 @@
-import type { LlmConfig } from "@downcity/core";
-import type { LanguageModel } from "ai";
+import { type LlmConfig, promptCacheMiddleware } from "@downcity/core";
+import { type LanguageModel, wrapLanguageModel } from "ai";
 
 /** A model built from `llm`, or the reason there is none (shown on every chat). */
 export type ModelChoice = { model: LanguageModel; hint?: undefined } | { model?: undefined; hint: string };
@@ -26,7 +26,9 @@ export async function createModel(
       ...(llm.baseURL ? { baseURL: llm.baseURL } : {}),
     });
     // A custom baseURL is usually a chat-completions server; the real OpenAI API gets the Responses API.
-    return { model: llm.baseURL ? provider.chat(llm.model) : provider(llm.model) };
+    const model = llm.baseURL ? provider.chat(llm.model) : provider(llm.model);
+    // One prompt_cache_key per context keeps a conversation's calls on the cache that holds its prefix.
+    return { model: wrapLanguageModel({ model, middleware: promptCacheMiddleware("openai") }) };
   }
   if (llm.provider === "anthropic") {
     const apiKey = llm.apiKey ?? env.ANTHROPIC_API_KEY;
@@ -37,7 +39,13 @@ export async function createModel(
     }
     const { createAnthropic } = await import("@ai-sdk/anthropic");
     const provider = createAnthropic({ apiKey, ...(llm.baseURL ? { baseURL: llm.baseURL } : {}) });
-    return { model: provider(llm.model) };
+    // Cache breakpoints on the tools, the system prompt and the history prefix: Anthropic caches only where asked.
+    return {
+      model: wrapLanguageModel({
+        model: provider(llm.model),
+        middleware: promptCacheMiddleware("anthropic"),
+      }),
+    };
   }
   if (!llm.baseURL) {
     return {

@@ -37,7 +37,7 @@ describe("createAgentRuntime", () => {
     await runtime.close();
   });
 
-  it("puts runtime context, PROFILE.md, the default prompt and providers into the system messages", async () => {
+  it("orders the system messages from the most stable (default prompt, PROFILE.md, context facts, providers) and puts this turn's facts after the history", async () => {
     await writeFile(join(temp.path, "PROFILE.md"), "You are Pip, a careful agent.");
     const scripted = createScriptedModel(["ok"]);
     const runtime = createAgentRuntime({
@@ -56,13 +56,19 @@ describe("createAgentRuntime", () => {
       ],
     });
     await runtime.send({ contextId: "tg:42", text: "hi", channel: "tg", chatId: "42", userId: "u1" });
-    const system =
-      scripted.calls[0]?.messages.filter((message) => message.role === "system").map((m) => m.text) ?? [];
-    expect(system[0]).toContain("contextId: tg:42");
-    expect(system[0]).toContain(`project root: ${temp.path}`);
-    expect(system[0]).toContain("chatId: 42");
+    const messages = scripted.calls[0]?.messages ?? [];
+    const system = messages.filter((message) => message.role === "system").map((m) => m.text);
+    expect(system[0]).toContain("You are a Downcity agent");
     expect(system[1]).toBe("You are Pip, a careful agent.");
+    expect(system[2]).toContain("contextId: tg:42");
+    expect(system[2]).toContain(`project root: ${temp.path}`);
     expect(system.indexOf("first provider")).toBeLessThan(system.indexOf("second provider"));
+    // This turn's facts come just before the message the run answers, after the older history.
+    const note = messages.at(-2);
+    expect(note?.role).toBe("system");
+    expect(note?.text).toContain("chatId: 42");
+    expect(note?.text).toContain("requestId: ");
+    expect(messages.at(-1)).toMatchObject({ role: "user", text: expect.stringContaining("hi") });
     await runtime.close();
   });
 

@@ -16,12 +16,23 @@ export interface RuntimeContextFacts extends RequestContext {
   now: Date;
 }
 
-/** The runtime-context system message: where the agent runs and for whom. */
-export function runtimeContextPrompt(facts: RuntimeContextFacts): string {
+/**
+ * The context's standing facts (where the agent runs, which conversation): the same on every turn
+ * of a context, so they sit in the cached system prefix.
+ */
+export function contextFactsPrompt(facts: Pick<RuntimeContextFacts, "rootDir" | "contextId">): string {
+  return ["Runtime context:", `- project root: ${facts.rootDir}`, `- contextId: ${facts.contextId}`].join(
+    "\n",
+  );
+}
+
+/**
+ * This turn's facts (request, time, who wrote from where): new on every turn, so they go after the
+ * history, where they cost no cached prefix.
+ */
+export function runtimeNotePrompt(facts: RuntimeContextFacts): string {
   const lines = [
-    "Runtime context:",
-    `- project root: ${facts.rootDir}`,
-    `- contextId: ${facts.contextId}`,
+    "Runtime note for this turn:",
     `- requestId: ${facts.requestId}`,
     `- time: ${facts.now.toISOString()}`,
   ];

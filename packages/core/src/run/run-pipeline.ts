@@ -68,6 +68,7 @@ async function runBatch(deps: RunDeps, scope: RunScope, lane: RunLane): Promise<
         contextId: scope.contextId,
         requestId: scope.requestId,
         system: system.messages,
+        runtimeNote: system.runtimeNote,
         systemTokens: system.tokens,
         tools,
         ...(system.activeTools ? { activeTools: system.activeTools } : {}),

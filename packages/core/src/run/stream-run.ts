@@ -11,6 +11,7 @@ import {
 import { DowncityError } from "../errors/downcity-error.js";
 import type { Logger } from "../logger/logger.js";
 import type { HistoryWindow } from "../prompt/history-window.js";
+import { withRuntimeNote } from "../prompt/runtime-note.js";
 import type { ActiveRun } from "./active-runs.js";
 import { retryOnContextOverflow } from "./context-overflow-retry.js";
 import type { RunAbortedError } from "./run-aborted-error.js";
@@ -29,6 +30,8 @@ export interface StreamRunOptions {
   contextId: string;
   requestId: string;
   system: ModelMessage[];
+  /** This turn's facts, sent before the newest message so the system prefix and older history stay the same turn after turn. */
+  runtimeNote?: ModelMessage;
   systemTokens: number;
   tools: ToolSet;
   activeTools?: string[];
@@ -120,7 +123,7 @@ async function streamAttempt(run: RunStream, window: number): Promise<StreamedRu
   watchdog.stepStarted();
   const result = streamText({
     model: options.model,
-    messages: [...options.system, ...built.messages],
+    messages: [...options.system, ...withRuntimeNote(built.messages, options.runtimeNote)],
     allowSystemInMessages: true,
     tools: options.tools,
     ...(options.activeTools ? { activeTools: options.activeTools } : {}),
