@@ -7,6 +7,7 @@ import { startDaemonDetached } from "../process/start-daemon-detached.js";
 import { stopDaemon, terminateProcess } from "../process/stop-daemon.js";
 import { removeAgentEntry, upsertAgentEntry } from "./agent-registry.js";
 import { consoleProcess } from "./console-process.js";
+import { registrationFailedExitCode } from "./daemon-registration.js";
 
 type Env = Record<string, string | undefined>;
 
@@ -56,6 +57,14 @@ export async function agentOn(
         rootDir: projectRoot,
         env,
         ...(options.entry ? { entry: options.entry } : {}),
+      }).catch((error: unknown) => {
+        // The daemon registers itself first and stops when it cannot: the same failure as below.
+        if ((error as { daemonExitCode?: number }).daemonExitCode !== registrationFailedExitCode) throw error;
+        throw new DowncityError(
+          "SERVICE_ERROR",
+          `Could not register the agent in the console registry; the daemon was stopped again. ${(error as Error).message}`,
+          { cause: error },
+        );
       });
   const meta = (await readDaemonMeta(projectRoot))?.meta;
   const now = new Date().toISOString();

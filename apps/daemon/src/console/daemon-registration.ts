@@ -4,6 +4,9 @@ import { updateAgentRegistry, upsertAgentEntry } from "./agent-registry.js";
 
 type Env = Record<string, string | undefined>;
 
+/** The exit code of a daemon that did not start because the console registry could not be written. */
+export const registrationFailedExitCode = 3;
+
 /** A daemon's entry in the user's console registry, to be marked stopped when the daemon stops. */
 export interface DaemonRegistration {
   /** Marks the entry stopped (the agent stays listed as stopped); a failure is reported, never thrown. */

@@ -98,9 +98,11 @@ export async function startDaemonDetached(
     }
   }
   const tail = logTail(paths.logFile, logStart);
-  throw new DowncityError(
+  const error = new DowncityError(
     "INTERNAL",
     `The daemon did not become healthy${exited ? ` (it exited with ${exited.code ?? exited.signal})` : " in time"}. ` +
       (tail ? `What it wrote (${paths.logFile}):\n${tail}` : `It wrote nothing to ${paths.logFile}.`),
   );
+  // The daemon's own exit code tells callers why (e.g. it could not register with the console).
+  throw exited?.code != null ? Object.assign(error, { daemonExitCode: exited.code }) : error;
 }
