@@ -1,5 +1,6 @@
 import type { ChannelEvent } from "@downcity/core";
 import { z } from "zod";
+import { toChannelAttachment, webhookAttachmentSchema } from "./webhook-attachments.js";
 
 // Messages name no field: errorFromZod puts the field path in front of each one.
 const stringError = (issue: { input?: unknown }) =>
@@ -20,8 +21,10 @@ export const webhookEventSchema = z.object({
   userId: id(256),
   username: z.string({ error: stringError }).max(256).optional(),
   displayName: z.string({ error: stringError }).max(512).optional(),
-  /** The message text, with any mention of the bot already stripped. */
+  /** The message text, with any mention of the bot already stripped; may be empty with attachments. */
   text: z.string({ error: stringError }).max(512 * 1024, { error: "must be at most 524288 characters" }),
+  /** Files sent with the message: each `{ mediaType, name?, url? | data? }`. */
+  attachments: z.array(webhookAttachmentSchema).max(32, { error: "must hold at most 32 files" }).optional(),
   /** The platform's message id (replies thread to it); defaults to `eventId`. */
   messageId: id(256).optional(),
   threadId: id(256).optional(),
@@ -45,6 +48,7 @@ export function toChannelEvent(body: WebhookEvent): ChannelEvent {
     ...(body.username === undefined ? {} : { username: body.username }),
     ...(body.displayName === undefined ? {} : { displayName: body.displayName }),
     text: body.text,
+    ...(body.attachments?.length ? { attachments: body.attachments.map(toChannelAttachment) } : {}),
     messageId: body.messageId ?? body.eventId,
     ...(body.threadId === undefined ? {} : { threadId: body.threadId }),
     ...(body.replyToMessageId === undefined ? {} : { replyToMessageId: body.replyToMessageId }),
