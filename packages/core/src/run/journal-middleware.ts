@@ -144,10 +144,34 @@ function recordStream(
         response.finishReason = part.finishReason.unified;
         response.usage = journalUsage(part.usage);
         if (part.providerMetadata) response.providerMetadata = part.providerMetadata;
+        // Recorded as soon as the model is done, not when the stream ends after the tools ran.
+        report();
       } else if (part.type === "error")
         error = part.error instanceof Error ? part.error.message : String(part.error);
       controller.enqueue(part);
     },
     flush: report,
+  });
+}
+
+/**
+ * The model of a resumed run: every call's prompt gets the messages the run's finished steps added,
+ * right after the prompt the run started with (and before what this attempt's steps add).
+ */
+export function resumedModel(model: LanguageModel, messages: readonly unknown[]): LanguageModel {
+  if (typeof model === "string" || model.specificationVersion !== "v3" || messages.length === 0) return model;
+  let startLength: number | undefined;
+  return wrapLanguageModel({
+    model: model as LanguageModelV3,
+    middleware: {
+      specificationVersion: "v3",
+      transformParams: async ({ params }) => {
+        startLength ??= params.prompt.length;
+        const prompt = [...params.prompt];
+        // Step and tool messages share the prompt's shape (role, content parts with the same fields).
+        prompt.splice(startLength, 0, ...(messages as LanguageModelV3CallOptions["prompt"]));
+        return { ...params, prompt };
+      },
+    },
   });
 }

@@ -1,6 +1,7 @@
 import type { ModelMessage, ToolSet } from "ai";
-import { journaledModel } from "./journal-middleware.js";
+import { journaledModel, resumedModel } from "./journal-middleware.js";
 import { journaledTools } from "./journaled-tools.js";
+import type { ResumePoint } from "./resume-point.js";
 import { createRunRecorder } from "./run-recorder.js";
 import type { RunSettlement } from "./run-result.js";
 import type { PendingRun, RunDeps, RunScope } from "./run-scope.js";
@@ -14,6 +15,7 @@ export async function beginRunJournal(
   deps: RunDeps,
   scope: RunScope,
   batch: readonly PendingRun[],
+  resume?: ResumePoint,
 ): Promise<void> {
   if (!deps.journal) return;
   const recorder = createRunRecorder({
@@ -32,6 +34,13 @@ export async function beginRunJournal(
     recorder.reply({ via, contextId: delivered.contextId, text, sequence: position });
     return delivered;
   };
+  if (resume) {
+    deps.logger.info(
+      { attempt: resume.attempt, fromStep: resume.finishedSteps, closedCalls: resume.closedCalls.length },
+      "resuming the run from its journal",
+    );
+    return recorder.resumed(resume, "restart");
+  }
   const model = deps.model;
   const { channel, chatId, userId } = scope.requestContext;
   const threadId = batch[0]?.message.threadId;
@@ -68,16 +77,20 @@ export function journaledStream(
   scope: RunScope,
   stream: StreamRunOptions,
   system: ModelMessage[],
+  resume?: ResumePoint,
 ): StreamRunOptions {
   const recorder = scope.recorder;
   if (!recorder) return stream;
+  const model = resume ? resumedModel(stream.model, resume.messages) : stream.model;
   recorder.system(system);
   const tools: ToolSet = journaledTools(stream.tools, recorder);
   recorder.toolsOffered(stream.tools);
   return {
     ...stream,
-    model: journaledModel(stream.model, (call) => recorder.modelCall(call)),
+    model: journaledModel(model, (call) => recorder.modelCall(call)),
     tools,
+    // A resumed run has used steps already: the limit counts them.
+    maxSteps: Math.max(1, stream.maxSteps - (resume?.finishedSteps ?? 0)),
     onWindow: (ids) => {
       recorder.windowSent(ids);
       stream.onWindow(ids);

@@ -2,11 +2,13 @@ import { runWithRequestContext } from "../context/request-context.js";
 import type { LaneRunner } from "../lanes/lane-scheduler.js";
 import { buildSystemMessages } from "../prompt/build-system-messages.js";
 import { finishRun } from "./finish-run.js";
+import { findResumePoint, type ResumePoint } from "./resume-point.js";
 import { createRunArrivals } from "./run-arrivals.js";
 import { beginRunJournal, endRunJournal, journaledStream } from "./run-journaling.js";
 import type { RunSettlement } from "./run-result.js";
 import { type PendingRun, type RunDeps, type RunScope, runContextOf } from "./run-scope.js";
 import { assembleRunTools } from "./run-tools.js";
+import { emptyUsage } from "./run-usage.js";
 import { openRunScope, startRun } from "./start-run.js";
 import { streamRun } from "./stream-run.js";
 
@@ -15,6 +17,7 @@ interface RunLane {
   batch: PendingRun[];
   participants: PendingRun[];
   drain: () => PendingRun[];
+  resume?: ResumePoint;
 }
 
 /**
@@ -27,11 +30,15 @@ export function createRunPipeline(deps: RunDeps): LaneRunner<PendingRun> {
     const batch = drain();
     const first = batch[0];
     if (!first) return;
-    const requestId = deps.generateId();
+    // A run a crash cut off continues under its own id, from its journal.
+    const resume = deps.journal
+      ? await findResumePoint(deps.journal, deps.history(contextId), batch).catch(() => undefined)
+      : undefined;
+    const requestId = resume?.requestId ?? deps.generateId();
     const activeRun = deps.activeRuns.start(requestId, contextId);
     try {
       const scope = await openRunScope(deps, { contextId, requestId }, first, activeRun);
-      const lane: RunLane = { batch, participants: [...batch], drain };
+      const lane: RunLane = { batch, participants: [...batch], drain, ...(resume ? { resume } : {}) };
       const settlement = await runWithRequestContext(scope.requestContext, () => runBatch(deps, scope, lane));
       await endRunJournal(scope, settlement);
       for (const participant of lane.participants) {
@@ -49,7 +56,15 @@ async function runBatch(deps: RunDeps, scope: RunScope, lane: RunLane): Promise<
   try {
     const started = await startRun(deps, scope, lane.batch);
     if ("answered" in started) return { ok: true, result: started.answered };
-    await beginRunJournal(deps, scope, lane.batch);
+    await beginRunJournal(deps, scope, lane.batch, lane.resume);
+    // The journal holds the answer already (the crash came between the last step and the reply).
+    if (lane.resume?.finalText !== undefined)
+      return await finishRun(deps, scope, {
+        status: "completed",
+        finalText: lane.resume.finalText,
+        steps: [],
+        usage: emptyUsage(),
+      });
     const arrivals = createRunArrivals(deps, scope, lane);
     const context = runContextOf(deps, scope, lane.batch);
     const tools = await assembleRunTools(deps, scope, { context, visibleMessageIds: arrivals.visibleIds });
@@ -83,6 +98,7 @@ async function runBatch(deps: RunDeps, scope: RunScope, lane: RunLane): Promise<
         logger: deps.logger,
       },
       system.messages,
+      lane.resume,
     );
     return await finishRun(deps, scope, await streamRun(stream));
   } catch (error) {

@@ -11,6 +11,7 @@ import type {
 } from "../store/run-journal.js";
 import type { ModelCallCapture } from "./journal-middleware.js";
 import type { Redactor } from "./redact-secrets.js";
+import type { ResumePoint } from "./resume-point.js";
 import { usageFromModel } from "./run-usage.js";
 
 /**
@@ -47,6 +48,8 @@ export interface RunRecorder {
   }): Promise<void>;
   /** Index of the step under way. */
   step(): number;
+  /** A further attempt of this run: what the journal closed for it, written before it goes on. */
+  resumed(point: ResumePoint, reason: "restart" | "retry"): Promise<void>;
 }
 
 /** Creates the recorder of run `requestId`. */
@@ -69,6 +72,8 @@ export function createRunRecorder(options: {
   let toolsHash: string | undefined;
   let stepStarted = Date.now();
   let failed = false;
+  // The AI SDK's step messages are cumulative within one stream: each step records only its own.
+  let seenMessages = 0;
   const usage: JournalUsage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, totalTokens: 0 };
 
   const push = (record: NewJournalRecord) => queue.push(redact(record));
@@ -148,10 +153,11 @@ export function createRunRecorder(options: {
         usage,
         text: step.text,
         toolCallIds: step.toolCalls.map((call) => call.toolCallId),
-        messages: step.response.messages,
+        messages: step.response.messages.slice(seenMessages),
         latencyMs: Date.now() - stepStarted,
       });
       finishedSteps++;
+      seenMessages = step.response.messages.length;
       stepStarted = Date.now();
       return flush();
     },
@@ -165,5 +171,27 @@ export function createRunRecorder(options: {
       return flush();
     },
     step: () => finishedSteps,
+    resumed(point, reason) {
+      finishedSteps = point.finishedSteps;
+      push({ type: "attempt", at: at(), attempt: point.attempt, fromStep: point.finishedSteps, reason });
+      if (point.closedCalls.length > 0) {
+        for (const call of point.closedCalls)
+          push({ type: "tool-end", at: at(), step: finishedSteps, durationMs: 0, ...call });
+        // The cut-off step is finished from the journal: its model call and its closed tool calls.
+        push({
+          type: "step",
+          at: at(),
+          step: finishedSteps,
+          finishReason: "tool-calls",
+          usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, totalTokens: 0 },
+          text: "",
+          toolCallIds: point.closedCalls.map((call) => call.toolCallId),
+          messages: point.messages.slice(-2),
+          latencyMs: 0,
+        });
+        finishedSteps++;
+      }
+      return flush();
+    },
   };
 }

@@ -1,0 +1,129 @@
+import { appendFile, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { until } from "@downcity/testkit";
+import { useTempDir } from "@downcity/testkit/vitest";
+import { tool } from "ai";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createAgentRuntime } from "../agent/agent-runtime.js";
+import { openFileRunJournal } from "../store/file/file-run-journal.js";
+import type { JournalRecord } from "../store/run-journal.js";
+import { createScriptedModel } from "../test/scripted-model.js";
+import type { ScriptedTurn } from "../test/scripted-turn.js";
+
+const temp = useTempDir("downcity-resume-", "each");
+const never = new Promise<never>(() => {});
+
+/**
+ * A worker that dies mid-run: its runtime is abandoned (never closed, as a killed process never
+ * closes), and a second runtime on the same project takes the replayed event, as after a restart.
+ */
+function worker(turns: ScriptedTurn[], mark: (input: { note: string }) => Promise<unknown>) {
+  const scripted = createScriptedModel(turns);
+  const journal = openFileRunJournal({ rootDir: temp.path });
+  const runtime = createAgentRuntime({
+    rootDir: temp.path,
+    model: scripted.model,
+    journal,
+    tools: {
+      mark: tool({ inputSchema: z.object({ note: z.string() }), execute: mark }),
+    },
+  });
+  return { scripted, journal, runtime };
+}
+
+const markerPath = () => join(temp.path, "marker.txt");
+const markerLines = async () =>
+  (await readFile(markerPath(), "utf8").catch(() => "")).split("\n").filter(Boolean);
+const writeMarker = async ({ note }: { note: string }) => {
+  await appendFile(markerPath(), `${note}\n`);
+  return { written: note };
+};
+const message = { contextId: "console:main", text: "mark it", messageId: "evt-1" };
+
+async function recordsOf(journal: ReturnType<typeof openFileRunJournal>): Promise<JournalRecord[]> {
+  const [run] = await journal.list();
+  return (run && (await journal.read(run.requestId))) ?? [];
+}
+
+describe("resume after a crash", () => {
+  it("never runs a tool the crash interrupted again: the model is told its outcome is unknown", async () => {
+    const first = worker(
+      [{ toolCalls: [{ toolName: "mark", input: { note: "once" }, toolCallId: "c1" }] }],
+      async (input) => {
+        await writeMarker(input);
+        return never;
+      },
+    );
+    void first.runtime.send(message).catch(() => {});
+    await until(async () => (await markerLines()).length === 1, "the tool to start");
+
+    const second = worker(["I could not confirm the mark; please check."], writeMarker);
+    const result = await second.runtime.send(message);
+    await second.runtime.close();
+    expect(await markerLines()).toEqual(["once"]);
+    expect(second.scripted.calls).toHaveLength(1);
+    expect(second.scripted.calls[0]?.messages.map((entry) => entry.text).join("\n")).toContain(
+      "interrupted by a restart",
+    );
+    const records = await recordsOf(second.journal);
+    expect(records.find((record) => record.type === "run")).toMatchObject({ requestId: result.requestId });
+    expect(records.filter((record) => record.type === "attempt")).toEqual([
+      expect.objectContaining({ attempt: 2, fromStep: 0, reason: "restart" }),
+    ]);
+    expect(records.find((record) => record.type === "tool-end")).toMatchObject({
+      toolCallId: "c1",
+      replayed: "interrupted",
+    });
+    expect(records.at(-1)).toMatchObject({ type: "end", outcome: "completed", steps: 2 });
+  });
+
+  it("keeps a finished tool's result and does not call the model again for its step", async () => {
+    const first = worker(
+      [{ toolCalls: [{ toolName: "mark", input: { note: "done" }, toolCallId: "c1" }] }, () => never],
+      writeMarker,
+    );
+    void first.runtime.send(message).catch(() => {});
+    await until(
+      async () => (await recordsOf(first.journal)).some((record) => record.type === "step"),
+      "the tool's step to finish",
+    );
+
+    const second = worker(["Marked."], writeMarker);
+    const result = await second.runtime.send(message);
+    await second.runtime.close();
+    expect(result.text).toBe("Marked.");
+    expect(await markerLines()).toEqual(["done"]);
+    expect(second.scripted.calls).toHaveLength(1);
+    expect(second.scripted.calls[0]?.messages.map((entry) => entry.text).join("\n")).toContain("done");
+    const records = await recordsOf(second.journal);
+    expect(
+      records.filter((record) => record.type === "step").map((record) => "step" in record && record.step),
+    ).toEqual([0, 1]);
+    expect(records.at(-1)).toMatchObject({ type: "end", outcome: "completed" });
+  });
+
+  it("delivers the recorded answer once when the crash came between the last step and the reply", async () => {
+    const first = worker(["The answer."], writeMarker);
+    const delivered: string[] = [];
+    first.runtime.registerSender("web", () => never);
+    void first.runtime.send({ ...message, contextId: "web:a", channel: "web", chatId: "a" }).catch(() => {});
+    await until(
+      async () => (await recordsOf(first.journal)).some((record) => record.type === "step"),
+      "the last step to finish",
+    );
+
+    const second = worker([], writeMarker);
+    second.runtime.registerSender("web", (reply) => {
+      delivered.push(reply.text);
+    });
+    const result = await second.runtime.send({ ...message, contextId: "web:a", channel: "web", chatId: "a" });
+    await second.runtime.close();
+    expect(result.text).toBe("The answer.");
+    expect(delivered).toEqual(["The answer."]);
+    expect(second.scripted.calls).toHaveLength(0);
+    const history = await second.runtime.history("web:a").read();
+    expect(history.map((entry) => entry.role)).toEqual(["user", "assistant"]);
+    expect((await recordsOf(second.journal)).at(-1)).toMatchObject({ type: "end", outcome: "completed" });
+  });
+});
