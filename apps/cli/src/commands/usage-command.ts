@@ -42,7 +42,8 @@ function describeUsage(totals: UsageTotals, options: UsageOptions): string {
   const pad = (value: number) => count(value).padStart(width);
   const lines = [
     `${count(totals.calls)} model call${totals.calls === 1 ? "" : "s"} (${scope})`,
-    `  input   ${pad(totals.inputTokens)} tokens${totals.cachedInputTokens ? ` (${count(totals.cachedInputTokens)} cached)` : ""}`,
+    // Cached input is what the provider's prompt cache served (billed at a fraction): shown even at 0.
+    `  input   ${pad(totals.inputTokens)} tokens (${count(totals.cachedInputTokens)} cached)`,
     `  output  ${pad(totals.outputTokens)} tokens`,
     `  total   ${pad(totals.totalTokens)} tokens`,
   ];
@@ -50,7 +51,7 @@ function describeUsage(totals: UsageTotals, options: UsageOptions): string {
     lines.push("  by model:");
     for (const entry of totals.byModel)
       lines.push(
-        `    ${entry.provider} ${entry.model}  ${count(entry.calls)} call${entry.calls === 1 ? "" : "s"}, ${count(entry.totalTokens)} tokens`,
+        `    ${entry.provider} ${entry.model}  ${count(entry.calls)} call${entry.calls === 1 ? "" : "s"}, ${count(entry.totalTokens)} tokens, ${count(entry.cachedInputTokens)} cached input`,
       );
   }
   return lines.join("\n");
