@@ -2,12 +2,30 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { until } from "@downcity/testkit";
+import { until, watchOutput } from "@downcity/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { cliMain, runBuiltCli } from "../../test/run-built-cli.js";
 
 // `script` (util-linux) gives the CLI a real terminal, so the prompts run as a user sees them.
 const hasScript = spawnSync("script", ["--version"]).status === 0;
+
+/** `downcity init <dir>` in a terminal; `answer(prompt, keys)` types `keys` once `prompt` shows, in order. */
+function initInTerminal(dir: string, env: Record<string, string> = {}) {
+  const child = spawn("script", ["-qfec", `"${process.execPath}" "${cliMain}" init "${dir}"`, "/dev/null"], {
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
+  const output = watchOutput(child.stdout);
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  let seen = 0;
+  const answer = async (prompt: string, keys: string) => {
+    const shown = () => output.text.indexOf(prompt, seen) >= 0;
+    await until(shown, () => `prompt "${prompt}" in:\n${output.text}`, 15_000);
+    seen = output.text.indexOf(prompt, seen) + prompt.length;
+    child.stdin.write(keys);
+  };
+  return { answer, exited, output };
+}
 
 describe("downcity init", () => {
   let dir: string;
@@ -55,37 +73,15 @@ describe("downcity init", () => {
     "asks provider, model and base URL in a terminal, pre-filled, and hides the key",
     async () => {
       dir = await mkdtemp(join(tmpdir(), "dc-init-cli-"));
-      const child = spawn(
-        "script",
-        ["-qfec", `"${process.execPath}" "${cliMain}" init "${dir}"`, "/dev/null"],
-        {
-          stdio: ["pipe", "pipe", "pipe"],
-          env: { ...process.env, OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "" },
-        },
-      );
-      let output = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        output += chunk.toString("utf8");
-      });
-      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-      let seen = 0;
-      const answer = async (prompt: string, keys: string) => {
-        await until(
-          () => output.indexOf(prompt, seen) >= 0,
-          () => `prompt "${prompt}" in:\n${output}`,
-          15_000,
-        );
-        seen = output.indexOf(prompt, seen) + prompt.length;
-        child.stdin.write(keys);
-      };
+      const { answer, exited, output } = initInTerminal(dir, { OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "" });
       // Ctrl-U clears the pre-filled suggestion; a bare Enter keeps it.
       await answer("Provider (", "\x15openai-compatible\r");
       await answer("Model id: ", "\x15qwen2.5:7b\r");
       await answer("Base URL: ", "\r");
       await answer("API key", "secret-typed-key\r");
       expect(await exited).toBe(0);
-      expect(output).toContain("http://127.0.0.1:11434/v1");
-      expect(output).not.toContain("secret-typed-key");
+      expect(output.text).toContain("http://127.0.0.1:11434/v1");
+      expect(output.text).not.toContain("secret-typed-key");
       expect(JSON.parse(await readFile(join(dir, "downcity.json"), "utf8")).llm).toEqual({
         provider: "openai-compatible",
         model: "qwen2.5:7b",
@@ -100,29 +96,7 @@ describe("downcity init", () => {
     "shows each suggestion in brackets, takes it on Enter, and explains an answer that is not a provider",
     async () => {
       dir = await mkdtemp(join(tmpdir(), "dc-init-cli-"));
-      const child = spawn(
-        "script",
-        ["-qfec", `"${process.execPath}" "${cliMain}" init "${dir}"`, "/dev/null"],
-        {
-          stdio: ["pipe", "pipe", "pipe"],
-          env: { ...process.env, OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "" },
-        },
-      );
-      let output = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        output += chunk.toString("utf8");
-      });
-      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-      let seen = 0;
-      const answer = async (prompt: string, keys: string) => {
-        await until(
-          () => output.indexOf(prompt, seen) >= 0,
-          () => `prompt "${prompt}" in:\n${output}`,
-          15_000,
-        );
-        seen = output.indexOf(prompt, seen) + prompt.length;
-        child.stdin.write(keys);
-      };
+      const { answer, exited } = initInTerminal(dir, { OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "" });
       await answer("openai-compatible): [openai] ", "antropic\r");
       await answer('"antropic" is not a provider: type one of openai, anthropic, openai-compatible', "");
       await answer("openai-compatible): [openai] ", "anthropic\r");
@@ -139,30 +113,11 @@ describe("downcity init", () => {
 
   it.skipIf(!hasScript)("Ctrl-C at a question writes nothing and exits 130", async () => {
     dir = await mkdtemp(join(tmpdir(), "dc-init-cli-"));
-    const child = spawn(
-      "script",
-      ["-qfec", `"${process.execPath}" "${cliMain}" init "${dir}"`, "/dev/null"],
-      {
-        stdio: ["pipe", "pipe", "pipe"],
-      },
-    );
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk.toString("utf8");
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    let answered = false;
-    const modelPrompt = () => {
-      if (output.includes("Provider (") && !answered) {
-        child.stdin.write("\r");
-        answered = true;
-      }
-      return output.includes("Model id: ");
-    };
-    await until(modelPrompt, () => `the model prompt in:\n${output}`, 15_000);
-    child.stdin.write("\x03");
+    const { answer, exited, output } = initInTerminal(dir);
+    await answer("Provider (", "\r");
+    await answer("Model id: ", "\x03");
     expect(await exited).toBe(130);
-    expect(output).toContain("Cancelled: nothing was written.");
+    expect(output.text).toContain("Cancelled: nothing was written.");
     await expect(readFile(join(dir, "downcity.json"), "utf8")).rejects.toMatchObject({ code: "ENOENT" });
   });
 });
