@@ -243,4 +243,5 @@ export {
   runJournalVersion,
 } from "./store/run-journal.js";
 export { isJournalRecord, newestRuns, summarizeRun } from "./store/run-summary.js";
+export { type ReplayReport, replayRun } from "./run/replay-run.js";
 export { type FrontMatterSplit, splitFrontMatter } from "./text/front-matter.js";

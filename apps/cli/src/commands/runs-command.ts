@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { CliExit, exitCodes } from "../cli-exit.js";
+import { CliExit, CliUsageError, exitCodes } from "../cli-exit.js";
 import type { CliIo } from "../cli-io.js";
 import { printData } from "../output/print-data.js";
 import { findProjectRoot } from "../project/find-project-root.js";
@@ -14,6 +14,7 @@ type ListOptions = {
   json?: boolean;
 };
 type ShowOptions = { dir?: string; json?: boolean; full?: boolean };
+type ReplayOptions = { dir?: string; json?: boolean; file?: string; tools?: string };
 
 const statuses = ["running", "completed", "aborted", "failed", "interrupted"];
 
@@ -40,7 +41,7 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
     .option("--json", "print the runs as JSON")
     .action(async (options: ListOptions) => {
       if (options.status && !statuses.includes(options.status))
-        throw new CliExit(exitCodes.usage, `--status must be one of ${statuses.join(", ")}`);
+        throw new CliUsageError(`--status must be one of ${statuses.join(", ")}`);
       const { journal } = await projectJournal(io, options.dir);
       const { describeRunList } = await import("../output/run-timeline.js");
       const list = await journal.list({
@@ -72,5 +73,44 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
         { summary, records },
         { json: options.json, human: () => describeRun(records, summary, options.full) },
       );
+    });
+  runs
+    .command("replay [requestId]")
+    .description(
+      "Re-run a recorded run offline (recorded model responses and tool results) and compare its steps",
+    )
+    .option(
+      "--file <path>",
+      "replay this journal file (e.g. one attached to a bug report) instead of the project's run",
+    )
+    .option("--tools <mode>", "recorded: feed the recorded tool results (the only mode so far)", "recorded")
+    .option("--dir <dir>", "project directory (default: the nearest folder with downcity.json)")
+    .option("--json", "print the report as JSON")
+    .action(async (requestId: string | undefined, options: ReplayOptions) => {
+      if (options.tools !== "recorded")
+        throw new CliUsageError("--tools recorded is the only replay mode so far");
+      if (!requestId && !options.file) throw new CliUsageError("name a requestId or --file");
+      const { readJournalFile } = await import("./read-journal-file.js");
+      const records = options.file
+        ? await readJournalFile(options.file)
+        : await (await projectJournal(io, options.dir)).journal.read(requestId ?? "");
+      if (!records || records.length === 0) {
+        io.stderr.write(`No run ${options.file ?? requestId} to replay.\n`);
+        throw new CliExit(exitCodes.error);
+      }
+      const { replayRun } = await import("@downcity/core");
+      const report = await replayRun(records);
+      printData(io, report, {
+        json: options.json,
+        human: () =>
+          report.identical
+            ? `identical: ${report.replayedSteps} step(s) reproduced`
+            : [
+                `differs at step ${report.difference?.step}: ${report.difference?.what}`,
+                `  recorded  ${JSON.stringify(report.difference?.recorded)}`,
+                `  replayed  ${JSON.stringify(report.difference?.replayed)}`,
+              ].join("\n"),
+      });
+      if (!report.identical) throw new CliExit(exitCodes.error);
     });
 }
