@@ -5,7 +5,7 @@ import type { CliIo } from "../cli-io.js";
 import { printData } from "../output/print-data.js";
 import { findProjectRoot } from "../project/find-project-root.js";
 
-type UsageOptions = { since?: Date; context?: string; dir?: string; json?: boolean };
+type UsageOptions = { since?: Date; context?: string; request?: string; dir?: string; json?: boolean };
 
 const units: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 
@@ -34,6 +34,7 @@ function describeUsage(totals: UsageTotals, options: UsageOptions): string {
   const scope = [
     options.since ? `since ${options.since.toISOString()}` : "all time",
     options.context ? `context ${options.context}` : "all contexts",
+    ...(options.request ? [`run ${options.request}`] : []),
   ].join(", ");
   if (totals.calls === 0) return `No model calls recorded (${scope}).`;
   const width = Math.max(
@@ -66,6 +67,7 @@ export function registerUsageCommand(program: Command, io: CliIo): void {
       parseSinceValue(value),
     )
     .option("--context <id>", "only calls of this context")
+    .option("--request <requestId>", "only calls of this run")
     .option("--dir <dir>", "project directory (default: the nearest folder with downcity.json)")
     .option("--json", "print the sums as JSON")
     .action(async (options: UsageOptions) => {
@@ -74,6 +76,7 @@ export function registerUsageCommand(program: Command, io: CliIo): void {
       const records = await createUsageLog({ rootDir }).read({
         ...(options.since ? { since: options.since } : {}),
         ...(options.context ? { contextId: options.context } : {}),
+        ...(options.request ? { requestId: options.request } : {}),
       });
       const totals = sumUsage(records);
       printData(

@@ -22,10 +22,11 @@ export const usageRecordSchema = z.object({
 /** One model call as the usage log keeps it. */
 export type UsageRecord = z.output<typeof usageRecordSchema>;
 
-/** Which records `read` returns: from a moment on, of one context. */
+/** Which records `read` returns: from a moment on, of one context, of one run. */
 export interface UsageFilter {
   since?: Date;
   contextId?: string;
+  requestId?: string;
 }
 
 /** Sums of usage records, overall and per model. */
@@ -97,6 +98,7 @@ export function createUsageLog(options: { rootDir: string }): UsageLog {
           const record = parsed.data;
           if (filter.since && Date.parse(record.at) < filter.since.getTime()) continue;
           if (filter.contextId && record.contextId !== filter.contextId) continue;
+          if (filter.requestId && record.requestId !== filter.requestId) continue;
           records.push(record);
         }
       }
