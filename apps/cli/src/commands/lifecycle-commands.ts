@@ -1,3 +1,4 @@
+import type { ProjectConfigProblem } from "@downcity/daemon";
 import { type DaemonStatus, daemonStatus } from "@downcity/daemon/status";
 import type { Command } from "commander";
 import { CliExit, exitCodes } from "../cli-exit.js";
@@ -38,8 +39,16 @@ function describeStatus(
 
 /** Refuses a configuration the daemon would not run, before spawning; warns of a missing model key. */
 async function refuseBrokenStart(io: CliIo, api: DaemonApi, rootDir: string, json?: boolean): Promise<void> {
-  const problems = await api.assertConfigStartable({ rootDir, env: io.env, mode: "start" });
-  // The daemon starts without a model key; say so now rather than at the first message.
+  warnOfModel(io, api, await api.assertConfigStartable({ rootDir, env: io.env, mode: "start" }), json);
+}
+
+/** The daemon runs without a model key; say so now rather than at the first message. */
+function warnOfModel(
+  io: CliIo,
+  api: DaemonApi,
+  problems: readonly ProjectConfigProblem[],
+  json?: boolean,
+): void {
   const model = problems.filter((problem) => problem.kind === "model");
   if (model.length > 0 && !json) io.stderr.write(`downcity: warning:\n${api.describeProblems(model)}\n`);
 }
@@ -115,9 +124,10 @@ export function registerLifecycleCommands(program: Command, io: CliIo): void {
     .action(async (dir: string | undefined, options: JsonOption) => {
       const rootDir = requireProjectRoot(io.cwd, dir);
       const api = await loadDaemonApi();
-      await withProgress(io, "Checking the configuration, then restarting", options, () =>
+      const restarted = await withProgress(io, "Checking the configuration, then restarting", options, () =>
         api.restartDaemon({ rootDir }),
       );
+      warnOfModel(io, api, restarted.problems, options.json);
       await reportStarted(rootDir, options.json);
     });
 

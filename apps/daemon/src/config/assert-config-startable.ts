@@ -6,8 +6,10 @@ import { type ProjectConfigProblem, validateProjectConfig } from "./validate-pro
  * Refuses, before anything is stopped or spawned, a configuration the daemon would not run:
  * - `start`: what stops the daemon itself (the file, its sections, `start.port` taken); a channel
  *   or plug-in problem only degrades it, so those are returned for the caller to show.
- * - `restart`: every problem (ports aside: the running daemon holds them), since a healthy daemon
- *   is never to be replaced by a broken or degraded one.
+ * - `restart`: every problem that would stop or degrade the new daemon (ports aside: the running
+ *   daemon holds them), since a healthy daemon is never to be replaced by a broken or degraded one.
+ * A model problem (no `llm`, no key) stops neither: the daemon runs and says so on each message, so
+ * it is returned, like the others that do not refuse, for the caller to show.
  */
 export async function assertConfigStartable(options: {
   rootDir: string;
@@ -21,7 +23,7 @@ export async function assertConfigStartable(options: {
     checkPorts: !restart,
   });
   const fatal = restart
-    ? report.problems
+    ? report.problems.filter((problem) => problem.kind !== "model")
     : report.problems.filter(
         (problem) => problem.kind === "config" || (problem.kind === "port" && problem.field === "start.port"),
       );
