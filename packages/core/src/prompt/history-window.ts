@@ -4,6 +4,7 @@ import { type HistoryMessage, messageText } from "../history/history-message.js"
 import { errorFields, type Logger } from "../logger/logger.js";
 import type { CompactionResult, ContextHistory } from "../store/history-store.js";
 import { estimateTokens, historyToModelMessages } from "./model-messages.js";
+import { createSteadyViews } from "./steady-view.js";
 import type { ModelMediaOptions } from "./user-model-content.js";
 
 /** Decides what history the model sees: the newest messages that fit, compacting first when needed. */
@@ -35,6 +36,7 @@ export function createHistoryWindow(options: {
   media?: ModelMediaOptions;
 }): HistoryWindow {
   const { logger, maxInputTokens } = options;
+  const views = createSteadyViews();
   const summarize = async (messages: HistoryMessage[], abortSignal: AbortSignal): Promise<string> => {
     if (!options.model) throw new DowncityError("MODEL_NOT_CONFIGURED", "No model to summarise with");
     const transcript = messages
@@ -74,7 +76,23 @@ export function createHistoryWindow(options: {
     return result;
   };
 
-  /** Loads the newest history that fits, compacting first when the window or the token budget overflows. */
+  /** Compacts; on failure logs and answers false, so the caller cuts the model's view instead. */
+  const tryCompact = async (contextId: string, keep: number, reason: string, abortSignal: AbortSignal) => {
+    try {
+      await compact(contextId, keep, reason, abortSignal);
+      return true;
+    } catch (error) {
+      logger.warn(errorFields(error), "compaction failed; trimming the model's view instead");
+      return false;
+    }
+  };
+
+  /**
+   * Loads the newest history that fits, compacting first when the window or the token budget
+   * overflows. The view moves in steps, so the prompt's prefix stays the same from turn to turn: it
+   * grows until compaction archives the older half behind a summary, and when compaction fails, a
+   * steady cut (see `createSteadyViews`) takes its place.
+   */
   const build = async (
     contextId: string,
     systemTokens: number,
@@ -82,29 +100,32 @@ export function createHistoryWindow(options: {
     abortSignal: AbortSignal,
   ): Promise<{ messages: ModelMessage[]; ids: Set<string> }> => {
     const store = options.history(contextId);
+    const fitsTokens = (messages: ModelMessage[]) =>
+      systemTokens + estimateTokens(messages) <= maxInputTokens;
     let tail = await store.read({ last: window + 1 });
-    if (tail.length > window) {
-      try {
-        await compact(contextId, Math.max(2, Math.floor(window / 2)), "window", abortSignal);
-      } catch (error) {
-        logger.warn(errorFields(error), "compaction failed; trimming the model's view instead");
-      }
-      tail = await store.read({ last: window });
-    }
+    if (
+      tail.length > window &&
+      (await tryCompact(contextId, Math.max(2, Math.floor(window / 2)), "window", abortSignal))
+    )
+      tail = await store.read({ last: window + 1 });
     let modelMessages = await historyToModelMessages(tail, options.media);
-    if (systemTokens + estimateTokens(modelMessages) > maxInputTokens && tail.length > 2) {
-      try {
-        await compact(contextId, Math.max(2, Math.floor(tail.length / 2)), "tokens", abortSignal);
-        tail = await store.read({ last: window });
-        modelMessages = await historyToModelMessages(tail, options.media);
-      } catch (error) {
-        logger.warn(errorFields(error), "compaction failed; trimming the model's view instead");
-      }
-      while (systemTokens + estimateTokens(modelMessages) > maxInputTokens && tail.length > 1) {
-        tail = tail.slice(Math.ceil(tail.length / 4));
-        modelMessages = await historyToModelMessages(tail, options.media);
-      }
+    if (
+      !fitsTokens(modelMessages) &&
+      tail.length > 2 &&
+      (await tryCompact(contextId, Math.max(2, Math.floor(tail.length / 2)), "tokens", abortSignal))
+    ) {
+      tail = await store.read({ last: window + 1 });
+      modelMessages = await historyToModelMessages(tail, options.media);
     }
+    if (tail.length > window || !fitsTokens(modelMessages)) {
+      tail = await views.cut(
+        contextId,
+        tail,
+        async (view) =>
+          view.length <= window && fitsTokens(await historyToModelMessages(view, options.media)),
+      );
+      modelMessages = await historyToModelMessages(tail, options.media);
+    } else views.forget(contextId);
     return { messages: modelMessages, ids: new Set(tail.map((message) => message.id)) };
   };
 
