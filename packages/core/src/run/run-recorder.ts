@@ -16,8 +16,8 @@ import { usageFromModel } from "./run-usage.js";
 
 /**
  * Writes one run's journal. Records queue in memory and go to the journal in one durable append at
- * the points that matter for a restart: the run's start, before each tool runs, each step's end,
- * and the run's end. A journal that fails to write is logged, never fails the run.
+ * the points that matter for a restart: before each tool runs, each step's end, and the run's end.
+ * A journal that fails to write is logged, never fails the run.
  */
 export interface RunRecorder {
   readonly requestId: string;
@@ -97,8 +97,10 @@ export function createRunRecorder(options: {
   return {
     requestId,
     begin(start) {
+      // Written with the first durable point (a tool's start or the first step): a run that
+      // crashes before either has nothing to resume, and a turn saves one fsync.
       push({ type: "run", at: at(), requestId, ...start });
-      return flush();
+      return Promise.resolve();
     },
     system(messages) {
       const text = JSON.stringify(messages);
