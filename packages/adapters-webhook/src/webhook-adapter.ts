@@ -10,13 +10,16 @@ import { type WebhookOptionsInput, webhookOptionsSchema } from "./webhook-option
 import { createWebhookSender } from "./webhook-sender.js";
 
 /** What the webhook channel renders and holds: replies up to 4000 characters, threads, CommonMark. */
-export const webhookCapabilities: ChannelCapabilities = Object.freeze({
+export const webhookCapabilities: ChannelCapabilities = Object.freeze<ChannelCapabilities>({
   // Fits the tightest common bridge target (Telegram's 4096) with room for a prefix.
   maxTextLength: 4000,
   threads: true,
   markdown: "commonmark",
   // The receiver gets the idempotency key with every reply, so it can drop a resend.
   idempotentSends: true,
+  attachmentsIn: ["image", "audio", "video", "file"],
+  attachmentsOut: true,
+  format: "markdown",
 });
 
 /** A webhook channel adapter, plus where its listener is bound (useful with `listen.port: 0`). */

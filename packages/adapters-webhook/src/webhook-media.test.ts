@@ -1,4 +1,4 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -9,7 +9,7 @@ import {
   createChannelHost,
   silentLogger,
 } from "@downcity/core";
-import { createScriptedModel, type ScriptedModel } from "@downcity/core/test";
+import { createScriptedModel, type ScriptedModel, type ScriptedTurn } from "@downcity/core/scripted";
 import { freePort, until } from "@downcity/testkit";
 import { useTempDir } from "@downcity/testkit/vitest";
 import { afterEach, describe, expect, it } from "vitest";
@@ -35,7 +35,7 @@ interface Bed {
 let bed: Bed | undefined;
 const temp = useTempDir("downcity-webhook-media-", "each");
 
-async function start(options: { maxBytes?: number } = {}): Promise<Bed> {
+async function start(options: { maxBytes?: number; script?: ScriptedTurn[] } = {}): Promise<Bed> {
   const replies: Array<Record<string, unknown>> = [];
   const receiver = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -47,7 +47,7 @@ async function start(options: { maxBytes?: number } = {}): Promise<Bed> {
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   const port = await freePort();
-  const scripted = createScriptedModel(["I see a tiny image."]);
+  const scripted = createScriptedModel(options.script ?? ["I see a tiny image."]);
   const runtime = createAgentRuntime({ rootDir: temp.path, model: scripted.model, logger: silentLogger });
   const host = await createChannelHost({
     rootDir: temp.path,
@@ -144,5 +144,28 @@ describe("media through the webhook channel", () => {
     expect(await post(port, event("e-file", [{ mediaType: "image/png", url: "file:///etc/passwd" }]))).toBe(
       400,
     );
+  });
+});
+
+describe("files sent by the agent through the webhook channel", () => {
+  it("delivers a project file's bytes intact with chat_send, and refuses a path outside the project", async () => {
+    const report = Buffer.from([0, 1, 2, 250, 251, 252, 10, 13]);
+    await writeFile(join(temp.path, "report.bin"), report);
+    const { port, replies, scripted } = await start({
+      script: [
+        { toolCalls: [{ toolName: "chat_send", input: { text: "here", files: ["report.bin"] } }] },
+        { toolCalls: [{ toolName: "chat_send", input: { files: ["../outside.txt"] } }] },
+        "done",
+      ],
+    });
+    expect(await post(port, { ...event("e-send", []), text: "send me the report" })).toBe(202);
+    await until(() => replies.some((reply) => reply.text === "done"), "the final reply");
+    const withFile = replies.find((reply) => Array.isArray(reply.attachments));
+    expect(withFile?.format).toBe("markdown");
+    const [file] = (withFile?.attachments ?? []) as Array<Record<string, unknown>>;
+    expect(file).toMatchObject({ name: "report.bin", size: report.length });
+    expect(Buffer.from(String(file?.data), "base64")).toEqual(report);
+    const toolResults = scripted.calls.map((call) => call.messages.at(-1)?.text ?? "").join("\n");
+    expect(toolResults).toMatch(/outside the project root|does not exist/);
   });
 });

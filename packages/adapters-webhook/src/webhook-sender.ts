@@ -38,6 +38,18 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSend 
       chatId: target.chatId,
       ...(target.threadId === undefined ? {} : { threadId: target.threadId }),
       text: message.text,
+      // CommonMark as the model wrote it: the receiver renders.
+      format: "markdown",
+      ...(message.attachments?.length
+        ? {
+            attachments: message.attachments.map((file) => ({
+              name: file.name,
+              mediaType: file.mediaType,
+              size: file.size,
+              data: Buffer.from(file.data).toString("base64"),
+            })),
+          }
+        : {}),
       ...(target.replyToMessageId === undefined ? {} : { replyToMessageId: target.replyToMessageId }),
     });
     let response: Response;

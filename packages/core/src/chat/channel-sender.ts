@@ -1,3 +1,5 @@
+import type { OutgoingFile } from "./outgoing-file.js";
+
 /** A reply on its way back to a chat platform. */
 export interface OutgoingMessage {
   contextId: string;
@@ -8,6 +10,8 @@ export interface OutgoingMessage {
   username?: string;
   threadId?: string;
   text: string;
+  /** Files sent with the text (recorded by content hash under `.downcity/media/sent/`). */
+  files?: OutgoingFile[];
   /** Position of this reply within its run (0, 1, ...). */
   sequence: number;
   /** The `messageId` of the message that started the run, when it had one (stable across replays). */

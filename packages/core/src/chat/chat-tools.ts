@@ -2,6 +2,7 @@ import { type ToolSet, tool } from "ai";
 import { z } from "zod";
 import { messageText } from "../history/history-message.js";
 import type { ContextHistory } from "../store/history-store.js";
+import type { OutgoingFile } from "./outgoing-file.js";
 
 /** What the chat tools need from the run they serve. */
 export interface ChatToolsOptions {
@@ -10,12 +11,19 @@ export interface ChatToolsOptions {
   /** Ids of the messages already in the model's view; `chat_load_history` loads only others. */
   visibleMessageIds: () => ReadonlySet<string>;
   /** Delivers user-visible text to the current chat, or with `to` to another contact's chat. */
-  deliver: (text: string, to?: string) => Promise<{ contextId: string }>;
+  deliver: (text: string, to?: string, files?: OutgoingFile[]) => Promise<{ contextId: string }>;
+  /** Checks and records the files `chat_send` was given (project-relative paths). */
+  prepareFiles?: (paths: readonly string[]) => Promise<OutgoingFile[]>;
 }
 
 /** Input of `chat_send`. */
 export const chatSendInput = z.object({
-  text: z.string().min(1).describe("The message to show the user"),
+  text: z.string().default("").describe("The message to show the user (may be empty when sending files)"),
+  files: z
+    .array(z.string().min(1))
+    .max(10)
+    .optional()
+    .describe('Project-relative paths of files to send (images go as photos), e.g. ["out/chart.png"]'),
   to: z
     .string()
     .min(1)
@@ -36,8 +44,11 @@ export function createChatTools(options: ChatToolsOptions): ToolSet {
       description:
         "Send user-visible text to the current chat now, e.g. a progress update during long work. The text you write after your last chat_send is delivered as your answer too (unless it repeats what you sent), so do not send the answer twice.",
       inputSchema: chatSendInput,
-      execute: async ({ text, to }) => {
-        const { contextId } = await options.deliver(text, to);
+      execute: async ({ text, to, files: paths }) => {
+        if (!text && !paths?.length) throw new Error("chat_send needs text or files");
+        if (paths?.length && !options.prepareFiles) throw new Error("this run cannot send files");
+        const files = paths?.length && options.prepareFiles ? await options.prepareFiles(paths) : undefined;
+        const { contextId } = await options.deliver(text, to, files);
         return to ? { delivered: true, to, contextId } : { delivered: true };
       },
     }),

@@ -22,7 +22,6 @@ export function safeFileName(name: string | undefined, fallback: string, mediaTy
   const base = (name ?? "").split(/[/\\]/).pop() ?? "";
   const cleaned = base
     .normalize("NFC")
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed.
     .replace(/[\u0000-\u001f\u007f<>:"|?*%]/g, "_")
     .replace(/\s+/g, " ")
     .trim()

@@ -1,4 +1,5 @@
 import type { ChannelSender } from "../chat/channel-sender.js";
+import type { OutgoingFile } from "../chat/outgoing-file.js";
 import type { RequestContext } from "../context/request-context.js";
 import { DowncityError } from "../errors/downcity-error.js";
 import { errorFields, type Logger } from "../logger/logger.js";
@@ -56,6 +57,7 @@ export type DeliverReply = (
   text: string,
   via: "chat_send" | "final-text",
   to?: string,
+  files?: OutgoingFile[],
 ) => Promise<{ contextId: string }>;
 
 /** Creates the reply delivery of one run. */
@@ -71,7 +73,7 @@ export function createReplyDelivery(options: {
   const { requestContext, emit } = options;
   const { contextId, requestId, channel, chatId, userId, username } = requestContext;
   let sequence = 0;
-  const deliverTo = async (to: string, text: string, position: number) => {
+  const deliverTo = async (to: string, text: string, position: number, files?: OutgoingFile[]) => {
     if (!options.directory)
       throw new DowncityError(
         "NOT_FOUND",
@@ -96,6 +98,7 @@ export function createReplyDelivery(options: {
       channel: recipient.channel,
       chatId: recipient.chatId,
       text,
+      ...(files?.length ? { files } : {}),
       sequence: position,
       ...(options.triggerMessageId ? { triggerMessageId: options.triggerMessageId } : {}),
       ...(recipient.threadId ? { threadId: recipient.threadId } : {}),
@@ -111,9 +114,9 @@ export function createReplyDelivery(options: {
     });
     return { contextId: recipient.contextId };
   };
-  return async (text, via, to) => {
+  return async (text, via, to, files) => {
     const position = sequence++;
-    if (to) return deliverTo(to, text, position);
+    if (to) return deliverTo(to, text, position, files);
     const sender = channel ? options.senders.get(channel) : undefined;
     if (sender && channel) {
       await sender({
@@ -121,6 +124,7 @@ export function createReplyDelivery(options: {
         requestId,
         channel,
         text,
+        ...(files?.length ? { files } : {}),
         sequence: position,
         ...(options.triggerMessageId ? { triggerMessageId: options.triggerMessageId } : {}),
         ...(chatId ? { chatId } : {}),

@@ -1,5 +1,6 @@
 import type { ToolSet } from "ai";
 import { createChatTools } from "../chat/chat-tools.js";
+import { prepareOutgoingFile } from "../chat/outgoing-file.js";
 import type { RunContext } from "./run-context.js";
 import type { RunDeps, RunScope } from "./run-scope.js";
 
@@ -8,7 +9,7 @@ import type { RunDeps, RunScope } from "./run-scope.js";
  * the chat tools bound to this run's history and replies, with each zod schema converted once.
  */
 export async function assembleRunTools(
-  deps: Pick<RunDeps, "toolSources" | "withCachedSchemas">,
+  deps: Pick<RunDeps, "toolSources" | "withCachedSchemas" | "rootDir">,
   scope: RunScope,
   run: { context: RunContext; visibleMessageIds: () => Set<string> },
 ): Promise<ToolSet> {
@@ -20,11 +21,12 @@ export async function assembleRunTools(
     createChatTools({
       history: scope.history,
       visibleMessageIds: run.visibleMessageIds,
-      deliver: async (text, to) => {
+      deliver: async (text, to, files) => {
         // A message to someone else is not this chat's reply; the final text still answers here.
-        if (!to) scope.sent.push(text);
-        return scope.deliver(text, "chat_send", to);
+        if (!to && text) scope.sent.push(text);
+        return scope.deliver(text, "chat_send", to, files);
       },
+      prepareFiles: (paths) => Promise.all(paths.map((path) => prepareOutgoingFile(deps.rootDir, path))),
     }),
   );
   return deps.withCachedSchemas(tools);

@@ -1,3 +1,4 @@
+import type { OutgoingFile } from "../chat/outgoing-file.js";
 import type { KeyedQueue } from "./keyed-queue.js";
 
 /** Where a reply goes. */
@@ -17,6 +18,8 @@ export interface OutboxInput {
   contextId: string;
   target: ChannelTarget;
   text: string;
+  /** Files sent with this chunk, by content hash and project-relative path (never the bytes). */
+  attachments?: OutgoingFile[];
 }
 
 /** One outgoing message chunk, recorded before the adapter is called. */

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { AttachmentKind } from "../../history/message-attachment.js";
 import type { Logger } from "../../logger/logger.js";
 import type { ServiceDefinition } from "../../service/define-service.js";
 import type { ChannelTarget } from "../../store/outbox-store.js";
@@ -29,9 +30,21 @@ export interface ChannelContext {
   setState(state: ChannelState, error?: string): void;
 }
 
-/** One outgoing text, already split to the adapter's maximum length. */
+/** A file of an outgoing message, with its bytes (read from its content-addressed copy). */
+export interface ChannelMessageFile {
+  name: string;
+  mediaType: string;
+  size: number;
+  /** SHA-256 of `data` (hex). */
+  sha256: string;
+  data: Uint8Array;
+}
+
+/** One outgoing text, already split to the adapter's maximum length, with any files it carries. */
 export interface ChannelMessage {
   text: string;
+  /** Only given to adapters whose capabilities say `attachmentsOut`. */
+  attachments?: ChannelMessageFile[];
 }
 
 /** Options of `send`: a key stable across retries and replays of the same message. */
@@ -52,6 +65,12 @@ export interface ChannelCapabilities {
   markdown: "none" | "commonmark" | "telegram-html" | "lark-md";
   /** True when the platform dedupes sends by `idempotencyKey` (no duplicate even after a crash). */
   idempotentSends: boolean;
+  /** Kinds of incoming attachments the adapter maps (absent: text only). */
+  attachmentsIn?: readonly AttachmentKind[];
+  /** True when `send` delivers `message.attachments` natively (`chat_send` files). */
+  attachmentsOut?: boolean;
+  /** What the platform renders of the Markdown the model writes. */
+  format?: "plain" | "markdown" | "telegram-html" | "feishu-card" | "qq-markdown";
   /**
    * True when the adapter pulls events itself (long polling, a gateway WebSocket): with a shared
    * store only the worker holding the channel's poller lock starts it. Webhook receivers leave it unset.

@@ -41,6 +41,8 @@ export interface ChannelDeliveryOptions
       | "pollMs"
     > {
   store: DowncityStore;
+  /** The project root: reply files are read from their copies under it. */
+  rootDir?: string;
   /** Failed sends of one chunk before it goes to dead letters [5]. */
   maxSendAttempts?: number;
 }
@@ -107,6 +109,7 @@ export function createChannelDelivery(options: ChannelDeliveryOptions): ChannelD
     leaseMs,
     adapter: options.adapter,
     logger,
+    ...(options.rootDir ? { rootDir: options.rootDir } : {}),
     ...(options.maxSendAttempts ? { maxAttempts: options.maxSendAttempts } : {}),
     baseDelayMs: Math.max(50, options.retryDelayMs / 2),
     ...poll,

@@ -2,6 +2,7 @@ import { errorFields, type Logger } from "../../logger/logger.js";
 import type { OutboxEntry, OutboxStore } from "../../store/outbox-store.js";
 import type { ChannelAdapter } from "../adapter/channel-adapter.js";
 import { createClaimPump } from "./claim-pump.js";
+import { outboxMessage } from "./outbox-message.js";
 import { readSendFailure } from "./send-failure.js";
 
 /** Sends what the outbox hands this worker; see `createOutboxPump`. */
@@ -16,6 +17,8 @@ export interface OutboxPump {
 export interface OutboxPumpOptions {
   outbox: OutboxStore;
   adapter(channel: string): ChannelAdapter | undefined;
+  /** The project root: reply files are read from their copies under it. */
+  rootDir?: string;
   logger: Logger;
   /** This worker's id: the owner of its claims. */
   owner: string;
@@ -86,7 +89,8 @@ export function createOutboxPump(options: OutboxPumpOptions): OutboxPump {
       return;
     }
     try {
-      const result = await adapter.send(entry.target, { text: entry.text }, { idempotencyKey: entry.key });
+      const message = await outboxMessage(entry, options.rootDir);
+      const result = await adapter.send(entry.target, message, { idempotencyKey: entry.key });
       await outbox.complete(entry.key, result?.messageId);
       options.onSent?.(entry);
     } catch (error) {

@@ -96,6 +96,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
   };
   const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const delivery = createChannelDelivery({
+    rootDir: options.rootDir,
     store,
     runtime,
     logger,
@@ -118,6 +119,10 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
   const replies = createReplyRecorder({
     delivery,
     maxTextLength: (channel) => channels.get(channel)?.adapter?.capabilities.maxTextLength,
+    sendsFiles: (channel) => {
+      const capabilities = channels.get(channel)?.adapter?.capabilities;
+      return capabilities ? capabilities.attachmentsOut === true : undefined;
+    },
   });
   const notifyFailure = createFailureNotice({ replies, logger });
   const media = createMediaStore({

@@ -1,4 +1,6 @@
 import type { ChannelSender } from "../../chat/channel-sender.js";
+import type { OutgoingFile } from "../../chat/outgoing-file.js";
+import { DowncityError } from "../../errors/downcity-error.js";
 import type { ChannelTarget } from "../../store/outbox-store.js";
 import type { ChannelDelivery } from "../delivery/channel-delivery.js";
 import { splitText } from "./split-text.js";
@@ -12,6 +14,7 @@ export interface ReplyRecorder {
     target: ChannelTarget,
     text: string,
     baseKey: string,
+    files?: OutgoingFile[],
   ): Promise<void>;
   /** The runtime's sender for `channel`: routes a run's reply to the chat (and thread) that asked. */
   sender(channel: string): ChannelSender;
@@ -25,9 +28,15 @@ export function createReplyRecorder(options: {
   delivery: ChannelDelivery;
   /** The longest text the channel's adapter takes [4000 when it is not running]. */
   maxTextLength(channel: string): number | undefined;
+  /** True when the channel's adapter sends files; false refuses a reply with files before it is recorded. */
+  sendsFiles?(channel: string): boolean | undefined;
 }): ReplyRecorder {
   const { delivery } = options;
-  const record: ReplyRecorder["record"] = async (channel, contextId, target, text, baseKey) => {
+  const record: ReplyRecorder["record"] = async (channel, contextId, target, text, baseKey, files) => {
+    if (files?.length && options.sendsFiles?.(channel) === false)
+      throw new DowncityError("INVALID_INPUT", `channel "${channel}" cannot send files; send the text only`, {
+        field: "files",
+      });
     const chunks = splitText(text, options.maxTextLength(channel) ?? 4000);
     await delivery.record(
       chunks.map((chunk, index) => ({
@@ -36,6 +45,8 @@ export function createReplyRecorder(options: {
         contextId,
         target,
         text: chunk,
+        // The files go with the last chunk: after the text that introduces them.
+        ...(files?.length && index === chunks.length - 1 ? { attachments: files } : {}),
       })),
     );
   };
@@ -53,7 +64,7 @@ export function createReplyRecorder(options: {
           : {}),
       };
       const base = `${message.triggerMessageId ?? message.requestId}#${message.sequence}`;
-      await record(channel, message.contextId, target, message.text, base);
+      await record(channel, message.contextId, target, message.text, base, message.files);
     },
   };
 }
