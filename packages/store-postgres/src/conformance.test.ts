@@ -38,7 +38,13 @@ testRunJournal({
         const journal = store.journal;
         if (!journal) throw new Error("the postgres store has no journal");
         // Closing the journal closes its store: a test's reopen is a worker restart.
-        return { ...journal, close: async () => (await journal.close(), store.close()) };
+        return {
+          ...journal,
+          async close() {
+            await journal.close();
+            await store.close();
+          },
+        };
       },
       async cleanup() {
         for (const store of stores) await store.close().catch(() => {});
