@@ -1,30 +1,14 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { isAlive, until } from "@downcity/testkit";
 import { useTempDir } from "@downcity/testkit/vitest";
 import { describe, expect, it } from "vitest";
+import { captureCliIo } from "../../test/capture-cli-io.js";
 import { startScriptedDaemon } from "../../test/scripted-daemon.js";
-import type { CliIo } from "../cli-io.js";
 import { runCli } from "../run-cli.js";
 import { parseSinceValue } from "./usage-command.js";
 
 const temp = useTempDir("downcity-chat-command-");
-
-function capture(env: NodeJS.ProcessEnv, cwd: string, options: { tty?: boolean } = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  if (options.tty) Object.assign(stdout, { isTTY: true, columns: 120 });
-  const out = { stdout: "", stderr: "" };
-  stdout.on("data", (chunk: Buffer) => {
-    out.stdout += chunk.toString("utf8");
-  });
-  stderr.on("data", (chunk: Buffer) => {
-    out.stderr += chunk.toString("utf8");
-  });
-  const io: CliIo = { stdin: new PassThrough(), stdout, stderr, env, cwd, interactive: false };
-  return { io, out };
-}
 
 describe("chat send, chat cancel and usage", () => {
   it("streams on a terminal with tool lines, cancels a running reply, and sums usage", async () => {
@@ -35,18 +19,18 @@ describe("chat send, chat cancel and usage", () => {
       { toolCalls: [{ toolName: "shell_exec", input: { command: "sleep 47 & echo $! > sleep.pid; wait" } }] },
     ]);
     try {
-      const streamed = capture(env, rootDir, { tty: true });
+      const streamed = captureCliIo(env, rootDir, { tty: true });
       expect(await runCli({ argv: ["chat", "send", "run", "it"], io: streamed.io })).toBe(0);
       expect(streamed.out.stdout).toMatch(
         /⏺ shell_exec {2}echo streamed {2}\(\d+\.\d s, exit 0\)\nDone streaming\.\n$/,
       );
       expect(streamed.out.stdout.match(/Done streaming/g)).toHaveLength(1);
 
-      const piped = capture(env, rootDir);
+      const piped = captureCliIo(env, rootDir);
       expect(await runCli({ argv: ["chat", "send", "again"], io: piped.io })).toBe(0);
       expect(piped.out.stdout).toBe("Plain reply.\n");
 
-      const idle = capture(env, rootDir);
+      const idle = captureCliIo(env, rootDir);
       expect(await runCli({ argv: ["chat", "cancel"], io: idle.io })).toBe(0);
       expect(idle.out.stdout).toBe("Nothing was running in cli:main.\n");
 
@@ -56,7 +40,7 @@ describe("chat send, chat cancel and usage", () => {
           Number((await readFile(join(rootDir, "sleep.pid"), "utf8").catch(() => "")).trim()) || undefined,
         "the sleep",
       );
-      const cancel = capture(env, rootDir);
+      const cancel = captureCliIo(env, rootDir);
       expect(await runCli({ argv: ["chat", "cancel", "--context", "cli:main"], io: cancel.io })).toBe(0);
       expect(cancel.out.stdout).toMatch(/^Cancelled the run in cli:main \(.+\)\.\n$/);
       expect(await reply).toMatchObject({
@@ -65,18 +49,18 @@ describe("chat send, chat cancel and usage", () => {
       });
       await until(() => !isAlive(pid), "the cancelled command to be killed");
 
-      const usage = capture(env, rootDir);
+      const usage = captureCliIo(env, rootDir);
       expect(await runCli({ argv: ["usage", "--json"], io: usage.io })).toBe(0);
       const totals = JSON.parse(usage.out.stdout);
       // Three finished model calls of 10 input and 10 output tokens each (the cancelled step never finished).
       expect(totals).toMatchObject({ calls: 3, inputTokens: 30, outputTokens: 30, totalTokens: 60 });
-      const human = capture(env, rootDir);
+      const human = captureCliIo(env, rootDir);
       expect(await runCli({ argv: ["usage", "--since", "1h"], io: human.io })).toBe(0);
       expect(human.out.stdout).toMatch(/^3 model calls \(since .+, all contexts\)\n {2}input {3}30 tokens/);
-      const other = capture(env, rootDir);
+      const other = captureCliIo(env, rootDir);
       expect(await runCli({ argv: ["usage", "--context", "telegram:1"], io: other.io })).toBe(0);
       expect(other.out.stdout).toBe("No model calls recorded (all time, context telegram:1).\n");
-      const bad = capture(env, rootDir);
+      const bad = captureCliIo(env, rootDir);
       const code = await runCli({ argv: ["usage", "--since", "yesterday-ish"], io: bad.io });
       expect(code).toBe(2);
       expect(bad.out.stderr).toContain('"yesterday-ish" is not a time');
