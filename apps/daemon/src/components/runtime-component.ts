@@ -18,7 +18,7 @@ export const runtimeComponent = daemonComponent({
       ? { model: context.model }
       : await createModel(config.llm, context.configEnv);
     const historyFolders = createHistoryFolders();
-    const journal = openRunJournal(context, store);
+    const journal = await openRunJournal(context, store);
     const runtime = createAgentRuntime({
       rootDir: context.rootDir,
       ...(choice.model ? { model: choice.model } : { modelHint: choice.hint }),

@@ -32,7 +32,8 @@ export interface ResumePoint {
 /**
  * The run to resume for `batch`: when every message of the batch was stored under one earlier
  * run (the durable inbox replays an event a crash kept from being marked done) and that run's
- * journal has no end, the run continues from its journal instead of starting over.
+ * journal has no end (or ends `interrupted`), the run continues from its journal instead of
+ * starting over.
  */
 export async function findResumePoint(
   journal: { read(requestId: string): Promise<JournalRecord[] | undefined> },
@@ -50,7 +51,9 @@ export async function findResumePoint(
   const [requestId] = earlier;
   if (earlier.size !== 1 || !requestId) return undefined;
   const records = await journal.read(requestId);
-  if (!records || records.some((record) => record.type === "end")) return undefined;
+  // A run that ended is done; one a restart marked interrupted continues.
+  const end = records?.findLast((record) => record.type === "end");
+  if (!records || (end && end.outcome !== "interrupted")) return undefined;
   return resumePointOf(requestId, records);
 }
 
