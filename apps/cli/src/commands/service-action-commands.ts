@@ -45,7 +45,8 @@ export function registerServiceActionCommands(
         .description(action.description ?? `${service.name} ${action.name}`);
       for (const positional of positionals) {
         const description = positional.description ?? `${positional.kind} (${positional.property})`;
-        command.argument(`<${positional.property}>`, description, parserFor(positional));
+        const name = positional.optional ? `[${positional.property}]` : `<${positional.property}>`;
+        command.argument(name, description, parserFor(positional));
       }
       for (const argument of options) {
         const flags = argument.kind === "boolean" ? `--${argument.flag}` : `--${argument.flag} <value>`;

@@ -40,6 +40,19 @@ describe("actionArguments", () => {
     expect(derived.options.map((argument) => argument.flag)).toEqual(["force", "spec"]);
   });
 
+  test("an optional property marked x-positional is an optional positional (outbox retry [key] --all)", () => {
+    const schema = z.toJSONSchema(
+      z.object({
+        key: z.string().optional().meta({ "x-positional": true }),
+        all: z.boolean().default(false),
+      }),
+      { io: "input" },
+    );
+    const derived = actionArguments(schema);
+    expect(derived.positionals).toEqual([{ property: "key", flag: "key", kind: "string", optional: true }]);
+    expect(derived.options.map((argument) => argument.flag)).toEqual(["all"]);
+  });
+
   test("an empty or missing schema yields no arguments", () => {
     expect(actionArguments(undefined)).toEqual({ positionals: [], options: [] });
     expect(actionArguments(z.toJSONSchema(z.object({})))).toEqual({ positionals: [], options: [] });

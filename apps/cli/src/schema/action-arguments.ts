@@ -10,6 +10,8 @@ export interface ActionArgument {
   kind: ArgumentKind;
   description?: string;
   choices?: string[];
+  /** A positional that may be left out (`[key]`): marked `x-positional` in its schema. */
+  optional?: boolean;
 }
 
 /** How one service action maps onto a command line: required scalars first, in schema order. */
@@ -27,6 +29,8 @@ type JsonSchema = {
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];
   description?: string;
+  /** Set (with zod's `.meta({ "x-positional": true })`) on an optional property given as an argument. */
+  "x-positional"?: boolean;
 };
 
 /** Option names the CLI itself uses on every derived command; such properties go through `--json-input`. */
@@ -77,8 +81,11 @@ export function actionArguments(inputSchema: unknown): ActionArguments {
       ...(propertySchema.description ? { description: propertySchema.description } : {}),
       ...(choices ? { choices } : {}),
     };
-    if (required.has(property) && (kind === "string" || kind === "number" || kind === "integer")) {
+    const scalar = kind === "string" || kind === "number" || kind === "integer";
+    if (scalar && required.has(property)) {
       positionals.push(argument);
+    } else if (scalar && propertySchema["x-positional"] === true) {
+      positionals.push({ ...argument, optional: true });
     } else if (!reservedFlags.has(flag)) {
       options.push(argument);
     }

@@ -38,7 +38,23 @@ function queueService<Entry, Field extends "id" | "key">(options: {
         input: z.object({ dead: z.boolean().default(false).describe("List dead letters instead") }),
         handler: async ({ dead }) => ({ entries: await queue.list({ dead }) }),
       },
-      retry: { description: words.retry, input: keyInput, handler: (input) => queue.retry(keyOf(input)) },
+      retry: {
+        description: words.retry,
+        input: z
+          .object({
+            [keyField]: z.string().min(1).optional().meta({ "x-positional": true }),
+            all: z.boolean().default(false).describe("Retry every dead letter"),
+          } as Record<string, z.ZodType>)
+          .refine((input) => input.all !== (keyOf(input) !== undefined), {
+            message: `Give either the ${keyField} of one dead letter or --all`,
+          }),
+        handler: async (input) => {
+          if (!(input as { all: boolean }).all) return queue.retry(keyOf(input));
+          const dead = await queue.list({ dead: true });
+          for (const entry of dead) await queue.retry((entry as Record<Field, string>)[keyField]);
+          return { retried: dead.length };
+        },
+      },
       drop: {
         description: words.drop,
         input: keyInput,

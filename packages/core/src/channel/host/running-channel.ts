@@ -3,6 +3,7 @@ import type { PollerLock } from "../../store/downcity-store.js";
 import type { ChannelAdapter } from "../adapter/channel-adapter.js";
 import type { ChannelAccess } from "./channel-access.js";
 import type { ChannelInstance, ChannelStatus } from "./channel-instance.js";
+import type { ChannelSettings } from "./channel-settings.js";
 import type { PairingStore } from "./pairing-store.js";
 
 /** A configured channel as the host runs it: its adapter, access state, counters and stop signal. */
@@ -11,6 +12,8 @@ export interface RunningChannel {
   adapter?: ChannelAdapter;
   services?: ServiceDefinition[];
   accessConfig?: ChannelAccess;
+  /** What the host reads from the channel's section: delivery retries, typing, progress. */
+  settings?: ChannelSettings;
   pairing?: PairingStore;
   status: ChannelStatus;
   abort: AbortController;

@@ -8,6 +8,7 @@ import type { DowncityPaths } from "../../paths/downcity-paths.js";
 import type { DowncityStore } from "../../store/downcity-store.js";
 import type { ChannelContext, ChannelInbox, ChannelState } from "../adapter/channel-adapter.js";
 import { channelAccessSchema } from "./channel-access.js";
+import { parseChannelSettings } from "./channel-settings.js";
 import { openPairingStore } from "./pairing-store.js";
 import { pollWhenElected } from "./poller-election.js";
 import type { ReplyRecorder } from "./reply-recorder.js";
@@ -49,7 +50,8 @@ function parseChannelConfig(running: RunningChannel) {
       code: "CONFIG_INVALID",
       prefix: `channels.${instance.name}`,
     });
-  return { definition: instance.definition, access: access.data, options: options.data };
+  const settings = parseChannelSettings(instance);
+  return { definition: instance.definition, access: access.data, options: options.data, settings };
 }
 
 /**
@@ -63,6 +65,7 @@ export async function startChannel(running: RunningChannel, deps: StartChannelDe
   try {
     const config = parseChannelConfig(running);
     running.accessConfig = config.access;
+    running.settings = config.settings;
     const dir = deps.paths.channelDir(instance.name);
     const stateDir = join(dir, "state");
     await mkdir(stateDir, { recursive: true });
