@@ -178,7 +178,7 @@ for (const { name } of packages) {
 }
 
 const registry = await startLocalRegistry([...tarballs.values()]);
-const { startOpenAICompatibleServer } = await import("@downcity/core/test");
+const { startOpenAICompatibleServer } = await import("@downcity/core/scripted");
 const model = await startOpenAICompatibleServer({ respond: () => scriptedReply });
 // The download cache is shared (even with the fresh HOME) for speed: it holds tarballs, no settings.
 const npmEnv = {

@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/test";
+import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { freePort, until } from "@downcity/testkit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type CliRun, runBuiltCli } from "./run-built-cli.js";

@@ -7,7 +7,7 @@ import {
   type OpenAICompatibleServer,
   type ScriptedCall,
   startOpenAICompatibleServer,
-} from "@downcity/core/test";
+} from "@downcity/core/scripted";
 import { until, watchOutput } from "@downcity/testkit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { cliMain, runBuiltCli } from "./run-built-cli.js";

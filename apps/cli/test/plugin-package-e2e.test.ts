@@ -8,7 +8,7 @@ import {
   type OpenAICompatibleServer,
   type ScriptedCall,
   startOpenAICompatibleServer,
-} from "@downcity/core/test";
+} from "@downcity/core/scripted";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type CliRun, runBuiltCli } from "./run-built-cli.js";
 

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { createScriptedModel } from "@downcity/core/test";
+import { createScriptedModel } from "@downcity/core/scripted";
 import { createDaemonClient, ensureToken, initProject, runDaemon } from "@downcity/daemon";
 
 /**

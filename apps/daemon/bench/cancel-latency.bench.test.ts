@@ -1,5 +1,5 @@
 import { writeFile } from "node:fs/promises";
-import { createScriptedModel } from "@downcity/core/test";
+import { createScriptedModel } from "@downcity/core/scripted";
 import { describe, expect, it } from "vitest";
 import { initProject } from "../src/index.js";
 import { startInProcessDaemon } from "../test/in-process-daemon.js";

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createScriptedModel, startOpenAICompatibleServer } from "@downcity/core/test";
+import { createScriptedModel, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { until } from "@downcity/testkit";
 import { afterAll, describe, it } from "vitest";
 import {

@@ -9,7 +9,7 @@ import {
   createServiceRegistry,
   type Logger,
 } from "@downcity/core";
-import { createScriptedModel } from "@downcity/core/test";
+import { createScriptedModel } from "@downcity/core/scripted";
 import { createShellEngine, type ShellEngine } from "@downcity/shell";
 import { until } from "@downcity/testkit";
 import type { FastifyInstance } from "fastify";

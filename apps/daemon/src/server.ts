@@ -1,12 +1,6 @@
 import { resolve } from "node:path";
-import {
-  errorFields,
-  type Logger,
-  loadConfig,
-  processStartTime,
-  readConfigSection,
-  withRequestContext,
-} from "@downcity/core";
+import { errorFields, type Logger, loadConfig, processStartTime, readConfigSection } from "@downcity/core";
+import { withRequestContext } from "@downcity/core/internal";
 import { daemonComponents } from "./components/daemon-components.js";
 import { startSection } from "./config/host-sections.js";
 import type { DaemonContext, DaemonParts } from "./host/daemon-parts.js";

@@ -10,7 +10,7 @@ import {
   type OpenAICompatibleServer,
   type ScriptedReply,
   startOpenAICompatibleServer,
-} from "@downcity/core/test";
+} from "@downcity/core/scripted";
 import { freePort } from "@downcity/testkit";
 import { type Browser, chromium } from "playwright-core";
 import {

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { constants } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type ScriptedCall, type ScriptedReply, startOpenAICompatibleServer } from "@downcity/core/test";
+import { type ScriptedCall, type ScriptedReply, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { until } from "@downcity/testkit";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import {

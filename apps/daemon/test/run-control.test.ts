@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { contextDir, createHistoryStore, type RuntimeEvent } from "@downcity/core";
-import { createScriptedModel } from "@downcity/core/test";
+import { createScriptedModel } from "@downcity/core/scripted";
 import { isAlive, until } from "@downcity/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDaemonClient, ensureToken, initProject } from "../src/index.js";

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { definePlugin } from "@downcity/core";
-import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/test";
+import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { freePort, isAlive, until } from "@downcity/testkit";
 import { tool } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createScriptedModel } from "@downcity/core/test";
+import { createScriptedModel } from "@downcity/core/scripted";
 import { skillsPlugin } from "@downcity/skills";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDaemonClient, ensureToken, initProject } from "../src/index.js";

@@ -4,7 +4,7 @@ import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startOpenAICompatibleServer } from "@downcity/core/test";
+import { startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { freePort, seededRandom, until } from "@downcity/testkit";
 import { bundleFromSource } from "@downcity/testkit/bundle";
 import { moduleResolve } from "import-meta-resolve";

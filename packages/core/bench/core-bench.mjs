@@ -5,8 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { generateText } from "ai";
-import { createAgentRuntime, createHistoryStore, historyToModelMessages } from "../dist/index.js";
-import { createScriptedModel } from "../dist/test.js";
+import { createAgentRuntime, createHistoryStore } from "../dist/index.js";
+import { historyToModelMessages } from "../dist/internal.js";
+import { createScriptedModel } from "../dist/scripted.js";
 
 const root = await mkdtemp(join(tmpdir(), "downcity-bench-"));
 const fmt = (ms) => `${ms.toFixed(3)} ms`;

@@ -1,6 +1,26 @@
 /**
- * The complete public surface of @downcity/core: the agent runtime, lanes, crash-safe history,
- * prompt providers, chat tools, services, config and errors. Nothing else is public.
+ * The public surface of @downcity/core: what an embedder, a plug-in, a channel adapter or a store
+ * driver builds on, and nothing else (`src/public-surface.test.ts` lists every runtime name: adding
+ * one is a deliberate change). By folder, in the order below:
+ *
+ * - agent/, run/: the runtime (`createAgentRuntime`: lanes, runs, run control, events), the run's
+ *   usage and the usage log, `RunAbortedError`;
+ * - channel/adapter/: the contract an adapter author implements (`defineChannelAdapter`, the event,
+ *   attachments, `ChannelSendError`); channel/host/: `createChannelHost`, which runs configured
+ *   channels; chat/: the sender a host registers with the runtime;
+ * - config/: `downcity.json` and `.env` loading, plug-in sections, the project's JSON Schema file;
+ * - context/, errors/, logger/: context ids and the request context, `DowncityError` with the
+ *   error codes and their HTTP statuses, the logger contract;
+ * - format/: the model's Markdown rendered for each platform, and chunking after rendering;
+ * - fs/, paths/, process/, text/, media/: atomic writes, the file lock, `.downcity/` paths, process
+ *   identity, front matter, size-limited downloads;
+ * - history/: the stored message; plugin/, prompt/, service/: plug-ins (and the host that sets them
+ *   up), prompt providers, services;
+ * - store/: every store contract a driver implements, the file driver, the run journal.
+ *
+ * Other entry points: `./test` (conformance suites), `./scripted` (the LLM stand-ins),
+ * `./primitives` and `./usage` (light subsets that load no AI SDK), and `./internal` (what our own
+ * daemon and CLI use; unstable).
  */
 
 export {
@@ -11,7 +31,7 @@ export {
   type RunResult,
   type ToolSource,
 } from "./agent/agent-runtime.js";
-export { type IncomingMessage, incomingMessageSchema } from "./agent/incoming-message.js";
+export type { IncomingMessage } from "./agent/incoming-message.js";
 export {
   type AcceptResult,
   type ChannelAdapter,
@@ -24,72 +44,29 @@ export {
   type ChannelSendResult,
   type ChannelState,
   defineChannelAdapter,
-  isChannelAdapterDefinition,
 } from "./channel/adapter/channel-adapter.js";
-export {
-  type ChannelEvent,
-  channelContextId,
-  channelEventSchema,
-  type ParsedChannelEvent,
-} from "./channel/adapter/channel-event.js";
-export { ChannelSendError } from "./channel/adapter/channel-send-error.js";
 export {
   type AttachmentFetch,
   type AttachmentFetchOptions,
   type ChannelAttachment,
   channelAttachmentSchema,
 } from "./channel/adapter/channel-attachment.js";
-export {
-  type AccessDecision,
-  type ChannelAccess,
-  channelAccessSchema,
-  decideAccess,
-} from "./channel/host/channel-access.js";
+export { type ChannelEvent, channelContextId } from "./channel/adapter/channel-event.js";
+export { ChannelSendError } from "./channel/adapter/channel-send-error.js";
 export { type ChannelHost, type ChannelHostOptions, createChannelHost } from "./channel/host/channel-host.js";
 export type { ChannelInstance, ChannelStatus } from "./channel/host/channel-instance.js";
-export { createChannelServices } from "./channel/host/channel-services.js";
-export { type Contact, type ContactBook, openContactBook } from "./channel/host/contact-book.js";
-export { splitText } from "./channel/host/split-text.js";
 export type { ChannelSender, OutgoingMessage } from "./chat/channel-sender.js";
-export { type ChatToolsOptions, createChatTools } from "./chat/chat-tools.js";
-export {
-  type ConfigProblem,
-  ConfigProblemsError,
-  configProblemsFromZod,
-  problemsOf,
-} from "./config/config-problems.js";
-export {
-  coreConfigShape,
-  type DowncityConfig,
-  downcityConfigSchema,
-  type LlmConfig,
-  llmConfigSchema,
-} from "./config/config-schema.js";
+export type { DowncityConfig, LlmConfig } from "./config/config-schema.js";
 export {
   type ConfigSection,
-  composeConfigSchema,
-  downcityConfigJsonSchema,
   readConfigSection,
   type SectionValue,
   unclaimedConfigSections,
   unclaimedSectionsError,
 } from "./config/config-sections.js";
-export { parseEnvFile, readEnvFile } from "./config/env-file.js";
-export { type LoadedConfig, loadConfig, substituteEnv, writeConfigJsonSchema } from "./config/load-config.js";
-export { nearestKey } from "./config/nearest-key.js";
-export { parseConfigJson } from "./config/parse-config-json.js";
-export {
-  type ContextId,
-  contextIdFor,
-  decodeContextId,
-  encodeContextId,
-  toContextId,
-} from "./context/context-id.js";
-export {
-  currentRequestContext,
-  type RequestContext,
-  runWithRequestContext,
-} from "./context/request-context.js";
+export { type LoadedConfig, loadConfig, writeConfigJsonSchema } from "./config/load-config.js";
+export { type ContextId, decodeContextId, encodeContextId, toContextId } from "./context/context-id.js";
+export { currentRequestContext, type RequestContext } from "./context/request-context.js";
 export { DowncityError } from "./errors/downcity-error.js";
 export {
   type DowncityErrorCode,
@@ -102,8 +79,6 @@ export { chunkHtml } from "./format/chunk-html.js";
 export { chunkMarkdown } from "./format/chunk-markdown.js";
 export {
   type FeishuCard,
-  feishuCard,
-  feishuCardMarkdownLimit,
   renderFeishuCard,
   renderFeishuCards,
   renderFeishuMarkdown,
@@ -115,31 +90,14 @@ export {
   type TelegramHtmlReading,
   telegramHtmlToText,
 } from "./format/read-telegram-html.js";
-export {
-  escapeHtml,
-  renderTelegramChunks,
-  renderTelegramHtml,
-  telegramMessageLimit,
-} from "./format/telegram-html.js";
-export { syncDirectory, writeFileAtomic } from "./fs/atomic-write.js";
+export { escapeHtml, renderTelegramChunks, renderTelegramHtml } from "./format/telegram-html.js";
+export { writeFileAtomic } from "./fs/atomic-write.js";
 export { acquireFileLock } from "./fs/file-lock.js";
 export { packageVersion } from "./fs/package-version.js";
 export { readTextFileIfExists } from "./fs/raw-file.js";
 export { type HistoryMessage, type HistoryMetadata, messageText } from "./history/history-message.js";
-export {
-  type AttachmentKind,
-  attachmentKinds,
-  type MessageAttachment,
-  messageAttachmentSchema,
-} from "./history/message-attachment.js";
-export { createLaneScheduler, type LaneRunner, type LaneScheduler } from "./lanes/lane-scheduler.js";
-export {
-  errorFields,
-  type LogFields,
-  type Logger,
-  silentLogger,
-  withRequestContext,
-} from "./logger/logger.js";
+export type { AttachmentKind, MessageAttachment } from "./history/message-attachment.js";
+export { errorFields, type LogFields, type Logger, silentLogger } from "./logger/logger.js";
 export {
   AttachmentTooLargeError,
   fetchLimited,
@@ -151,7 +109,6 @@ export { contextDir, type DowncityPaths, downcityPaths } from "./paths/downcity-
 export { type ContextMeta, type ContextMetaValue, createContextMeta } from "./plugin/context-meta.js";
 export {
   definePlugin,
-  isPlugin,
   type Plugin,
   type PluginContext,
   type PluginSetup,
@@ -165,23 +122,19 @@ export {
   setupPlugins,
 } from "./plugin/setup-plugins.js";
 export { isProcessAlive, processStartTime } from "./process/process-identity.js";
-export { estimateTokens, historyToModelMessages, internalNotice } from "./prompt/model-messages.js";
+export { promptCacheMiddleware } from "./prompt/prompt-cache-middleware.js";
 export {
   definePromptProvider,
   type PromptContext,
   type PromptContribution,
   type PromptProvider,
 } from "./prompt/prompt-provider.js";
-export { promptCacheMiddleware } from "./prompt/prompt-cache-middleware.js";
-export { type PromptProvidersResult, runPromptProviders } from "./prompt/run-prompt-providers.js";
-export { defaultSystemPrompt } from "./prompt/system-prompt.js";
 export type { CancelTarget } from "./run/active-runs.js";
-export { isContextWindowError } from "./run/context-window-error.js";
 export type { Recipient, RecipientDirectory } from "./run/reply-routing.js";
 export { RunAbortedError, type RunAbortReason } from "./run/run-aborted-error.js";
 export type { RuntimeHistory } from "./run/run-context.js";
-export { addUsage, emptyUsage, type RunUsage } from "./run/run-usage.js";
-export { createRunWatchdog, defaultRunLimits, type RunLimits, type RunWatchdog } from "./run/run-watchdog.js";
+export type { RunUsage } from "./run/run-usage.js";
+export type { RunLimits } from "./run/run-watchdog.js";
 export type { RuntimeEvent, RuntimeEventListener } from "./run/runtime-event.js";
 export {
   createUsageLog,
@@ -190,7 +143,6 @@ export {
   type UsageLog,
   type UsageRecord,
   type UsageTotals,
-  usageRecordSchema,
 } from "./run/usage-log.js";
 export {
   defineService,
@@ -220,6 +172,7 @@ export {
   type HistoryReadReport,
   type HistoryStoreOptions,
 } from "./store/file/file-history.js";
+export { openFileRunJournal } from "./store/file/file-run-journal.js";
 export { type FileStoreOptions, openFileStore } from "./store/file/file-store.js";
 export type {
   CompactionResult,
@@ -231,7 +184,6 @@ export type {
 export type { InboxEntry, InboxInput, InboxMessage, InboxStore } from "./store/inbox-store.js";
 export type { ClaimOptions, ClaimPolicy, KeyedQueue, QueuedEntry } from "./store/keyed-queue.js";
 export type { ChannelTarget, OutboxEntry, OutboxInput, OutboxStore } from "./store/outbox-store.js";
-export { openFileRunJournal } from "./store/file/file-run-journal.js";
 export {
   type JournalOutcome,
   type JournalRecord,
@@ -243,5 +195,4 @@ export {
   runJournalVersion,
 } from "./store/run-journal.js";
 export { isJournalRecord, newestRuns, summarizeRun } from "./store/run-summary.js";
-export { type ReplayReport, replayRun } from "./run/replay-run.js";
 export { type FrontMatterSplit, splitFrontMatter } from "./text/front-matter.js";

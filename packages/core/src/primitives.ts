@@ -9,7 +9,7 @@ export {
   httpStatusByCode,
   isDowncityErrorCode,
 } from "./errors/error-codes.js";
-export { syncDirectory, writeFileAtomic } from "./fs/atomic-write.js";
+export { writeFileAtomic } from "./fs/atomic-write.js";
 export { acquireFileLock } from "./fs/file-lock.js";
 export { packageVersion } from "./fs/package-version.js";
 export { readTextFileIfExists } from "./fs/raw-file.js";

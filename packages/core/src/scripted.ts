@@ -1,6 +1,8 @@
 /**
- * `@downcity/core/scripted`: the scripted stand-ins for the LLM alone (a mock model and an
- * OpenAI-compatible server on 127.0.0.1), without any test framework, for demos and examples.
+ * `@downcity/core/scripted`: the scripted stand-ins for the LLM (a mock language model and a real
+ * OpenAI-compatible server on 127.0.0.1), for tests, demos and examples without a network or a
+ * key. Their one home: `@downcity/core/test` holds the conformance suites only. Loads no test
+ * framework.
  */
 export {
   type OpenAICompatibleServer,

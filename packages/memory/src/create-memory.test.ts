@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { contextDir, createHistoryStore, type HistoryMessage, type LogFields } from "@downcity/core";
-import { createScriptedModel } from "@downcity/core/test";
+import { createScriptedModel } from "@downcity/core/scripted";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemory, type MemoryOptions } from "./create-memory.js";
 import { memoryEntryId } from "./store/memory-entry.js";

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AgentRuntime, createAgentRuntime, type LogFields } from "@downcity/core";
-import { createScriptedModel } from "@downcity/core/test";
+import { createScriptedModel } from "@downcity/core/scripted";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemory, type Memory } from "./create-memory.js";
 import { createMemoryPromptProvider } from "./prompt/memory-prompt-provider.js";

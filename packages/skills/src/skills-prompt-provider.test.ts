@@ -3,7 +3,7 @@ import { access, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { createAgentRuntime } from "@downcity/core";
-import { createScriptedModel } from "@downcity/core/test";
+import { createScriptedModel } from "@downcity/core/scripted";
 import { tool } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";

@@ -1,4 +1,4 @@
-import { startOpenAICompatibleServer } from "@downcity/core/test";
+import { startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { seededRandom, until } from "@downcity/testkit";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import "../test/global-setup.js";

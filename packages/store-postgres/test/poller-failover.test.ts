@@ -1,4 +1,4 @@
-import { startOpenAICompatibleServer } from "@downcity/core/test";
+import { startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { seededRandom, until } from "@downcity/testkit";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { type FakePollPlatform, pollAdapterSource, startFakePollPlatform } from "./fake-poll-platform.js";

@@ -1,4 +1,4 @@
-import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/test";
+import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { seededRandom, until } from "@downcity/testkit";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { type Handover, killAndMeasureHandover } from "./cluster-handover.js";

@@ -1,4 +1,4 @@
-import type { ScriptedCall, ScriptedReply } from "@downcity/core/test";
+import type { ScriptedCall, ScriptedReply } from "@downcity/core/scripted";
 import { delay } from "./worker-cluster.js";
 
 /**

@@ -2,7 +2,7 @@ import {
   type OpenAICompatibleServer,
   type ScriptedCall,
   startOpenAICompatibleServer,
-} from "@downcity/core/test";
+} from "@downcity/core/scripted";
 
 /** A scripted OpenAI-compatible model answering `echo: <the last user text>`. */
 export interface EchoModel extends OpenAICompatibleServer {

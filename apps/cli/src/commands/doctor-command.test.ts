@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/test";
+import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runBuiltCli } from "../../test/run-built-cli.js";
 

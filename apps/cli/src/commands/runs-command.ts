@@ -98,7 +98,7 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
         io.stderr.write(`No run ${options.file ?? requestId} to replay.\n`);
         throw new CliExit(exitCodes.error);
       }
-      const { replayRun } = await import("@downcity/core");
+      const { replayRun } = await import("@downcity/core/internal");
       const report = await replayRun(records);
       printData(io, report, {
         json: options.json,

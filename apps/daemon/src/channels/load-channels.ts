@@ -1,4 +1,5 @@
-import { type ChannelInstance, DowncityError, isChannelAdapterDefinition } from "@downcity/core";
+import { type ChannelInstance, DowncityError } from "@downcity/core";
+import { isChannelAdapterDefinition } from "@downcity/core/internal";
 import { resolvePluginSpecifier } from "../plugin-loader/load-plugin-module.js";
 
 /**

@@ -1,4 +1,5 @@
-import { createChannelServices, createServiceRegistry } from "@downcity/core";
+import { createServiceRegistry } from "@downcity/core";
+import { createChannelServices } from "@downcity/core/internal";
 import { daemonComponent } from "../host/daemon-parts.js";
 import { createChatService } from "../services/chat-service.js";
 import { createShellService } from "../services/shell-service.js";

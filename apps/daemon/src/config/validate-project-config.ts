@@ -1,19 +1,21 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
-  type ConfigProblem,
-  ConfigProblemsError,
   type ConfigSection,
-  channelAccessSchema,
-  configProblemsFromZod,
   type DowncityConfig,
   loadConfig,
   type Plugin,
-  problemsOf,
   readConfigSection,
   unclaimedConfigSections,
   unclaimedSectionsError,
 } from "@downcity/core";
+import {
+  type ConfigProblem,
+  ConfigProblemsError,
+  channelAccessSchema,
+  configProblemsFromZod,
+  problemsOf,
+} from "@downcity/core/internal";
 import { loadChannels } from "../channels/load-channels.js";
 import { builtinPlugins } from "../plugin-loader/builtin-plugins.js";
 import { collectPlugins } from "../plugin-loader/collect-plugins.js";

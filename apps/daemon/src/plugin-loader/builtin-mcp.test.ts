@@ -9,7 +9,7 @@ import {
   setupPlugins,
   silentLogger,
 } from "@downcity/core";
-import { createScriptedModel } from "@downcity/core/test";
+import { createScriptedModel } from "@downcity/core/scripted";
 import { mcpPlugin } from "@downcity/mcp";
 import { until } from "@downcity/testkit";
 import { afterEach, describe, expect, it } from "vitest";

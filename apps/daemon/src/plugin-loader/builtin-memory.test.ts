@@ -8,7 +8,7 @@ import {
   setupPlugins,
   silentLogger,
 } from "@downcity/core";
-import { createScriptedModel } from "@downcity/core/test";
+import { createScriptedModel } from "@downcity/core/scripted";
 import { memoryPlugin } from "@downcity/memory";
 import { until } from "@downcity/testkit";
 import { afterEach, describe, expect, it } from "vitest";

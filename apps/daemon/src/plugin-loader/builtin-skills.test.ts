@@ -8,7 +8,7 @@ import {
   setupPlugins,
   silentLogger,
 } from "@downcity/core";
-import { createScriptedModel } from "@downcity/core/test";
+import { createScriptedModel } from "@downcity/core/scripted";
 import { skillsPlugin } from "@downcity/skills";
 import { afterEach, describe, expect, it } from "vitest";
 

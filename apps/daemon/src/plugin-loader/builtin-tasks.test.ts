@@ -10,7 +10,7 @@ import {
   setupPlugins,
   silentLogger,
 } from "@downcity/core";
-import { createScriptedModel } from "@downcity/core/test";
+import { createScriptedModel } from "@downcity/core/scripted";
 import { tasksPlugin } from "@downcity/tasks";
 import { afterEach, describe, expect, it } from "vitest";
 

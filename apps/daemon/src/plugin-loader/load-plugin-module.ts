@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { DowncityError, isPlugin, type Plugin } from "@downcity/core";
+import { DowncityError, type Plugin } from "@downcity/core";
+import { isPlugin } from "@downcity/core/internal";
 import { resolve as resolveImport } from "import-meta-resolve";
 
 /** Where a specifier was found: the project's own dependencies, or the daemon's install. */

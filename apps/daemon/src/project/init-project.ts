@@ -6,11 +6,10 @@ import {
   downcityPaths,
   errorFromZod,
   type LlmConfig,
-  llmConfigSchema,
-  parseEnvFile,
   writeConfigJsonSchema,
   writeFileAtomic,
 } from "@downcity/core";
+import { llmConfigSchema, parseEnvFile } from "@downcity/core/internal";
 import { hostSections } from "../config/host-sections.js";
 import { builtinPlugins } from "../plugin-loader/builtin-plugins.js";
 

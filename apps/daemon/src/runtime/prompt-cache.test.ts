@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAgentRuntime } from "@downcity/core";
-import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/test";
+import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { useTempDir } from "@downcity/testkit/vitest";
 import { tool } from "ai";
 import { afterAll, beforeAll, expect, it } from "vitest";

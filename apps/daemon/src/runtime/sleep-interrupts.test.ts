@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AgentRuntime, createAgentRuntime, type ToolSource } from "@downcity/core";
-import { createScriptedModel, type ScriptedModel } from "@downcity/core/test";
+import { createScriptedModel, type ScriptedModel } from "@downcity/core/scripted";
 import { createShellEngine, type ShellEngine, type ShellSleepResult } from "@downcity/shell";
 import { createShellTools } from "@downcity/shell/ai";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";

@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { type DowncityConfig, readConfigSection, readEnvFile } from "@downcity/core";
+import { type DowncityConfig, readConfigSection } from "@downcity/core";
+import { readEnvFile } from "@downcity/core/internal";
 import { selectChildEnv } from "@downcity/shell";
 import { shellSection } from "../config/host-sections.js";
 import { shellSecretEnv } from "./shell-secret-env.js";

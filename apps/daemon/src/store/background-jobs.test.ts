@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AgentRuntime, createAgentRuntime, type DowncityStore, openFileStore } from "@downcity/core";
-import { createScriptedModel, type ScriptedModel } from "@downcity/core/test";
+import { createScriptedModel, type ScriptedModel } from "@downcity/core/scripted";
 import { createShellEngine, type ShellEngine } from "@downcity/shell";
 import { until } from "@downcity/testkit";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { contextDir, createHistoryStore, createServiceRegistry } from "@downcity/core";
-import { createScriptedModel } from "@downcity/core/test";
+import { createScriptedModel } from "@downcity/core/scripted";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemory } from "../create-memory.js";
 import { createMemoryService } from "./memory-service.js";

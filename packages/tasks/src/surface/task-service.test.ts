@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { createAgentRuntime, createServiceRegistry } from "@downcity/core";
-import { createScriptedModel } from "@downcity/core/test";
+import { createScriptedModel } from "@downcity/core/scripted";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { TaskScheduler } from "../scheduler/task-scheduler.js";
 import { createTaskFixture, type TaskFixture } from "../testing/task-fixture.js";

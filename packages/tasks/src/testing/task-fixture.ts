@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AgentRuntime, createAgentRuntime, type Logger } from "@downcity/core";
-import { createScriptedModel, type ScriptedCall, type ScriptedReply } from "@downcity/core/test";
+import { createScriptedModel, type ScriptedCall, type ScriptedReply } from "@downcity/core/scripted";
 import { taskRootDir, taskRunHistoryDir } from "../definition/task-paths.js";
 import { createTaskScheduler, type TaskScheduler } from "../scheduler/task-scheduler.js";
 import type { TaskSchedulerEvent } from "../scheduler/task-scheduler-event.js";
