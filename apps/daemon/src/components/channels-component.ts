@@ -5,12 +5,14 @@ import { daemonComponent } from "../host/daemon-parts.js";
 /** The channel host: durable inbox and outbox of every configured channel; it closes after the runs, so their replies are recorded. */
 export const channelsComponent = daemonComponent({
   name: "channels",
-  dependsOn: ["context", "runtime", "store"],
-  async setup({ context, runtime: { runtime }, store }) {
+  dependsOn: ["context", "runtime", "store", "approvals"],
+  async setup({ context, store, approvals }) {
     const { rootDir, config, logger } = context;
     const channelHost = await createChannelHost({
       rootDir,
-      runtime,
+      // The approvals' view of the runtime: their notices reach chats through the host's senders.
+      runtime: approvals.runtimeForChannels,
+      interceptInbox: approvals.interceptInbox,
       logger,
       channels: await loadChannels(rootDir, config.channels),
       ...(config.media ? { media: config.media } : {}),

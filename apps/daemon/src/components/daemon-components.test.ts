@@ -12,6 +12,7 @@ describe("daemonComponents", () => {
       "usage",
       "shell",
       "credentials",
+      "approvals",
       "channels",
       "services",
       "http",

@@ -1,3 +1,4 @@
+import { approvalsComponent } from "../approvals/approvals-component.js";
 import type { DaemonParts } from "../host/daemon-parts.js";
 import type { Component } from "../host/define-component.js";
 import { channelsComponent } from "./channels-component.js";
@@ -25,6 +26,7 @@ export const daemonComponents: readonly Component<DaemonParts>[] = [
   usageComponent,
   shellComponent,
   credentialsComponent,
+  approvalsComponent,
   channelsComponent,
   servicesComponent,
   httpComponent,

@@ -1,11 +1,12 @@
 import { readConfigSection } from "@downcity/core";
-import { createShellEngine } from "@downcity/shell";
+import { type CommandCheck, createShellEngine } from "@downcity/shell";
 import { createShellTools } from "@downcity/shell/ai";
 import { shellSection } from "../config/host-sections.js";
 import { daemonComponent, type ShellCallback } from "../host/daemon-parts.js";
 import { closeRunExecsOnAbort } from "../runtime/close-run-execs.js";
 import { createSleepInterrupts, reportSleepTick } from "../runtime/sleep-interrupts.js";
 import { createProjectCommandCheck } from "../security/create-project-command-check.js";
+import { firstRefusal } from "../security/first-refusal.js";
 import { shellEnvOptions } from "../security/shell-env-options.js";
 import { shellSandboxOptions } from "../security/shell-sandbox-options.js";
 
@@ -22,16 +23,19 @@ export const shellComponent = daemonComponent({
     const sandbox = shellSandboxOptions(shellConfig.sandbox, env, rootDir);
     // Read at each spawn, so the port and token issuer filled in later reach every child.
     const callback: ShellCallback = { host: context.listen.host };
+    const projectCheck = createProjectCommandCheck({
+      rootDir,
+      config,
+      history: (contextId) => runtime.history(contextId),
+      logger,
+    });
+    // Filled in by later components (approvals); read at every command.
+    const checks: CommandCheck[] = [];
     const engine = createShellEngine({
       rootDir,
       ...(await shellEnvOptions({ rootDir, config, configEnv: context.configEnv })),
       ...(sandbox ? { sandbox } : {}),
-      checkCommand: createProjectCommandCheck({
-        rootDir,
-        config,
-        history: (contextId) => runtime.history(contextId),
-        logger,
-      }),
+      checkCommand: firstRefusal(() => [projectCheck, ...checks]),
       server: callback,
       ...(shellConfig.maxSessions ? { limits: { maxSessions: shellConfig.maxSessions } } : {}),
     });
@@ -45,6 +49,6 @@ export const shellComponent = daemonComponent({
         sleep: sleepInterrupts.forRun(run),
       });
     });
-    return { value: { engine, callback }, close: () => engine.closeAll({ grace_ms: 1000 }) };
+    return { value: { engine, callback, checks }, close: () => engine.closeAll({ grace_ms: 1000 }) };
   },
 });

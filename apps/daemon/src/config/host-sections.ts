@@ -1,5 +1,6 @@
 import type { ConfigSection } from "@downcity/core";
 import { z } from "zod";
+import { approvalsSection } from "../approvals/approvals-section.js";
 
 /** `start`: where the daemon listens. */
 export const startSection = {
@@ -51,4 +52,4 @@ export const shellSection = {
 } satisfies ConfigSection;
 
 /** The sections the daemon itself owns, besides core's and the plug-ins'. */
-export const hostSections = [startSection, shellSection] as const;
+export const hostSections = [startSection, shellSection, approvalsSection] as const;

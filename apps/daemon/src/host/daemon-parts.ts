@@ -9,8 +9,9 @@ import type {
   RunJournal,
   ServiceRegistry,
 } from "@downcity/core";
-import type { ShellEngine } from "@downcity/shell";
+import type { CommandCheck, ShellEngine } from "@downcity/shell";
 import type { LanguageModel } from "ai";
+import type { Approvals } from "../approvals/approvals-part.js";
 import type { HistoryFolders } from "../runtime/history-folders.js";
 import type { ShellCredentials } from "../security/create-shell-credentials.js";
 import type { DaemonHttp } from "./daemon-http.js";
@@ -52,7 +53,9 @@ export interface DaemonParts {
     journal: RunJournal;
   };
   usage: undefined;
-  shell: { engine: ShellEngine; callback: ShellCallback };
+  /** `checks`: more command checks, run after the skills' (approvals add theirs). */
+  shell: { engine: ShellEngine; callback: ShellCallback; checks: CommandCheck[] };
+  approvals: Approvals;
   credentials: ShellCredentials;
   channels: ChannelHost;
   services: ServiceRegistry;

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { enforceCommandCheck } from "../policy/command-check.js";
+import { enforceCommandCheck, enforceWriteCheck } from "../policy/command-check.js";
 import { createProcessTable } from "../process/process-table.js";
 import { readProcessStartTime } from "../process/process-tree.js";
 import { findBubblewrap } from "../sandbox/find-bubblewrap.js";
@@ -119,7 +119,10 @@ export function createShellEngine(options: ShellEngineOptions): ShellEngine {
 
     async write(input) {
       const args = parseInput(shellWriteInput, input, "shell_write");
-      return writeSession(registry.lookup(args.shell_id), args);
+      const session = registry.lookup(args.shell_id);
+      const { tty, context_id: contextId, cwd } = session.snapshot;
+      await enforceWriteCheck(options.checkCommand, { tty, contextId, cwd }, args.input);
+      return writeSession(session, args);
     },
 
     async wait(input) {

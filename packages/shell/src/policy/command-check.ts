@@ -6,6 +6,10 @@ export interface CommandCheckRequest {
   tty: boolean;
   /** The conversation the command runs for, when the caller named one. */
   contextId?: string;
+  /** The working folder the caller asked for (relative to the engine's root, or absolute), if any. */
+  cwd?: string;
+  /** `write`: text typed into a running interactive (tty) session rather than a new command. */
+  kind?: "command" | "write";
 }
 
 /**
@@ -28,6 +32,28 @@ export async function enforceCommandCheck(
     command: fields.command,
     tty: fields.tty === true,
     ...(contextId !== undefined ? { contextId } : {}),
+    ...(typeof fields.cwd === "string" ? { cwd: fields.cwd } : {}),
+  });
+  if (refusal !== undefined) throw new ShellError("COMMAND_REFUSED", refusal);
+}
+
+/**
+ * Runs the host's check on text typed into an interactive (tty) session, where each line is a
+ * command for the shell or program inside; non-tty sessions (a program's stdin) and empty polls
+ * are not checked.
+ */
+export async function enforceWriteCheck(
+  check: CommandCheck | undefined,
+  session: { tty: boolean; contextId: string | null; cwd: string },
+  text: string,
+): Promise<void> {
+  if (!check || !session.tty || text.trim() === "") return;
+  const refusal = await check({
+    command: text,
+    tty: true,
+    kind: "write",
+    cwd: session.cwd,
+    ...(session.contextId !== null ? { contextId: session.contextId } : {}),
   });
   if (refusal !== undefined) throw new ShellError("COMMAND_REFUSED", refusal);
 }

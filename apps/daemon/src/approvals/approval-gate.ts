@@ -1,0 +1,217 @@
+import { isAbsolute, resolve } from "node:path";
+import { errorFields, type Logger } from "@downcity/core";
+import type { BashCommandParser } from "@downcity/skills";
+import { newApprovalCode, normalizeCode } from "./approval-code.js";
+import { approvalOutcomeText, approvalRequestText, modelRefusalText } from "./approval-messages.js";
+import type { ApprovalStore, PendingApproval } from "./approval-store.js";
+import type { ApprovalsConfig } from "./approvals-section.js";
+import type { FloorPlaces } from "./command-floor.js";
+import { commandVerdict } from "./command-verdict.js";
+
+/** Where a request is shown: a chat of a channel. */
+export interface ApprovalRoute {
+  channel: string;
+  chatId: string;
+  threadId?: string;
+}
+
+/** An answer: once, always (store the prefixes), or deny; `by` is `<channel>:<userId>` or `cli`. */
+export interface ApprovalAnswer {
+  code: string;
+  decision: "once" | "always" | "deny";
+  by: string;
+}
+
+/** Options of `createApprovalGate`. */
+export interface ApprovalGateOptions {
+  places: Omit<FloorPlaces, "cwd">;
+  config: ApprovalsConfig;
+  /** Who may answer in chats (`<channel>:<userId>`): `approvals.approvers`, else the hand-made allow lists. */
+  approvers: readonly string[];
+  store: ApprovalStore;
+  parser: BashCommandParser;
+  logger: Logger;
+  /** The chat a context's replies go to, or undefined when nobody there can answer (a task run). */
+  route(contextId: string): Promise<ApprovalRoute | undefined>;
+  /** Posts a notice to a chat under a stable key. */
+  notify(route: ApprovalRoute, contextId: string, key: string, text: string): Promise<void>;
+  /** Runs an approved command whose run is gone (the daemon restarted meanwhile). */
+  runOrphan(pending: PendingApproval): Promise<void>;
+  /** Masks secrets in a command before it is shown or stored. */
+  mask(text: string): string;
+  now?: () => number;
+}
+
+/** The approval flow of one daemon. */
+export interface ApprovalGate {
+  /** The shell engine's check: resolves to a refusal, or undefined once the command may run. */
+  check(request: {
+    command: string;
+    tty: boolean;
+    contextId?: string;
+    cwd?: string;
+  }): Promise<string | undefined>;
+  /** Settles a pending request; the message is the answer to show whoever answered. */
+  answer(answer: ApprovalAnswer): Promise<{ ok: boolean; message: string }>;
+  /** Whether `who` (`<channel>:<userId>`) may answer requests shown in chats. */
+  isApprover(who: string): boolean;
+  pending(): PendingApproval[];
+  /** Re-arms the timers of requests a previous daemon left pending (expired ones are denied). */
+  recover(): Promise<void>;
+  close(): void;
+}
+
+type Outcome = "once" | "always" | "deny" | "timeout";
+
+/** Creates the gate; plug `check` into the shell engine after the project's other checks. */
+export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
+  const { config, store, logger } = options;
+  const now = options.now ?? Date.now;
+  const waiters = new Map<string, (outcome: Outcome, by: string) => void>();
+  const timers = new Map<string, NodeJS.Timeout>();
+  // Who answered, for the model's refusal text.
+  const answeredBy = new Map<string, string>();
+
+  const tell = async (pending: PendingApproval, suffix: string, text: string) => {
+    if (!pending.route) return;
+    try {
+      await options.notify(pending.route, pending.contextId, `approval:${pending.code}:${suffix}`, text);
+    } catch (error) {
+      logger.warn({ code: pending.code, ...errorFields(error) }, "could not post an approval notice");
+    }
+  };
+
+  const settle = async (pending: PendingApproval, outcome: Outcome, by: string): Promise<void> => {
+    clearTimeout(timers.get(pending.code));
+    timers.delete(pending.code);
+    await store.update((file) => {
+      file.pending = file.pending.filter((entry) => entry.code !== pending.code);
+      if (outcome === "always") {
+        for (const pattern of pending.prefixes)
+          if (!file.rules.some((rule) => rule.pattern === pattern))
+            file.rules.push({ pattern, by, at: new Date(now()).toISOString() });
+      }
+      file.decided.push({
+        code: pending.code,
+        command: pending.command,
+        contextId: pending.contextId,
+        decision: outcome,
+        by,
+        at: new Date(now()).toISOString(),
+      });
+    });
+    logger.info({ code: pending.code, outcome, by, contextId: pending.contextId }, "approval settled");
+    await tell(pending, outcome, approvalOutcomeText(pending, outcome, by, pending.prefixes));
+    const waiter = waiters.get(pending.code);
+    waiters.delete(pending.code);
+    if (waiter) waiter(outcome, by);
+    else if (outcome === "once" || outcome === "always") await options.runOrphan(pending);
+  };
+
+  const arm = (pending: PendingApproval) => {
+    const delay = Math.max(0, Date.parse(pending.expiresAt) - now());
+    const timer = setTimeout(() => {
+      void settle(pending, "timeout", "timeout").catch((error) =>
+        logger.warn({ code: pending.code, ...errorFields(error) }, "could not time out an approval"),
+      );
+    }, delay);
+    timer.unref();
+    timers.set(pending.code, timer);
+  };
+
+  const approvers = new Set(options.approvers);
+
+  return {
+    async check(request) {
+      if (config.mode === "off") return undefined;
+      const cwd =
+        request.cwd === undefined
+          ? options.places.rootDir
+          : isAbsolute(request.cwd)
+            ? request.cwd
+            : resolve(options.places.rootDir, request.cwd);
+      const verdict = await commandVerdict({
+        parser: options.parser,
+        command: request.command,
+        patterns: {
+          allow: config.allow,
+          deny: config.deny,
+          always: store.read().rules.map((rule) => rule.pattern),
+        },
+        places: { ...options.places, cwd },
+      });
+      if (verdict.kind === "allow") return undefined;
+      if (verdict.kind === "deny") return `Command refused: ${verdict.reason}. No approval can lift this.`;
+      // The operator's own CLI calls carry no context: they are not the agent's.
+      if (request.contextId === undefined) return undefined;
+      const shown = options.mask(request.command);
+      if (config.mode === "deny")
+        return modelRefusalText(shown, "mode-deny", `Not covered: ${verdict.uncovered.join("; ")}.`);
+      const route = request.contextId.startsWith("task-run:")
+        ? undefined
+        : await options.route(request.contextId);
+      if (!route) return modelRefusalText(shown, "unanswerable");
+      const pending: PendingApproval = {
+        code: newApprovalCode(new Set(store.read().pending.map((entry) => entry.code))),
+        command: shown,
+        raw: request.command,
+        cwd,
+        tty: request.tty,
+        contextId: request.contextId,
+        route,
+        prefixes: verdict.prefixes,
+        createdAt: new Date(now()).toISOString(),
+        expiresAt: new Date(now() + config.timeoutMs).toISOString(),
+      };
+      const outcome = new Promise<Outcome>((done) => {
+        waiters.set(pending.code, (result, by) => {
+          answeredBy.set(pending.code, by);
+          done(result);
+        });
+      });
+      await store.update((file) => {
+        file.pending.push(pending);
+      });
+      arm(pending);
+      await tell(
+        pending,
+        "request",
+        approvalRequestText(pending, { timeoutMs: config.timeoutMs, approvers: [...approvers] }),
+      );
+      const result = await outcome;
+      if (result === "once" || result === "always") return undefined;
+      return modelRefusalText(shown, result, `by ${answeredBy.get(pending.code) ?? "an approver"}`);
+    },
+
+    async answer(answer) {
+      const code = normalizeCode(answer.code);
+      const pending = store.read().pending.find((entry) => entry.code === code);
+      if (!pending) {
+        const decided = store.read().decided.findLast((entry) => entry.code === code);
+        return {
+          ok: false,
+          message: decided
+            ? `${code} is already settled (${decided.decision} by ${decided.by}); nothing to do.`
+            : `No pending approval has the code ${code}. "downcity approvals list" shows the pending ones.`,
+        };
+      }
+      await settle(pending, answer.decision, answer.by);
+      return {
+        ok: true,
+        message: approvalOutcomeText(pending, answer.decision, answer.by, pending.prefixes),
+      };
+    },
+
+    isApprover: (who) => approvers.has(who),
+    pending: () => store.read().pending,
+
+    async recover() {
+      for (const pending of store.read().pending) arm(pending);
+    },
+
+    close() {
+      for (const timer of timers.values()) clearTimeout(timer);
+      timers.clear();
+    },
+  };
+}

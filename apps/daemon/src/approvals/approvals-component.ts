@@ -1,0 +1,80 @@
+import { homedir } from "node:os";
+import { errorFields, readConfigSection } from "@downcity/core";
+import { createBashCommandParser } from "@downcity/skills";
+import { daemonComponent } from "../host/daemon-parts.js";
+import { journalSecrets } from "../runtime/journal-secrets.js";
+import { downcityHome } from "../token/downcity-home.js";
+import { handleApprovalChatCommand } from "./approval-chat-command.js";
+import { createApprovalGate } from "./approval-gate.js";
+import { openApprovalStore } from "./approval-store.js";
+import { approvalsSection } from "./approvals-section.js";
+import { createChatNotices } from "./chat-notices.js";
+import { defaultApprovers } from "./default-approvers.js";
+import { interceptApprovalCommands } from "./intercept-approval-commands.js";
+
+/**
+ * Approvals (`approvals` in downcity.json): the gate every shell command of a run passes after the
+ * skills' check, the `/approve` and `/deny` answers in chats, and the requests a previous daemon
+ * left pending. The channel host is handed a runtime view that lets notices reach its chats.
+ */
+export const approvalsComponent = daemonComponent({
+  name: "approvals",
+  dependsOn: ["context", "runtime", "shell"],
+  async setup({ context, runtime: { runtime }, shell }) {
+    const { rootDir, config, logger, env } = context;
+    const section = readConfigSection(config, approvalsSection).value;
+    const notices = createChatNotices(runtime);
+    const store = openApprovalStore(rootDir);
+    const secrets = [
+      ...journalSecrets(config, context.configEnv),
+      ...(config.store?.url ? [config.store.url] : []),
+    ]
+      .filter((secret) => secret.length >= 4)
+      .sort((a, b) => b.length - a.length);
+    const mask = (text: string) => secrets.reduce((result, secret) => result.split(secret).join("***"), text);
+    const gate = createApprovalGate({
+      places: { rootDir, home: env.HOME ?? homedir(), downcityHome: downcityHome(env) },
+      config: section,
+      approvers: section.approvers.length > 0 ? section.approvers : defaultApprovers(config),
+      store,
+      parser: createBashCommandParser(),
+      logger,
+      route: (contextId) => notices.route(contextId),
+      notify: (route, contextId, key, text) => notices.notify(route, contextId, key, text),
+      mask,
+      async runOrphan(pending) {
+        // The run that asked is gone (a restart): the approved command runs once, on its own.
+        const result = await shell.engine
+          .exec(
+            { command: pending.raw, cwd: pending.cwd, tty: pending.tty },
+            { contextId: pending.contextId },
+          )
+          .catch((error: unknown) => ({ status: "failed", exit_code: null, output: String(error) }));
+        if (!pending.route) return;
+        const output = mask(result.output).slice(-1500);
+        await notices
+          .notify(
+            pending.route,
+            pending.contextId,
+            `approval:${pending.code}:orphan-result`,
+            `Ran ${pending.command} (approved after the agent restarted): ${result.status}${result.exit_code !== null ? `, exit ${result.exit_code}` : ""}${output ? `\n${output}` : ""}`,
+          )
+          .catch((error) => logger.warn(errorFields(error), "could not post an approved command's result"));
+      },
+    });
+    shell.checks.push((request) => gate.check(request));
+    await gate.recover();
+    return {
+      value: {
+        gate,
+        runtimeForChannels: notices.runtime,
+        interceptInbox: interceptApprovalCommands({
+          answer: (input) => handleApprovalChatCommand(gate, input),
+          notify: notices.notify,
+          logger,
+        }),
+      },
+      close: () => gate.close(),
+    };
+  },
+});

@@ -1,0 +1,58 @@
+import type { AgentRuntime, ChannelSender } from "@downcity/core";
+import type { ApprovalRoute } from "./approval-gate.js";
+
+/** Posting approval notices into chats through the senders the channel host registers. */
+export interface ChatNotices {
+  /** The runtime to hand the channel host: the same runtime, remembering each channel's sender. */
+  runtime: AgentRuntime;
+  notify(route: ApprovalRoute, contextId: string, key: string, text: string): Promise<void>;
+  /** The chat a context's replies go to: its last routed user message, the thread from its id. */
+  route(contextId: string): Promise<ApprovalRoute | undefined>;
+}
+
+/**
+ * Notices use the channel host's own reply path (the outbox, under a key of their own), so they
+ * survive a crash and are never sent twice; the channel host hands its senders to the runtime,
+ * and this view of the runtime keeps a copy.
+ */
+export function createChatNotices(runtime: AgentRuntime): ChatNotices {
+  const senders = new Map<string, ChannelSender>();
+  const wrapped: AgentRuntime = Object.create(runtime, {
+    registerSender: {
+      value: (channel: string, sender: ChannelSender) => {
+        senders.set(channel, sender);
+        const off = runtime.registerSender(channel, sender);
+        return () => {
+          if (senders.get(channel) === sender) senders.delete(channel);
+          off();
+        };
+      },
+    },
+  });
+  return {
+    runtime: wrapped,
+    async notify(route, contextId, key, text) {
+      const sender = senders.get(route.channel);
+      if (!sender) throw new Error(`channel ${route.channel} is not running`);
+      await sender({
+        contextId,
+        requestId: key,
+        channel: route.channel,
+        chatId: route.chatId,
+        ...(route.threadId ? { threadId: route.threadId } : {}),
+        text,
+        sequence: 0,
+      });
+    },
+    async route(contextId) {
+      const recent = await runtime.history(contextId).read({ last: 50 });
+      const metadata = recent
+        .reverse()
+        .find((message) => message.role === "user" && message.metadata?.channel)?.metadata;
+      if (!metadata?.channel || !metadata.chatId) return undefined;
+      const prefix = `${metadata.channel}:${metadata.chatId}:`;
+      const threadId = contextId.startsWith(prefix) ? contextId.slice(prefix.length) : undefined;
+      return { channel: metadata.channel, chatId: metadata.chatId, ...(threadId ? { threadId } : {}) };
+    },
+  };
+}
