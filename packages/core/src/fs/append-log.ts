@@ -5,8 +5,12 @@ import { openRawFile, type RawFile, readTextFileIfExists } from "./raw-file.js";
 
 /** An append-only JSON-lines file whose appends resolve once they are on disk. */
 export interface AppendLog<T> {
-  /** Appends records; resolves after `fdatasync`. Concurrent appends share one write and one sync. */
-  append(records: T | T[]): Promise<void>;
+  /**
+   * Appends records; resolves after `fdatasync` (with `sync: false`, after the write: the records
+   * survive the process being killed, not the machine losing power). Concurrent appends share one
+   * write and one sync.
+   */
+  append(records: T | T[], options?: { sync?: boolean }): Promise<void>;
   /** Every complete, parseable record in file order (a torn last line from a crash is skipped). */
   readAll(): Promise<T[]>;
   /**
@@ -21,6 +25,7 @@ export interface AppendLog<T> {
 
 interface Pending {
   bytes: Buffer;
+  sync: boolean;
   done: () => void;
   fail: (error: unknown) => void;
 }
@@ -74,7 +79,7 @@ export async function openAppendLog<T>(path: string): Promise<AppendLog<T>> {
         queue = [];
         try {
           await writeAll(file, Buffer.concat(batch.map((entry) => entry.bytes)));
-          await file.datasync();
+          if (batch.some((entry) => entry.sync)) await file.datasync();
           for (const entry of batch) entry.done();
         } catch (error) {
           for (const entry of batch) entry.fail(error);
@@ -100,13 +105,16 @@ export async function openAppendLog<T>(path: string): Promise<AppendLog<T>> {
   };
 
   return {
-    append(records) {
+    append(records, options) {
       if (closed) return Promise.reject(new Error(`${path} is closed`));
       const list = Array.isArray(records) ? records : [records];
       if (list.length === 0) return Promise.resolve();
       appended += list.length;
       const bytes = Buffer.from(list.map((record) => `${JSON.stringify(record)}\n`).join(""), "utf8");
-      const done = new Promise<void>((resolve, reject) => queue.push({ bytes, done: resolve, fail: reject }));
+      const sync = options?.sync ?? true;
+      const done = new Promise<void>((resolve, reject) =>
+        queue.push({ bytes, sync, done: resolve, fail: reject }),
+      );
       kick();
       return done;
     },

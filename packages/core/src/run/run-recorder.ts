@@ -77,14 +77,17 @@ export function createRunRecorder(options: {
   const usage: JournalUsage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, totalTokens: 0 };
 
   const push = (record: NewJournalRecord) => queue.push(redact(record));
-  /** Writes everything queued in one durable append, after the appends before it. */
-  const flush = () => {
+  /**
+   * Writes everything queued in one append, after the appends before it: durable (fdatasync)
+   * unless `sync` is false, when it only has to survive the process being killed.
+   */
+  const flush = (sync = true) => {
     const batch = queue;
     queue = [];
     writing = writing.then(async () => {
       if (batch.length === 0 || failed) return;
       try {
-        await journal.append(requestId, batch);
+        await journal.append(requestId, batch, { sync });
       } catch (error) {
         // Later records would be written out of order; the journal of this run stops here.
         failed = true;
@@ -161,7 +164,9 @@ export function createRunRecorder(options: {
       finishedSteps++;
       seenMessages = step.response.messages.length;
       stepStarted = Date.now();
-      return flush();
+      // A step whose tools ran is fsynced: their results must outlive the machine. A step without
+      // tools only has to outlive the process; a power loss then costs a model call, never a tool.
+      return flush(step.toolCalls.length > 0);
     },
     reply({ sequence, ...reply }) {
       // chat_send runs inside the step under way; the final text belongs to the last finished step.
@@ -170,7 +175,8 @@ export function createRunRecorder(options: {
     },
     end(end) {
       push({ type: "end", at: at(), ...end, steps: finishedSteps, usage: { ...usage } });
-      return flush();
+      // History holds the answer durably; a power loss here only leaves the run reading interrupted.
+      return flush(false);
     },
     step: () => finishedSteps,
     resumed(point, reason) {

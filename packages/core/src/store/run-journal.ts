@@ -185,11 +185,16 @@ export interface RunListFilter {
 
 /**
  * Where runs are journaled. `append` resolves once the records are durable (the file driver
- * fdatasyncs, Postgres commits): the run calls it at step boundaries and before each tool runs.
+ * fdatasyncs, Postgres commits): the run calls it before each tool runs and at the boundary of
+ * each step that ran tools; the last step and the end need only survive a killed process.
  */
 export interface RunJournal {
-  /** Appends to a run's journal; the first record of a run must be its `run` record. */
-  append(requestId: string, records: NewJournalRecord[]): Promise<void>;
+  /**
+   * Appends to a run's journal; the first record of a run must be its `run` record. Resolves once
+   * the records are durable; with `sync: false` once they survive the process being killed (the
+   * file driver skips its `fdatasync`; a database commits either way).
+   */
+  append(requestId: string, records: NewJournalRecord[], options?: { sync?: boolean }): Promise<void>;
   /** Every record of a run in order, or undefined when no run has that id. */
   read(requestId: string): Promise<JournalRecord[] | undefined>;
   /** Runs matching `filter`, newest first. */

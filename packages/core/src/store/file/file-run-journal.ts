@@ -76,11 +76,14 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
   const readPath = async (path: string) => (await readJsonl(path, isJournalRecord)).records;
 
   return {
-    async append(requestId, records) {
+    async append(requestId, records, options) {
       checkId(requestId);
       if (records.length === 0) return;
       const log = await logOf(requestId, records[0]);
-      await log.append(records.map((record) => ({ v: runJournalVersion, ...record }) as JournalRecord));
+      await log.append(
+        records.map((record) => ({ v: runJournalVersion, ...record }) as JournalRecord),
+        options,
+      );
       // A finished run's file is closed; a later attempt reopens it.
       if (records.some((record) => record.type === "end")) {
         open.delete(requestId);
