@@ -67,6 +67,8 @@ export const approvalsComponent = daemonComponent({
     return {
       value: {
         gate,
+        store,
+        mode: section.mode,
         runtimeForChannels: notices.runtime,
         interceptInbox: interceptApprovalCommands({
           answer: (input) => handleApprovalChatCommand(gate, input),
