@@ -53,6 +53,7 @@ export {
 } from "./channel/adapter/channel-attachment.js";
 export { type ChannelEvent, channelContextId } from "./channel/adapter/channel-event.js";
 export { ChannelSendError } from "./channel/adapter/channel-send-error.js";
+export type { ChannelTyping } from "./channel/adapter/channel-typing.js";
 export { type ChannelHost, type ChannelHostOptions, createChannelHost } from "./channel/host/channel-host.js";
 export type { ChannelInstance, ChannelStatus } from "./channel/host/channel-instance.js";
 export type { ChannelSender, OutgoingMessage } from "./chat/channel-sender.js";

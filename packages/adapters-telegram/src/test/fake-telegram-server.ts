@@ -11,6 +11,8 @@ export type { FakeMessageInput };
 export interface FakeTelegramCall {
   method: string;
   payload: Record<string, unknown>;
+  /** When the fake received it (Date.now()). */
+  at: number;
 }
 
 /** A message the fake delivered for sendMessage. */
@@ -154,7 +156,7 @@ export async function startFakeTelegramServer(
     if (match[1] !== token) return error(response, 401, "Unauthorized");
     const method = match[2] as string;
     const payload = { ...Object.fromEntries(url.searchParams), ...(await readBody(request)) };
-    calls.push({ method, payload });
+    calls.push({ method, payload, at: Date.now() });
     const dropCount = drops.get(method) ?? 0;
     if (dropCount > 0) {
       drops.set(method, dropCount - 1);
@@ -203,6 +205,8 @@ export async function startFakeTelegramServer(
         return getUpdates(payload, response);
       case "sendMessage":
         return sendMessage(payload, response);
+      case "sendChatAction":
+        return reply(response, 200, { ok: true, result: true });
       default:
         return error(response, 404, "Not Found: method not found");
     }

@@ -89,6 +89,7 @@ async function runBatch(deps: RunDeps, scope: RunScope, lane: RunLane): Promise<
         ...(system.activeTools ? { activeTools: system.activeTools } : {}),
         maxSteps: deps.maxSteps,
         ...(deps.limits ? { limits: deps.limits } : {}),
+        ...(deps.modelRetry ? { modelRetry: deps.modelRetry } : {}),
         keepLast: deps.keepLast,
         historyWindow: deps.historyWindow,
         activeRun: scope.activeRun,

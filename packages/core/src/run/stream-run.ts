@@ -8,12 +8,13 @@ import {
   type TextStreamPart,
   type ToolSet,
 } from "ai";
-import { DowncityError } from "../errors/downcity-error.js";
 import type { Logger } from "../logger/logger.js";
 import type { HistoryWindow } from "../prompt/history-window.js";
 import { withRuntimeNote } from "../prompt/runtime-note.js";
 import type { ActiveRun } from "./active-runs.js";
 import { retryOnContextOverflow } from "./context-overflow-retry.js";
+import { streamFailure } from "./model-failure.js";
+import { defaultModelRetry, type ModelRetryPolicy, retryModelCalls } from "./model-retry.js";
 import type { RunAbortedError } from "./run-aborted-error.js";
 import { createRunProgress, type RunProgress } from "./run-progress.js";
 import type { RunOutcome } from "./run-result.js";
@@ -50,6 +51,8 @@ export interface StreamRunOptions {
   emit: (event: RuntimeEvent) => void;
   logger: Logger;
   now?: () => number;
+  /** How long transient model failures are retried [defaultModelRetry]. */
+  modelRetry?: Partial<ModelRetryPolicy>;
   /** Awaited at each step boundary, before the next step begins (the run journal's write). */
   onStepFinished?: (step: StepResult<ToolSet>) => Promise<void>;
 }
@@ -87,7 +90,7 @@ export async function streamRun(options: StreamRunOptions): Promise<StreamedRun>
   try {
     return await retryOnContextOverflow({
       keepLast: options.keepLast,
-      attempt: (window) => streamAttempt(run, window),
+      attempt: (window) => retryTransient(run, () => streamAttempt(run, window)),
       windowSent: () => run.windowSent,
       compact: (keep) =>
         options.historyWindow.compact(options.contextId, keep, "context-window-exceeded", signal),
@@ -97,18 +100,23 @@ export async function streamRun(options: StreamRunOptions): Promise<StreamedRun>
       logger,
     });
   } catch (error) {
-    throw DowncityError.isInstance(error)
-      ? error
-      : new DowncityError(
-          "MODEL_ERROR",
-          `The model call failed: ${(error as Error)?.message ?? String(error)}`,
-          {
-            cause: error,
-          },
-        );
+    throw streamFailure(error);
   } finally {
     watchdog.dispose();
   }
+}
+
+/** Retries transient model failures of one attempt within the run's budget (`run.retry.maxMs`). */
+function retryTransient(run: RunStream, attempt: () => Promise<StreamedRun>): Promise<StreamedRun> {
+  const { options, watchdog, progress } = run;
+  return retryModelCalls(attempt, {
+    policy: { ...defaultModelRetry, ...options.modelRetry },
+    signal: watchdog.signal,
+    logger: options.logger,
+    onRetry: () => progress.restart(),
+    // A wait is no silent stream: the idle clock stops as it does while a tool runs.
+    waiting: { start: () => watchdog.toolStarted(), end: () => watchdog.toolFinished() },
+  });
 }
 
 /** One streamText call with a window of at most `window` history messages. */
@@ -129,6 +137,8 @@ async function streamAttempt(run: RunStream, window: number): Promise<StreamedRu
     ...(options.activeTools ? { activeTools: options.activeTools } : {}),
     stopWhen: stepCountIs(options.maxSteps),
     abortSignal: signal,
+    // One retry policy: the AI SDK retries nothing itself, `retryTransient` owns every retry.
+    maxRetries: 0,
     prepareStep: mergeArrivals(options.takeArrivals),
     // The step boundary: the AI SDK awaits this before the next step begins; the run journal
     // makes the finished step durable here.

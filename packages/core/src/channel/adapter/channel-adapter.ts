@@ -4,6 +4,7 @@ import type { Logger } from "../../logger/logger.js";
 import type { ServiceDefinition } from "../../service/define-service.js";
 import type { ChannelTarget } from "../../store/outbox-store.js";
 import type { ChannelEvent } from "./channel-event.js";
+import type { ChannelTyping } from "./channel-typing.js";
 
 /** What the inbox made of an event; acknowledge the platform only once this resolves. */
 export type AcceptResult = "accepted" | "duplicate" | "denied";
@@ -91,6 +92,8 @@ export interface ChannelAdapter {
     message: ChannelMessage,
     options: ChannelSendOptions,
   ): Promise<ChannelSendResult>;
+  /** Shows that a run for a chat is in progress, on platforms that can (see `ChannelTyping`). */
+  readonly typing?: ChannelTyping;
 }
 
 /** A kind of channel: its options schema (the instance's `downcity.json` fields) and a factory. */

@@ -5,7 +5,7 @@ import type { KeyedQueue, QueuedEntry } from "../../store/keyed-queue.js";
 import type { OutboxEntry, OutboxInput } from "../../store/outbox-store.js";
 import type { ChannelAdapter } from "../adapter/channel-adapter.js";
 import { createInboxPump, type InboxPumpOptions } from "./inbox-pump.js";
-import { createOutboxPump } from "./outbox-pump.js";
+import { createOutboxPump, type DeliveryPolicy } from "./outbox-pump.js";
 
 /** The inbox or the outbox as operators see it (`downcity inbox|outbox list|retry|drop`). */
 export interface DeliveryQueue<Entry> {
@@ -21,6 +21,8 @@ export interface DeliveryQueue<Entry> {
 export interface DeliveryEvents {
   adapter(channel: string): ChannelAdapter | undefined;
   onInboxDead?(entry: InboxEntry, error: unknown): void;
+  /** An event was handed to a run, which settles when it ends. */
+  onRun?(entry: InboxEntry, run: Promise<RunResult>): void;
   onSent?(entry: OutboxEntry): void;
   onRetry?(entry: OutboxEntry): void;
   onOutboxDead?(entry: OutboxEntry): void;
@@ -43,8 +45,10 @@ export interface ChannelDeliveryOptions
   store: DowncityStore;
   /** The project root: reply files are read from their copies under it. */
   rootDir?: string;
-  /** Failed sends of one chunk before it goes to dead letters [5]. */
+  /** Failed sends of one chunk before it goes to dead letters [no limit: the delivery policy bounds them]. */
   maxSendAttempts?: number;
+  /** How long each channel's replies are retried, and the longest wait between tries [1 hour, 60 s]. */
+  deliveryPolicy?(channel: string): DeliveryPolicy;
 }
 
 /**
@@ -102,6 +106,7 @@ export function createChannelDelivery(options: ChannelDeliveryOptions): ChannelD
     retryDelayMs: options.retryDelayMs,
     ...poll,
     ...(options.onInboxDead ? { onDead: options.onInboxDead } : {}),
+    ...(options.onRun ? { onRun: options.onRun } : {}),
   });
   const outbox = createOutboxPump({
     outbox: store.outbox,
@@ -111,6 +116,7 @@ export function createChannelDelivery(options: ChannelDeliveryOptions): ChannelD
     logger,
     ...(options.rootDir ? { rootDir: options.rootDir } : {}),
     ...(options.maxSendAttempts ? { maxAttempts: options.maxSendAttempts } : {}),
+    ...(options.deliveryPolicy ? { deliveryPolicy: options.deliveryPolicy } : {}),
     baseDelayMs: Math.max(50, options.retryDelayMs / 2),
     ...poll,
     ...(options.onSent ? { onSent: options.onSent } : {}),

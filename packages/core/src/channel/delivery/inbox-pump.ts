@@ -35,6 +35,8 @@ export interface InboxPumpOptions {
   retryDelayMs: number;
   /** How often to look for claimable events without a wake-up [1000 ms]: a dead worker's lapse is found this way. */
   pollMs?: number;
+  /** An event was handed to a run (typing shows until `run` settles). */
+  onRun?(entry: InboxEntry, run: Promise<RunResult>): void;
   /** An event went to dead letters, with the error of its last run. */
   onDead?(entry: InboxEntry, error: unknown): void;
 }
@@ -136,6 +138,7 @@ export function createInboxPump(options: InboxPumpOptions): InboxPump {
     const stopRenewing = renewWhileRunning(entry);
     const run = runtime.send(inboxEntryMessage(entry));
     runs.set(entry.id, run);
+    options.onRun?.(entry, run);
     awaited.get(entry.id)?.settle(run);
     awaited.delete(entry.id);
     try {

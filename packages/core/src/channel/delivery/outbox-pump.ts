@@ -5,6 +5,23 @@ import { createClaimPump } from "./claim-pump.js";
 import { outboxMessage } from "./outbox-message.js";
 import { readSendFailure } from "./send-failure.js";
 
+/** How a channel's failed sends are retried (`channels.<name>.delivery` in downcity.json). */
+export interface DeliveryPolicy {
+  /**
+   * How long after it was recorded a chunk's retryable failures (no connection, 5xx, 429) are
+   * retried before it goes to dead letters; permanent failures go at once.
+   */
+  retryForMs: number;
+  /** Longest wait between two tries, unless the platform asks for longer. */
+  maxDelayMs: number;
+}
+
+/** The policy of a channel whose config says nothing: retried for an hour, at least once a minute. */
+export const defaultDeliveryPolicy: Readonly<DeliveryPolicy> = Object.freeze({
+  retryForMs: 60 * 60_000,
+  maxDelayMs: 60_000,
+});
+
 /** Sends what the outbox hands this worker; see `createOutboxPump`. */
 export interface OutboxPump {
   start(): void;
@@ -23,11 +40,12 @@ export interface OutboxPumpOptions {
   /** This worker's id: the owner of its claims. */
   owner: string;
   leaseMs: number;
-  /** Failed sends before a chunk goes to dead letters [5]. */
+  /** Failed sends before a chunk goes to dead letters [no limit: the delivery policy's `retryForMs` bounds them]. */
   maxAttempts?: number;
-  /** First retry delay, doubled per attempt up to `maxDelayMs` [500 ms, 60 s]; a platform's retry-after wins if longer. */
+  /** Each channel's retry budget and longest wait [defaultDeliveryPolicy]. */
+  deliveryPolicy?(channel: string): DeliveryPolicy;
+  /** First retry delay, doubled per attempt up to the policy's `maxDelayMs` [500 ms]; a platform's retry-after wins if longer. */
   baseDelayMs?: number;
-  maxDelayMs?: number;
   /** Sends in flight at once [8]. */
   concurrency?: number;
   /** How often to look for due chunks without a wake-up [1000 ms]. */
@@ -44,18 +62,26 @@ export interface OutboxPumpOptions {
  */
 export function createOutboxPump(options: OutboxPumpOptions): OutboxPump {
   const { outbox, owner, leaseMs, logger } = options;
-  const maxAttempts = options.maxAttempts ?? 5;
-  const retry = { baseDelayMs: options.baseDelayMs ?? 500, maxDelayMs: options.maxDelayMs ?? 60_000 };
+  // The queue counts attempts in a 32-bit column; "no limit" is the largest it holds.
+  const maxAttempts = options.maxAttempts ?? 2 ** 31 - 1;
+  const policyOf = options.deliveryPolicy ?? (() => defaultDeliveryPolicy);
+  const baseDelayMs = options.baseDelayMs ?? 500;
   const retryTimers = new Set<NodeJS.Timeout>();
   const missing = new Set<string>();
 
   const failed = async (entry: OutboxEntry, error: unknown) => {
-    const failure = readSendFailure(error, entry.attempts + 1, retry);
+    const policy = policyOf(entry.channel);
+    const failure = readSendFailure(error, entry.attempts + 1, {
+      baseDelayMs,
+      maxDelayMs: policy.maxDelayMs,
+    });
+    // The next try would start past the channel's budget: give up now, with the reason.
+    const expired = Date.now() + failure.delayMs - Date.parse(entry.createdAt) > policy.retryForMs;
     const updated = await outbox.fail(
       entry.key,
       failure.message,
       maxAttempts,
-      failure.permanent,
+      failure.permanent || expired,
       failure.delayMs,
     );
     if (updated.status === "dead") {

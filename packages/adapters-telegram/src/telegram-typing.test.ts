@@ -1,0 +1,84 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type AgentRuntime,
+  type ChannelHost,
+  createAgentRuntime,
+  createChannelHost,
+  silentLogger,
+} from "@downcity/core";
+import { createScriptedModel } from "@downcity/core/scripted";
+import { until } from "@downcity/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { telegramChannelAdapter } from "./telegram-adapter.js";
+import { type FakeTelegramServer, startFakeTelegramServer } from "./test/fake-telegram-server.js";
+
+let root: string | undefined;
+let server: FakeTelegramServer | undefined;
+let runtime: AgentRuntime | undefined;
+let host: ChannelHost | undefined;
+
+afterEach(async () => {
+  await runtime?.close();
+  await host?.close();
+  await server?.close();
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+describe("telegram typing while a run is in progress", () => {
+  it("shows typing within 1 s of the update, renews it during a 12 s tool run, and sends none after the answer", async () => {
+    root = await mkdtemp(join(tmpdir(), "downcity-tg-typing-"));
+    server = await startFakeTelegramServer();
+    let toolDone = 0;
+    // A tool that runs for 12 s, as a long shell command would.
+    const slowTool = {
+      wait: {
+        description: "Waits twelve seconds",
+        inputSchema: z.object({}),
+        execute: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 12_000));
+          toolDone = Date.now();
+          return { waited: true };
+        },
+      },
+    };
+    runtime = createAgentRuntime({
+      rootDir: root,
+      logger: silentLogger,
+      tools: slowTool,
+      model: createScriptedModel([{ toolCalls: [{ toolName: "wait", input: {} }] }, "done waiting"]).model,
+    });
+    host = await createChannelHost({
+      rootDir: root,
+      runtime,
+      logger: silentLogger,
+      channels: [
+        {
+          name: "tg",
+          source: "@downcity/adapters-telegram",
+          definition: telegramChannelAdapter,
+          options: { token: server.token, apiRoot: server.url, pollTimeoutSeconds: 1 },
+          access: { dm: "open" },
+        },
+      ],
+    });
+    await host.start();
+    const injectedAt = Date.now();
+    server.injectMessage({ text: "please wait", from: { id: 7 } });
+    await until(() => server?.sent().length === 1 || undefined, "the answer", { timeoutMs: 30_000 });
+    const answeredAt = Date.now();
+    const typing = server.calls("sendChatAction");
+    expect(typing[0]?.payload).toMatchObject({ chat_id: "7", action: "typing" });
+    expect((typing[0]?.at ?? Number.POSITIVE_INFINITY) - injectedAt).toBeLessThan(1000);
+    // Renewed every 4.5 s while the tool ran: at least twice more within its 12 s.
+    expect(typing.filter((call) => call.at < toolDone).length).toBeGreaterThanOrEqual(3);
+    // Past the next refresh, nothing more: the indicator stopped with the run.
+    await until(() => Date.now() - answeredAt > 5000 || undefined, "one refresh period after the answer", {
+      timeoutMs: 10_000,
+    });
+    const last = server.calls("sendChatAction").at(-1);
+    expect(last?.at ?? 0).toBeLessThan(answeredAt);
+  }, 60_000);
+});
