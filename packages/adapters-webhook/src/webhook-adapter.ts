@@ -8,6 +8,7 @@ import {
 import { createWebhookListener, type WebhookListener } from "./webhook-listener.js";
 import { type WebhookOptionsInput, webhookOptionsSchema } from "./webhook-options.js";
 import { createWebhookSender } from "./webhook-sender.js";
+import { createWebhookTyping } from "./webhook-typing.js";
 
 /** What the webhook channel renders and holds: replies up to 4000 characters, threads, CommonMark. */
 export const webhookCapabilities: ChannelCapabilities = Object.freeze<ChannelCapabilities>({
@@ -96,6 +97,15 @@ export function createWebhookAdapter(input: WebhookOptionsInput): WebhookAdapter
     },
     stop,
     send,
+    ...(options.typingEvents
+      ? {
+          typing: createWebhookTyping({
+            url: options.url,
+            secret: options.secret,
+            timeoutMs: options.sendTimeoutMs,
+          }),
+        }
+      : {}),
     address: () => listener?.address(),
   };
 }

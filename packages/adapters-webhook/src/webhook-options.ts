@@ -41,6 +41,8 @@ export const webhookOptionsSchema = z.object({
     .min(100, { error: "must be at least 100" })
     .max(300_000, { error: "must be at most 300000 (5 minutes)" })
     .default(10_000),
+  /** The receiver wants signed `{"type":"typing"}` posts while a run for a chat is in progress [false]. */
+  typingEvents: z.boolean({ error: "must be true or false" }).optional(),
 });
 
 /** Webhook channel options as written (defaults not yet applied). */
