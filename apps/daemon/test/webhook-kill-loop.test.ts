@@ -1,11 +1,8 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
-import { createServer, request } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startOpenAICompatibleServer } from "@downcity/core/scripted";
-import { freePort, seededRandom, until } from "@downcity/testkit";
+import { freePort, postSigned, seededRandom, startSignedReceiver, until } from "@downcity/testkit";
 import { bundleFromSource } from "@downcity/testkit/bundle";
 import { moduleResolve } from "import-meta-resolve";
 import { afterAll, describe, expect, inject, it } from "vitest";
@@ -18,7 +15,6 @@ const seed = Number(process.env.WEBHOOK_KILL_SEED ?? Date.now() % 2 ** 31);
 const senders = 4;
 const secret = "kill-loop-secret-0123456789abcdef";
 
-const sign = (body: string | Buffer) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Reply {
@@ -27,76 +23,6 @@ interface Reply {
   threadId?: string;
   text: string;
   replyToMessageId?: string;
-}
-
-/**
- * The bridge's side: a loopback receiver that checks each reply's signature and records the ones
- * it accepts. `refuse()` decides which replies get a 503 instead (not delivered; the outbox retries).
- */
-async function startReceiver(refuse: () => boolean) {
-  const replies: Reply[] = [];
-  const badSignatures: string[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks);
-      const given = Buffer.from(String(req.headers["x-downcity-signature"] ?? ""));
-      const expected = Buffer.from(sign(raw));
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        badSignatures.push(raw.toString("utf8"));
-        res.writeHead(401).end();
-        return;
-      }
-      if (refuse()) {
-        res.writeHead(503).end();
-        return;
-      }
-      replies.push(JSON.parse(raw.toString("utf8")) as Reply);
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    replies,
-    badSignatures,
-    url: `http://127.0.0.1:${port}/replies`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-/** One delivery attempt, as a platform makes it: the answer, or undefined when the connection failed. */
-function deliver(port: number, body: string): Promise<{ status: number; text: string } | undefined> {
-  return new Promise((resolve) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port,
-        path: "/events",
-        method: "POST",
-        agent: false,
-        timeout: 10_000,
-        headers: { "content-type": "application/json", "x-downcity-signature": sign(body) },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          text += chunk;
-        });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-        res.on("error", () => resolve(undefined));
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.on("error", () => resolve(undefined));
-    req.end(body);
-  });
 }
 
 /**
@@ -131,7 +57,7 @@ describe("webhook channel: SIGKILL loop under an inbound flood", () => {
       cleanups.push(world.cleanup);
       const rootDir = world.project();
       // One reply in 20 is refused with a 503, so retries are under way when kills land.
-      const receiver = await startReceiver(() => random() < 0.05);
+      const receiver = await startSignedReceiver<Reply>({ secret, refuse: () => random() < 0.05 });
       cleanups.push(receiver.close);
       // Each event is its own chat, so each gets its own run and reply; the model streams slowly
       // enough that kills land inside runs as well as between them.
@@ -172,7 +98,7 @@ describe("webhook channel: SIGKILL loop under an inbound flood", () => {
       const lostAcks = new Set<string>();
       const unexpected: string[] = [];
       let flooding = true;
-      const replied = () => new Set(receiver.replies.map((reply) => reply.replyToMessageId));
+      const replied = () => new Set(receiver.received.map((reply) => reply.replyToMessageId));
       const unanswered = () => {
         const answered = replied();
         return [...acknowledged.keys()].filter((eventId) => !silent.has(eventId) && !answered.has(eventId));
@@ -193,7 +119,7 @@ describe("webhook channel: SIGKILL loop under an inbound flood", () => {
             ...(group ? { mentioned: !silent.has(eventId) } : {}),
           });
           for (let attempt = 0; ; attempt++) {
-            const answer = await deliver(port, body);
+            const answer = await postSigned(port, body, secret);
             if (answer?.status === 202 || answer?.status === 200) {
               acknowledged.set(eventId, answer.status);
               if (attempt > 0 && answer.status === 200) lostAcks.add(eventId);
@@ -256,7 +182,7 @@ describe("webhook channel: SIGKILL loop under an inbound flood", () => {
       expect(receiver.badSignatures).toEqual([]);
       expect(acknowledged.size).toBe(sent.size);
       const byEvent = new Map<string, Reply[]>();
-      for (const reply of receiver.replies) {
+      for (const reply of receiver.received) {
         const eventId = reply.replyToMessageId ?? "(none)";
         byEvent.set(eventId, [...(byEvent.get(eventId) ?? []), reply]);
       }

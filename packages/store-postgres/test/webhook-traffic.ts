@@ -1,25 +1,17 @@
 // The platform's side of the webhook channel for multi-worker tests: signed inbound posts spread
 // over the workers' ports (a load balancer), a signature-checking reply receiver, and the checks
 // "exactly one distinct reply per acknowledged event" and "replies of a chat in event order".
-import { createHmac, timingSafeEqual } from "node:crypto";
-import { createServer, request } from "node:http";
-import type { AddressInfo } from "node:net";
+import { postSigned, type Received, startSignedReceiver } from "@downcity/testkit";
 import { delay } from "./worker-cluster.js";
 
-export const sign = (secret: string, body: string | Buffer) =>
-  `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
-
 /** One reply as the receiver got it, with its arrival order and time. */
-export interface Reply {
+export type Reply = Received<{
   idempotencyKey: string;
   chatId: string;
   threadId?: string;
   text: string;
   replyToMessageId?: string;
-  /** Arrival order (0, 1, ...) and Date.now() at arrival. */
-  order: number;
-  at: number;
-}
+}>;
 
 export interface ReplyReceiver {
   url: string;
@@ -32,73 +24,20 @@ export interface ReplyReceiver {
 
 /** A loopback receiver that checks each reply's signature and records the ones it accepts. */
 export async function startReplyReceiver(secret: string): Promise<ReplyReceiver> {
-  const replies: Reply[] = [];
-  const badSignatures: string[] = [];
   const answered = new Set<string>();
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks);
-      const given = Buffer.from(String(req.headers["x-downcity-signature"] ?? ""));
-      const expected = Buffer.from(sign(secret, raw));
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        badSignatures.push(raw.toString("utf8"));
-        res.writeHead(401).end();
-        return;
-      }
-      const reply = JSON.parse(raw.toString("utf8")) as Reply;
-      replies.push({ ...reply, order: replies.length, at: Date.now() });
+  const receiver = await startSignedReceiver<Omit<Reply, "order" | "at">>({
+    secret,
+    onReceive: (reply) => {
       if (reply.replyToMessageId) answered.add(reply.replyToMessageId);
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/replies`,
-    replies,
-    badSignatures,
+    url: receiver.url,
+    replies: receiver.received,
+    badSignatures: receiver.badSignatures,
     answered: () => answered,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: receiver.close,
   };
-}
-
-/** One delivery attempt: the answer, or undefined when the connection failed. */
-export function deliver(
-  port: number,
-  body: string,
-  secret: string,
-): Promise<{ status: number; text: string } | undefined> {
-  return new Promise((resolve) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port,
-        path: "/events",
-        method: "POST",
-        agent: false,
-        timeout: 10_000,
-        headers: { "content-type": "application/json", "x-downcity-signature": sign(secret, body) },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          text += chunk;
-        });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-        res.on("error", () => resolve(undefined));
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.on("error", () => resolve(undefined));
-    req.end(body);
-  });
 }
 
 /** An inbound event as the webhook channel takes it. */
@@ -121,7 +60,7 @@ export async function postEvent(
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   for (let attempt = 0; ; attempt++) {
     const port = options.pick(attempt);
-    const answer = await deliver(port, body, options.secret);
+    const answer = await postSigned(port, body, options.secret);
     if (answer && (answer.status === 202 || answer.status === 200))
       return { ...answer, attempts: attempt + 1, port };
     if (answer && answer.status !== 503)

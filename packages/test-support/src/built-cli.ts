@@ -1,14 +1,11 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type NodeRun, runNode } from "@downcity/testkit";
 
 /** What one `downcity` run printed and how it ended. */
-export interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type CliRun = NodeRun;
 
 function workspaceRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -93,27 +90,5 @@ export function runCli(
   args: string[],
   options: { cwd: string; env: Record<string, string> },
 ): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const env: Record<string, string | undefined> = { ...process.env, ...options.env };
-    for (const name of Object.keys(env)) if (name.startsWith("DC_CTX_")) delete env[name];
-    const child = spawn(process.execPath, [cliMain, ...args], {
-      cwd: options.cwd,
-      env: env as NodeJS.ProcessEnv,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runNode(cliMain, args, options);
 }

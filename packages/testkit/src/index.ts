@@ -5,7 +5,17 @@
  */
 export { freePort } from "./free-port.js";
 export { isAlive } from "./is-alive.js";
+export { type NodeRun, type RunNodeOptions, runNode } from "./run-node.js";
 export { seededRandom } from "./seeded-random.js";
+export {
+  postSigned,
+  type Received,
+  type SignedReceiver,
+  type SignedReceiverOptions,
+  signatureHeader,
+  signBody,
+  startSignedReceiver,
+} from "./signed-webhook.js";
 export { createTempDir, type TempDir } from "./temp-dir.js";
 export { scaledMs, testTimeScale } from "./time-scale.js";
 export { type UntilCheck, type UntilOptions, until } from "./until.js";
