@@ -8,9 +8,7 @@ import { stopDaemon } from "./stop-daemon.js";
  * on a problem that would stop or degrade it nothing is stopped and the error lists every problem.
  * Then stops the old daemon and starts the new one; `problems` are those that did not refuse (the model's).
  */
-export async function restartDaemon(
-  options: StartDaemonOptions & { graceMs?: number },
-): Promise<{
+export async function restartDaemon(options: StartDaemonOptions & { graceMs?: number }): Promise<{
   pid: number;
   host: string;
   port: number;
