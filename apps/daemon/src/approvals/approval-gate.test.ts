@@ -115,6 +115,10 @@ describe("approval gate", () => {
     expect(second.gate.pending().map((entry) => entry.code)).toEqual([code]);
     await answer(second.gate, `/approve ${code}`);
     expect(second.orphans.map((entry) => entry.raw)).toEqual(["touch marker"]);
+    // The orphan's own run through the engine passes once; the next identical call asks again.
+    expect(await second.gate.check(request("touch marker"))).toBeUndefined();
+    void second.gate.check(request("touch marker"));
+    await until(() => second.chat.length === 2, "a new request");
     expect(await answer(second.gate, `/approve ${code}`)).toMatch(/already settled/);
     expect(second.orphans).toHaveLength(1);
   });

@@ -69,6 +69,8 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
   const now = options.now ?? Date.now;
   const waiters = new Map<string, (outcome: Outcome, by: string) => void>();
   const timers = new Map<string, NodeJS.Timeout>();
+  // Approved commands whose run is gone, let through once when runOrphan runs them.
+  const preapproved = new Set<string>();
   // Who answered, for the model's refusal text.
   const answeredBy = new Map<string, string>();
 
@@ -105,7 +107,11 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
     const waiter = waiters.get(pending.code);
     waiters.delete(pending.code);
     if (waiter) waiter(outcome, by);
-    else if (outcome === "once" || outcome === "always") await options.runOrphan(pending);
+    else if (outcome === "once" || outcome === "always") {
+      // Its check is over: the engine's call for it must not ask a second time.
+      preapproved.add(`${pending.contextId}\0${pending.raw}`);
+      await options.runOrphan(pending);
+    }
   };
 
   const arm = (pending: PendingApproval) => {
@@ -124,6 +130,7 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
   return {
     async check(request) {
       if (config.mode === "off") return undefined;
+      if (preapproved.delete(`${request.contextId}\0${request.command}`)) return undefined;
       const cwd =
         request.cwd === undefined
           ? options.places.rootDir

@@ -1,0 +1,183 @@
+import { createHmac } from "node:crypto";
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startOpenAICompatibleServer } from "@downcity/core/scripted";
+import { freePort, until } from "@downcity/testkit";
+import { bundleFromSource } from "@downcity/testkit/bundle";
+import { moduleResolve } from "import-meta-resolve";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { daemonStatus, initProject, startDaemonDetached, stopDaemon } from "../src/index.js";
+import { createTempWorld } from "./temp-project.js";
+
+const secret = "approvals-secret-0123456789abcdef";
+const sign = (body: string | Buffer) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+
+/** The chat, as the bridge behind the webhook channel sees it: every reply the agent sends. */
+async function startChat() {
+  const texts: string[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      texts.push((JSON.parse(Buffer.concat(chunks).toString("utf8")) as { text: string }).text);
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    texts,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/replies`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function installAdapter(rootDir: string): Promise<void> {
+  const conditions = new Set(["downcity-source", "import", "node"]);
+  const source = fileURLToPath(
+    moduleResolve("@downcity/adapters-webhook", new URL(import.meta.url), conditions),
+  );
+  await bundleFromSource({
+    entry: { index: source },
+    outDir: join(rootDir, "node_modules", "@downcity", "adapters-webhook"),
+    inline: "all",
+    packageName: "@downcity/adapters-webhook",
+  });
+}
+
+describe("approvals through the webhook channel (mode ask)", () => {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  });
+
+  it("asks, runs once, asks again, remembers always by prefix, denies, times out, survives SIGKILL", async () => {
+    const world = await createTempWorld("dc-approvals-");
+    cleanups.push(world.cleanup);
+    const rootDir = world.project();
+    const chat = await startChat();
+    cleanups.push(chat.close);
+    // The model runs the command a user message names, and reports what the tool answered.
+    const model = await startOpenAICompatibleServer({
+      respond: (call) => {
+        const last = call.messages.at(-1);
+        if (last?.role === "tool") return `tool said: ${last.text}`;
+        const command = /^run: (.+)$/m.exec(last?.text ?? "")?.[1];
+        return command ? { toolCalls: [{ toolName: "shell_exec", input: { command } }] } : "ok";
+      },
+    });
+    cleanups.push(() => model.close());
+    cleanups.push(() => stopDaemon({ rootDir, graceMs: 1000 }));
+    await initProject(rootDir, {
+      llm: { provider: "openai-compatible", model: "scripted", baseURL: model.url },
+    });
+    const port = await freePort();
+    const configPath = join(rootDir, "downcity.json");
+    const config = JSON.parse(await readFile(configPath, "utf8"));
+    config.channels = {
+      hook: {
+        adapter: "@downcity/adapters-webhook",
+        listen: { host: "127.0.0.1", port },
+        url: chat.url,
+        secret,
+        access: { dm: "open" },
+      },
+    };
+    config.approvals = { mode: "ask", approvers: ["hook:boss"], timeoutMs: 60_000 };
+    await writeFile(configPath, JSON.stringify(config, null, 2));
+    await installAdapter(rootDir);
+    const entry = inject("daemonEntry");
+    let daemon = await startDaemonDetached({ rootDir, env: world.env, entry, timeoutMs: 30_000 });
+
+    let eventNumber = 0;
+    const say = async (text: string) => {
+      const body = JSON.stringify({
+        eventId: `e${++eventNumber}`,
+        chatId: "chat-1",
+        chatType: "direct",
+        userId: "boss",
+        text,
+      });
+      await until(
+        async () =>
+          (
+            await fetch(`http://127.0.0.1:${port}/events`, {
+              method: "POST",
+              headers: { "content-type": "application/json", "x-downcity-signature": sign(body) },
+              body,
+            }).catch(() => undefined)
+          )?.ok === true,
+        `event ${eventNumber} accepted`,
+      );
+    };
+    const requests = () => chat.texts.filter((text) => text.startsWith("Approval needed"));
+    const nextRequest = async (count: number) => {
+      await until(() => requests().length === count, `approval request #${count}`);
+      return /\(([A-Z0-9]{4,6})\)/.exec(requests()[count - 1] as string)?.[1] as string;
+    };
+    const marker = (name: string) => join(rootDir, name);
+
+    // 1. The command waits; nothing runs until /approve, which runs it once.
+    await say("run: touch marker");
+    const first = await nextRequest(1);
+    expect(requests()[0]).toContain("touch marker");
+    expect(existsSync(marker("marker"))).toBe(false);
+    await say(`/approve ${first.toLowerCase()}`);
+    await until(() => existsSync(marker("marker")), "marker created");
+    await until(() => chat.texts.some((text) => text.startsWith("tool said:")), "the model's answer");
+
+    // 2. The same call asks again; "always" then covers other arguments under the prefix.
+    await say("run: touch marker");
+    const second = await nextRequest(2);
+    expect(second).not.toBe(first);
+    await say(`/approve ${second} always`);
+    await until(
+      () => chat.texts.some((text) => text.includes("`touch *` will run without asking")),
+      "always stored",
+    );
+    await say("run: touch other-marker");
+    await until(() => existsSync(marker("other-marker")), "other-marker created without asking");
+    expect(requests()).toHaveLength(2);
+
+    // 3. /deny: nothing runs and the model is told.
+    await say("run: mkdir denied-dir");
+    const third = await nextRequest(3);
+    await say(`/deny ${third}`);
+    await until(
+      () => chat.texts.some((text) => /tool said:.*an approver denied.*mkdir denied-dir/s.test(text)),
+      "the denial",
+    );
+    expect(existsSync(marker("denied-dir"))).toBe(false);
+
+    // 4. SIGKILL while a request is pending; after a restart /approve runs the command once.
+    await say("run: mkdir after-restart");
+    const fourth = await nextRequest(4);
+    process.kill(daemon.pid, "SIGKILL");
+    await until(async () => !(await daemonStatus({ rootDir })).running, "daemon gone");
+    // The restarted daemon gets a short timeout for the last step; the pending request keeps its own.
+    config.approvals.timeoutMs = 4000;
+    await writeFile(configPath, JSON.stringify(config, null, 2));
+    daemon = await startDaemonDetached({ rootDir, env: world.env, entry, timeoutMs: 30_000 });
+    expect(existsSync(marker("after-restart"))).toBe(false);
+    await say(`/approve ${fourth}`);
+    await until(() => existsSync(marker("after-restart")), "after-restart created");
+    await say(`/approve ${fourth}`);
+    await until(() => chat.texts.some((text) => text.includes(`${fourth} is already settled`)), "settled");
+
+    // 5. An unknown code gets an answer; a timeout denies and tells the chat.
+    await say("/approve QQQQ");
+    await until(
+      () => chat.texts.some((text) => text.includes("No pending approval has the code QQQQ")),
+      "unknown",
+    );
+    await say("run: mkdir late-dir");
+    await nextRequest(5);
+    await until(() => chat.texts.some((text) => text.startsWith("No answer in time")), "the timeout notice", {
+      timeoutMs: 20_000,
+    });
+    expect(existsSync(marker("late-dir"))).toBe(false);
+  }, 180_000);
+});
