@@ -15,7 +15,9 @@ import type { TelegramBotIdentity } from "./map-telegram-update.js";
 import { startPollingReceiver, type TelegramReceiver } from "./polling-receiver.js";
 import type { RetryBackoffOptions } from "./retry-backoff.js";
 import { sendHtmlChunk } from "./send-html-chunk.js";
+import { setTelegramCommandMenu } from "./telegram-command-menu.js";
 import { parseListen, type TelegramOptions, telegramOptionsSchema } from "./telegram-options.js";
+import { createTelegramTyping } from "./telegram-typing.js";
 import { createTelegramWebhookService } from "./telegram-webhook-service.js";
 import { startWebhookReceiver } from "./webhook-receiver.js";
 
@@ -26,8 +28,10 @@ import { startWebhookReceiver } from "./webhook-receiver.js";
 export const telegramCapabilities: ChannelCapabilities = Object.freeze({
   maxTextLength: 4096,
   threads: true,
-  markdown: "none",
+  markdown: "telegram-html",
   idempotentSends: false,
+  // The adapter renders the Markdown and chunks the HTML, so the host hands it replies whole.
+  format: "telegram-html",
 });
 
 /** Options of `createTelegramAdapter` beyond the channel's config. */
@@ -94,12 +98,17 @@ export function createTelegramAdapter(
       options.mode === "webhook" ? telegramCapabilities : { ...telegramCapabilities, polls: true },
     bot: () => identity,
     webhookPort: () => port,
+    typing: createTelegramTyping(api),
     async start(context: ChannelContext) {
       if (receiver) {
         await receiver;
         return;
       }
       logger = context.logger;
+      // The command menu is a convenience: a failure is only logged.
+      setTelegramCommandMenu(api).catch((error: unknown) =>
+        context.logger.warn({ error: String(error) }, "could not set the bot's command menu"),
+      );
       const onIdentity = (bot: TelegramBotIdentity) => {
         identity = bot;
       };

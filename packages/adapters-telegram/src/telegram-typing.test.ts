@@ -1,19 +1,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  type AgentRuntime,
-  type ChannelHost,
-  createAgentRuntime,
-  createChannelHost,
-  silentLogger,
-} from "@downcity/core";
+import type { AgentRuntime, ChannelHost } from "@downcity/core";
 import { createScriptedModel } from "@downcity/core/scripted";
 import { until } from "@downcity/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { telegramChannelAdapter } from "./telegram-adapter.js";
 import { type FakeTelegramServer, startFakeTelegramServer } from "./test/fake-telegram-server.js";
+import { startTelegramHost } from "./test/telegram-host.js";
 
 let root: string | undefined;
 let server: FakeTelegramServer | undefined;
@@ -44,27 +38,12 @@ describe("telegram typing while a run is in progress", () => {
         },
       },
     };
-    runtime = createAgentRuntime({
+    ({ runtime, host } = await startTelegramHost({
       rootDir: root,
-      logger: silentLogger,
+      server,
       tools: slowTool,
       model: createScriptedModel([{ toolCalls: [{ toolName: "wait", input: {} }] }, "done waiting"]).model,
-    });
-    host = await createChannelHost({
-      rootDir: root,
-      runtime,
-      logger: silentLogger,
-      channels: [
-        {
-          name: "tg",
-          source: "@downcity/adapters-telegram",
-          definition: telegramChannelAdapter,
-          options: { token: server.token, apiRoot: server.url, pollTimeoutSeconds: 1 },
-          access: { dm: "open" },
-        },
-      ],
-    });
-    await host.start();
+    }));
     const injectedAt = Date.now();
     server.injectMessage({ text: "please wait", from: { id: 7 } });
     await until(() => server?.sent().length === 1 || undefined, "the answer", { timeoutMs: 30_000 });

@@ -54,6 +54,7 @@ export {
 export { type ChannelEvent, channelContextId } from "./channel/adapter/channel-event.js";
 export { ChannelSendError } from "./channel/adapter/channel-send-error.js";
 export type { ChannelTyping } from "./channel/adapter/channel-typing.js";
+export { type ChatCommand, chatCommands } from "./channel/host/chat-commands.js";
 export { type ChannelHost, type ChannelHostOptions, createChannelHost } from "./channel/host/channel-host.js";
 export type { ChannelInstance, ChannelStatus } from "./channel/host/channel-instance.js";
 export type { ChannelSender, OutgoingMessage } from "./chat/channel-sender.js";

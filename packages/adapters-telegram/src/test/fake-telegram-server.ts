@@ -206,6 +206,7 @@ export async function startFakeTelegramServer(
       case "sendMessage":
         return sendMessage(payload, response);
       case "sendChatAction":
+      case "setMyCommands":
         return reply(response, 200, { ok: true, result: true });
       default:
         return error(response, 404, "Not Found: method not found");

@@ -21,6 +21,8 @@ export function createInboundEvents(options: {
   logger: Logger;
   /** Where incoming files are kept before their event is recorded. */
   media: MediaStore;
+  /** Answers `/stop`, `/new`, `/status`, `/help` without a run: true when the event was one. */
+  command?(channel: string, contextId: string, event: ParsedChannelEvent): Promise<boolean>;
 }): (running: RunningChannel) => ChannelInbox {
   const { delivery, contacts, replies, logger } = options;
 
@@ -105,6 +107,8 @@ export function createInboundEvents(options: {
     const decision = decideAccess(event, running.accessConfig as ChannelAccess, approved);
     if (!decision.allowed) return denied(running, event, decision.reason, decision.offerPairing === true);
     const contextId = channelContextId(name, event);
+    // A command is the host's to answer, at once, even while a run holds the chat.
+    if (await options.command?.(name, contextId, event)) return "accepted";
     const media = await storeEventAttachments(options.media, contextId, event);
     const accepted = await delivery.accept({
       channel: name,

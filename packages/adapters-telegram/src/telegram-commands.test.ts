@@ -1,0 +1,97 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AgentRuntime, ChannelHost } from "@downcity/core";
+import { createScriptedModel } from "@downcity/core/scripted";
+import { until } from "@downcity/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { type FakeTelegramServer, startFakeTelegramServer } from "./test/fake-telegram-server.js";
+import { startTelegramHost } from "./test/telegram-host.js";
+
+let root: string | undefined;
+let server: FakeTelegramServer | undefined;
+let runtime: AgentRuntime | undefined;
+let host: ChannelHost | undefined;
+
+afterEach(async () => {
+  await runtime?.close();
+  await host?.close();
+  await server?.close();
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe("chat commands on telegram", () => {
+  it("/stop during a `sleep 30` tool run kills it and confirms, with no model call for the command", async () => {
+    root = await mkdtemp(join(tmpdir(), "downcity-tg-commands-"));
+    server = await startFakeTelegramServer();
+    let sleeper: number | undefined;
+    // A tool that runs `sleep 30` and kills it when the run is aborted, as the shell tools do.
+    const sleepTool = {
+      sleep: {
+        description: "Runs sleep 30",
+        inputSchema: z.object({}),
+        execute: (_input: unknown, { abortSignal }: { abortSignal?: AbortSignal }) =>
+          new Promise((resolve) => {
+            const child = spawn("sleep", ["30"], {
+              stdio: "ignore",
+              ...(abortSignal ? { signal: abortSignal } : {}),
+            });
+            sleeper = child.pid;
+            child.on("error", () => {});
+            child.on("exit", (code, signal) => resolve({ code, signal }));
+          }),
+      },
+    };
+    const model = createScriptedModel([{ toolCalls: [{ toolName: "sleep", input: {} }] }], {
+      fallback: "should never be asked",
+    });
+    ({ runtime, host } = await startTelegramHost({
+      rootDir: root,
+      server,
+      tools: sleepTool,
+      model: model.model,
+    }));
+    server.injectMessage({ text: "sleep for a while", from: { id: 7 } });
+    await until(() => (sleeper !== undefined && isAlive(sleeper)) || undefined, "the sleep to start");
+    const callsBefore = model.calls.length;
+    server.injectMessage({ text: "/stop", from: { id: 7 } });
+    await until(
+      () => server?.sent().some((sent) => sent.text === "Stopped.") || undefined,
+      "the confirmation",
+    );
+    await until(() => (sleeper !== undefined && !isAlive(sleeper)) || undefined, "the sleep to be killed");
+    expect(model.calls.length).toBe(callsBefore);
+  });
+
+  it("/help lists the commands and /status says whether a run is going on, without the model", async () => {
+    root = await mkdtemp(join(tmpdir(), "downcity-tg-commands-"));
+    server = await startFakeTelegramServer();
+    const model = createScriptedModel([]);
+    ({ runtime, host } = await startTelegramHost({ rootDir: root, server, tools: {}, model: model.model }));
+    server.injectMessage({ text: "/help", from: { id: 7 } });
+    server.injectMessage({ text: "/status", from: { id: 7 } });
+    await until(() => (server?.sent().length ?? 0) >= 2 || undefined, "two answers");
+    const texts = server.sent().map((sent) => sent.text);
+    expect(texts.join("\n")).toContain("/stop");
+    expect(texts).toContain("Idle: nothing is running here.");
+    expect(model.calls).toHaveLength(0);
+    const menu = await until(() => server?.calls("setMyCommands")[0], "the command menu");
+    expect(menu.payload.commands).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ command: "stop" }),
+        expect.objectContaining({ command: "new" }),
+      ]),
+    );
+  });
+});
