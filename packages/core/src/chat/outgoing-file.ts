@@ -4,17 +4,10 @@ import { basename, isAbsolute, join, posix, relative, resolve, sep } from "node:
 import { DowncityError } from "../errors/downcity-error.js";
 import { safeFileName } from "../media/safe-file-name.js";
 import { sniffMediaType } from "../media/sniff-media-type.js";
+import type { OutgoingFile } from "../store/outbox-store.js";
 
-/** A file a reply carries, as the outbox records it: by content hash, never by bytes. */
-export interface OutgoingFile {
-  name: string;
-  mediaType: string;
-  size: number;
-  /** SHA-256 of the bytes (hex): the same file sent again is the same attachment. */
-  sha256: string;
-  /** Project-relative path of the content-addressed copy (`.downcity/media/sent/<hash>-<name>`). */
-  path: string;
-}
+// The outbox record's shape belongs to the store contract; chat tools produce and read it.
+export type { OutgoingFile };
 
 /** Largest file `chat_send` sends (most platforms refuse more). */
 const maxOutgoingBytes = 50 * 1024 * 1024;

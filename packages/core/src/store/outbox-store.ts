@@ -1,5 +1,15 @@
-import type { OutgoingFile } from "../chat/outgoing-file.js";
 import type { KeyedQueue } from "./keyed-queue.js";
+
+/** A file a reply carries, as the outbox records it: by content hash, never by bytes. */
+export interface OutgoingFile {
+  name: string;
+  mediaType: string;
+  size: number;
+  /** SHA-256 of the bytes (hex): the same file sent again is the same attachment. */
+  sha256: string;
+  /** Project-relative path of the content-addressed copy (`.downcity/media/sent/<hash>-<name>`). */
+  path: string;
+}
 
 /** Where a reply goes. */
 export interface ChannelTarget {
