@@ -124,40 +124,15 @@ async function portProblem(
   };
 }
 
-/**
- * Validates a project exactly as its daemon does at start-up, without starting anything: the file
- * and core's sections, sections no one claims, the host's and every plug-in's section, every channel
- * (adapter, access and options), the model's API key, and optionally the listen ports. Every problem
- * is listed; none is thrown. `doctor`, `start`, `restart` and the console's restart all use it.
- */
-export async function validateProjectConfig(
-  options: ValidateProjectConfigOptions,
-): Promise<ProjectConfigReport> {
-  const { rootDir } = options;
+/** `error`'s problems under `field`, each tagged with what it takes down. */
+const problemsAs = (kind: ProblemKind, error: unknown, field: string): ProjectConfigProblem[] =>
+  problemsOf(error, field).map((problem) => ({ ...problem, kind }));
+
+type PluginEntries = Awaited<ReturnType<typeof collectPlugins>>;
+
+/** Plug-ins that do not load, sections no one claims, and the host's and plug-ins' invalid sections. */
+function sectionProblems(sections: DowncityConfig, entries: PluginEntries): ProjectConfigProblem[] {
   const problems: ProjectConfigProblem[] = [];
-  let loaded: Awaited<ReturnType<typeof loadConfig>> | undefined;
-  // When core's sections fail, the sections of the host and the plug-ins are still checked on the
-  // raw file, so one pass lists every problem.
-  let sections: DowncityConfig;
-  try {
-    loaded = await loadConfig(rootDir, { env: options.env ?? process.env });
-    sections = loaded.config;
-  } catch (error) {
-    problems.push(
-      ...problemsOf(error, "downcity.json").map((problem) => ({ ...problem, kind: "config" as const })),
-    );
-    const raw = error instanceof ConfigProblemsError ? await readRawConfig(rootDir) : undefined;
-    if (!raw) return { rootDir, problems };
-    sections = raw;
-  }
-  const specifiers = Array.isArray(sections.plugins)
-    ? sections.plugins.filter((item): item is string => typeof item === "string")
-    : [];
-  const entries = await collectPlugins({
-    rootDir,
-    builtins: options.plugins ?? builtinPlugins,
-    specifiers,
-  });
   const plugins = entries.flatMap((entry) => (entry.plugin ? [entry.plugin] : []));
   for (const entry of entries) {
     if (entry.loadError) {
@@ -169,39 +144,37 @@ export async function validateProjectConfig(
     }
   }
   const hostNames = hostSections.map((section) => section.name);
-  const unclaimed = unclaimedConfigSections(sections, [
-    ...hostNames,
-    ...plugins.map((plugin) => plugin.name),
-  ]);
-  if (unclaimed.length > 0) {
-    // With every plug-in loaded the daemon refuses such a file; otherwise the missing one may own it.
-    const kind = entries.every((entry) => entry.plugin) ? "config" : "plugin";
-    const installed = plugins.map((plugin) => plugin.name);
-    for (const name of unclaimed) {
-      const { message } = unclaimedSectionsError([name], installed, hostNames);
-      problems.push({ kind, field: name, message });
-    }
+  const installed = plugins.map((plugin) => plugin.name);
+  // With every plug-in loaded the daemon refuses such a file; otherwise the missing one may own it.
+  const unclaimedKind = entries.every((entry) => entry.plugin) ? "config" : "plugin";
+  for (const name of unclaimedConfigSections(sections, [...hostNames, ...installed])) {
+    const { message } = unclaimedSectionsError([name], installed, hostNames);
+    problems.push({ kind: unclaimedKind, field: name, message });
   }
-  for (const section of hostSections as readonly ConfigSection[]) {
+  const owned: Array<[ProblemKind, ConfigSection]> = [
+    ...(hostSections as readonly ConfigSection[]).map((section): [ProblemKind, ConfigSection] => [
+      "config",
+      section,
+    ]),
+    ...plugins.map((plugin): [ProblemKind, ConfigSection] => ["plugin", plugin]),
+  ];
+  for (const [kind, section] of owned) {
     try {
       readConfigSection(sections, section);
     } catch (error) {
-      problems.push(
-        ...problemsOf(error, section.name).map((problem) => ({ ...problem, kind: "config" as const })),
-      );
+      problems.push(...problemsAs(kind, error, section.name));
     }
   }
-  for (const plugin of plugins) {
-    try {
-      readConfigSection(sections, plugin);
-    } catch (error) {
-      problems.push(
-        ...problemsOf(error, plugin.name).map((problem) => ({ ...problem, kind: "plugin" as const })),
-      );
-    }
-  }
-  if (!loaded) return { rootDir, problems };
-  const { config, env } = loaded;
+  return problems;
+}
+
+/** Every channel's adapter, access and options; with `checkPorts`, the probes of their listen ports. */
+async function channelProblems(
+  rootDir: string,
+  config: DowncityConfig,
+  checkPorts: boolean,
+): Promise<{ problems: ProjectConfigProblem[]; ports: Array<Promise<ProjectConfigProblem | undefined>> }> {
+  const problems: ProjectConfigProblem[] = [];
   const ports: Array<Promise<ProjectConfigProblem | undefined>> = [];
   for (const instance of await loadChannels(rootDir, config.channels)) {
     const field = `channels.${instance.name}`;
@@ -221,19 +194,54 @@ export async function validateProjectConfig(
       continue;
     }
     const address = listenAddressOf((parsed?.data ?? {}) as Record<string, unknown>);
-    if (options.checkPorts && address) {
-      ports.push(
-        portProblem(
-          address.host,
-          address.port,
-          `${field}.${address.field}`,
-          `channel "${instance.name}"`,
-        ).then((problem) => problem && { ...problem, kind: "port" as const }),
-      );
+    if (checkPorts && address) {
+      const owner = `channel "${instance.name}"`;
+      ports.push(portProblem(address.host, address.port, `${field}.${address.field}`, owner));
     }
   }
+  return { problems, ports };
+}
+
+/**
+ * Validates a project exactly as its daemon does at start-up, without starting anything: the file
+ * and core's sections, sections no one claims, the host's and every plug-in's section, every channel
+ * (adapter, access and options), the model's API key, and optionally the listen ports. Every problem
+ * is listed; none is thrown. `doctor`, `start`, `restart` and the console's restart all use it.
+ */
+export async function validateProjectConfig(
+  options: ValidateProjectConfigOptions,
+): Promise<ProjectConfigReport> {
+  const { rootDir } = options;
+  const problems: ProjectConfigProblem[] = [];
+  let loaded: Awaited<ReturnType<typeof loadConfig>> | undefined;
+  // When core's sections fail, the sections of the host and the plug-ins are still checked on the
+  // raw file, so one pass lists every problem.
+  let sections: DowncityConfig;
+  try {
+    loaded = await loadConfig(rootDir, { env: options.env ?? process.env });
+    sections = loaded.config;
+  } catch (error) {
+    problems.push(...problemsAs("config", error, "downcity.json"));
+    const raw = error instanceof ConfigProblemsError ? await readRawConfig(rootDir) : undefined;
+    if (!raw) return { rootDir, problems };
+    sections = raw;
+  }
+  const specifiers = Array.isArray(sections.plugins)
+    ? sections.plugins.filter((item): item is string => typeof item === "string")
+    : [];
+  const entries = await collectPlugins({
+    rootDir,
+    builtins: options.plugins ?? builtinPlugins,
+    specifiers,
+  });
+  problems.push(...sectionProblems(sections, entries));
+  if (!loaded) return { rootDir, problems };
+  const { config, env } = loaded;
+  const channels = await channelProblems(rootDir, config, options.checkPorts ?? false);
+  problems.push(...channels.problems);
   const model = modelProblem(config.llm, env);
   if (model) problems.push(model);
+  const ports = channels.ports;
   if (options.checkPorts) {
     try {
       const start = readConfigSection(config, startSection).value;
