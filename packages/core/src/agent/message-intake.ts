@@ -38,6 +38,7 @@ export function toHistoryMessage(
       ...(message.messageId ? { messageId: message.messageId } : {}),
       ...(message.channel ? { channel: message.channel } : {}),
       ...(message.chatId ? { chatId: message.chatId } : {}),
+      ...(message.threadId ? { threadId: message.threadId } : {}),
       ...(message.userId ? { userId: message.userId } : {}),
       ...(message.username ? { username: message.username } : {}),
       ...(message.displayName ? { displayName: message.displayName } : {}),

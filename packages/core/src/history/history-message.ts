@@ -11,6 +11,8 @@ export interface HistoryMetadata {
   contextId?: string;
   channel?: string;
   chatId?: string;
+  /** The thread (forum topic, Feishu thread) of the chat the message came from. */
+  threadId?: string;
   userId?: string;
   username?: string;
   /** `summary` marks the message compaction wrote in place of archived messages. */

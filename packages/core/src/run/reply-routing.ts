@@ -16,8 +16,9 @@ export interface ReplyRoute {
 }
 
 /**
- * The route of the last routed user message in a context. Messages the runtime enqueues itself
- * (a finished job, a task result) carry no route; their replies go where the conversation last came from.
+ * The route of the last routed user message in a context, its thread included. Messages the
+ * runtime enqueues itself (a finished job, a task result, a notice) carry no route; their replies
+ * go to the chat and thread the conversation last came from.
  */
 export async function lastRoute(history: ContextHistory, logger: Logger): Promise<ReplyRoute | undefined> {
   try {
@@ -29,6 +30,7 @@ export async function lastRoute(history: ContextHistory, logger: Logger): Promis
     return {
       channel: metadata.channel,
       ...(metadata.chatId ? { chatId: metadata.chatId } : {}),
+      ...(metadata.threadId ? { threadId: metadata.threadId } : {}),
       ...(metadata.userId ? { userId: metadata.userId } : {}),
       ...(metadata.username ? { username: metadata.username } : {}),
     };

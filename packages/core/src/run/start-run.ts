@@ -32,7 +32,9 @@ export async function openRunScope(
     ...(route?.userId ? { userId: route.userId } : {}),
     ...(route?.username ? { username: route.username } : {}),
   };
-  const { threadId, messageId: triggerMessageId } = first.message;
+  const { messageId: triggerMessageId } = first.message;
+  // An internal message (a shell follow-up, a notice) answers in the thread its context lives in.
+  const threadId = first.message.threadId ?? route?.threadId;
   const directory = deps.directory();
   const deliver = createReplyDelivery({
     requestContext,
