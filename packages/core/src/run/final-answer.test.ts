@@ -1,22 +1,14 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { useTempDir } from "@downcity/testkit/vitest";
+import { describe, expect, it } from "vitest";
 import { createAgentRuntime } from "../agent/agent-runtime.js";
 import { messageText } from "../history/history-message.js";
 import { createScriptedModel } from "../test/scripted-model.js";
 
-let root: string;
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), "downcity-final-answer-"));
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const temp = useTempDir("downcity-final-answer-", "each");
 
 async function runScript(script: Parameters<typeof createScriptedModel>[0], maxSteps?: number) {
   const runtime = createAgentRuntime({
-    rootDir: root,
+    rootDir: temp.path,
     model: createScriptedModel(script).model,
     ...(maxSteps ? { maxSteps } : {}),
   });

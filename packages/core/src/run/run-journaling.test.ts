@@ -1,35 +1,27 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { useTempDir } from "@downcity/testkit/vitest";
 import { tool } from "ai";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgentRuntime } from "../agent/agent-runtime.js";
 import { openFileRunJournal } from "../store/file/file-run-journal.js";
 import type { JournalRecord } from "../store/run-journal.js";
 import { createScriptedModel } from "../test/scripted-model.js";
 
-let root: string;
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), "downcity-journaling-"));
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const temp = useTempDir("downcity-journaling-", "each");
 
 const ofType = <T extends JournalRecord["type"]>(records: JournalRecord[], type: T) =>
   records.filter((record): record is Extract<JournalRecord, { type: T }> => record.type === type);
 
 describe("run journaling", () => {
   it("journals a 3-step run: each model call, both tool calls with input and output, each step, the reply, the end", async () => {
-    const journal = openFileRunJournal({ rootDir: root });
+    const journal = openFileRunJournal({ rootDir: temp.path });
     const scripted = createScriptedModel([
       { toolCalls: [{ toolName: "add", input: { a: 2, b: 3 }, toolCallId: "call-1" }] },
       { text: "checking", toolCalls: [{ toolName: "add", input: { a: 5, b: 1 }, toolCallId: "call-2" }] },
       "the sum is 6",
     ]);
     const runtime = createAgentRuntime({
-      rootDir: root,
+      rootDir: temp.path,
       model: scripted.model,
       journal,
       secrets: ["sk-secret-value"],
@@ -80,9 +72,9 @@ describe("run journaling", () => {
   });
 
   it("ends a failed run's journal with its error", async () => {
-    const journal = openFileRunJournal({ rootDir: root });
+    const journal = openFileRunJournal({ rootDir: temp.path });
     const scripted = createScriptedModel([new Error("provider down")]);
-    const runtime = createAgentRuntime({ rootDir: root, model: scripted.model, journal });
+    const runtime = createAgentRuntime({ rootDir: temp.path, model: scripted.model, journal });
     await expect(runtime.send({ contextId: "console:main", text: "hi" })).rejects.toThrow(/provider down/);
     await runtime.close();
     const [summary] = await journal.list();
