@@ -272,7 +272,14 @@ export async function runDoctorChecks(
   if (configOk) {
     const sandbox = await checkSandbox(shellSection, env);
     const shellEnv = await describeShellEnvLine(rootDir, io.env);
-    checks.push(shellEnv ? { ...sandbox, detail: `${sandbox.detail}\n${shellEnv}` } : sandbox);
+    if (!shellEnv) checks.push(sandbox);
+    else if (!shellEnv.warning) checks.push({ ...sandbox, detail: `${sandbox.detail}\n${shellEnv.detail}` });
+    else
+      checks.push({
+        ...sandbox,
+        status: sandbox.status === "fail" ? "fail" : "warn",
+        detail: `${sandbox.detail}\n${shellEnv.detail}\n${shellEnv.warning}`,
+      });
   }
   return checks;
 }
