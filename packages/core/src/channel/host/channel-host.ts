@@ -13,8 +13,10 @@ import type { InboxEntry, InboxMessage } from "../../store/inbox-store.js";
 import type { OutboxEntry } from "../../store/outbox-store.js";
 import type { ChannelInbox } from "../adapter/channel-adapter.js";
 import { createChannelDelivery, type DeliveryQueue } from "../delivery/channel-delivery.js";
+import { defaultDeliveryPolicy } from "../delivery/outbox-pump.js";
 import type { ChannelAccess } from "./channel-access.js";
 import type { ChannelInstance, ChannelStatus } from "./channel-instance.js";
+import { createChatCommands } from "./chat-commands.js";
 import { type ContactBook, openContactBook } from "./contact-book.js";
 import { createFailureNotice } from "./failure-notice.js";
 import { createInboundEvents } from "./inbound-events.js";
@@ -22,6 +24,7 @@ import type { PairingStore } from "./pairing-store.js";
 import { createReplyRecorder } from "./reply-recorder.js";
 import { newRunningChannel, type RunningChannel } from "./running-channel.js";
 import { startChannel, stopChannel } from "./start-channel.js";
+import { createTypingIndicators } from "./typing-indicators.js";
 
 /** Options of `createChannelHost`. */
 export interface ChannelHostOptions {
@@ -31,7 +34,7 @@ export interface ChannelHostOptions {
   channels: readonly ChannelInstance[];
   /** Failed runs of one event before it goes to dead letters [3]. */
   maxRunAttempts?: number;
-  /** Failed sends of one message before it goes to dead letters [5]. */
+  /** Failed sends of one message before it goes to dead letters [no limit: `channels.<name>.delivery.retryForMs` bounds them]. */
   maxSendAttempts?: number;
   /** First retry delay of a failed run or send [1000 ms; doubles each time]. */
   retryDelayMs?: number;
@@ -106,7 +109,9 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     maxRunAttempts: options.maxRunAttempts ?? 3,
     retryDelayMs: options.retryDelayMs ?? 1000,
     ...(options.maxSendAttempts ? { maxSendAttempts: options.maxSendAttempts } : {}),
+    deliveryPolicy: (name) => channels.get(name)?.settings?.delivery ?? defaultDeliveryPolicy,
     adapter: (name) => channels.get(name)?.adapter,
+    onRun: (entry, run) => typing.during(entry, run),
     onInboxDead: (entry, error) => {
       bump(entry.channel, "deadLettered");
       // Only a chat of a configured channel hears it; the CLI and HTTP callers get the error itself.
@@ -116,9 +121,18 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     onRetry: (entry) => bump(entry.channel, "retried"),
     onOutboxDead: (entry) => bump(entry.channel, "deadLettered"),
   });
+  const typing = createTypingIndicators({
+    adapter: (name) => channels.get(name)?.adapter,
+    enabled: (name) => channels.get(name)?.settings?.typing !== false,
+    logger,
+  });
   const replies = createReplyRecorder({
     delivery,
     maxTextLength: (channel) => channels.get(channel)?.adapter?.capabilities.maxTextLength,
+    renders: (channel) => {
+      const format = channels.get(channel)?.adapter?.capabilities.format;
+      return format === "telegram-html" || format === "feishu-card" || format === "qq-markdown";
+    },
     sendsFiles: (channel) => {
       const capabilities = channels.get(channel)?.adapter?.capabilities;
       return capabilities ? capabilities.attachmentsOut === true : undefined;
@@ -129,7 +143,14 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     rootDir: options.rootDir,
     ...(options.media?.maxBytes ? { maxBytes: options.media.maxBytes } : {}),
   });
-  const inbox = createInboundEvents({ delivery, contacts, replies, logger, media });
+  const commands = createChatCommands({ runtime, replies, logger });
+  unregister.push(
+    runtime.on((event) => {
+      if (event.type === "run-start") commands.runStarted(event.contextId);
+      if (event.type === "run-end" || event.type === "run-error") commands.runEnded(event.contextId);
+    }),
+  );
+  const inbox = createInboundEvents({ delivery, contacts, replies, logger, media, command: commands.handle });
 
   return {
     async start() {
@@ -183,6 +204,8 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     channelNames: () => [...channels.keys()],
     adapterServices: () => [...channels.values()].flatMap((running) => running.services ?? []),
     async close() {
+      // Indicators first, while the adapters can still take them down.
+      await typing.close();
       for (const running of channels.values()) await stopChannel(running, logger);
       for (const undo of unregister) undo();
       await delivery.close();

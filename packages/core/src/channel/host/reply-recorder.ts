@@ -1,6 +1,7 @@
 import type { ChannelSender } from "../../chat/channel-sender.js";
 import type { OutgoingFile } from "../../chat/outgoing-file.js";
 import { DowncityError } from "../../errors/downcity-error.js";
+import { chunkMarkdown } from "../../format/chunk-markdown.js";
 import type { ChannelTarget } from "../../store/outbox-store.js";
 import type { ChannelDelivery } from "../delivery/channel-delivery.js";
 import { splitText } from "./split-text.js";
@@ -20,6 +21,9 @@ export interface ReplyRecorder {
   sender(channel: string): ChannelSender;
 }
 
+/** The longest Markdown one outbox entry holds for an adapter that renders and chunks it itself. */
+export const renderedReplyMax = 64 * 1024;
+
 /**
  * Turns runtime replies into outbox chunks. Keys are stable per run position (`<trigger>#<n>`, one
  * suffix per chunk), so a replayed run finds what it already recorded and sends nothing twice.
@@ -30,6 +34,12 @@ export function createReplyRecorder(options: {
   maxTextLength(channel: string): number | undefined;
   /** True when the channel's adapter sends files; false refuses a reply with files before it is recorded. */
   sendsFiles?(channel: string): boolean | undefined;
+  /**
+   * True when the channel's adapter renders Markdown and chunks the rendered output itself (Telegram
+   * HTML, a Feishu card, QQ markdown): the host then leaves the Markdown whole (cut only past
+   * `renderedReplyMax`, fences kept balanced), since cutting it first would break code fences.
+   */
+  renders?(channel: string): boolean | undefined;
 }): ReplyRecorder {
   const { delivery } = options;
   const record: ReplyRecorder["record"] = async (channel, contextId, target, text, baseKey, files) => {
@@ -37,7 +47,11 @@ export function createReplyRecorder(options: {
       throw new DowncityError("INVALID_INPUT", `channel "${channel}" cannot send files; send the text only`, {
         field: "files",
       });
-    const chunks = splitText(text, options.maxTextLength(channel) ?? 4000);
+    const chunks = options.renders?.(channel)
+      ? chunkMarkdown(text, renderedReplyMax)
+      : splitText(text, options.maxTextLength(channel) ?? 4000);
+    // A reply of files only is one empty chunk that carries them.
+    if (chunks.length === 0) chunks.push("");
     await delivery.record(
       chunks.map((chunk, index) => ({
         key: chunks.length === 1 ? baseKey : `${baseKey}.${index}`,
@@ -54,7 +68,10 @@ export function createReplyRecorder(options: {
     record,
     sender: (channel) => async (message) => {
       if (!message.chatId) return;
-      const trigger = message.triggerMessageId ? await delivery.trigger(message.triggerMessageId) : undefined;
+      const triggered = message.triggerMessageId ? await delivery.trigger(message.triggerMessageId) : undefined;
+      // A message to another chat (`chat_send` with `to`) is no reply to this chat's message.
+      const trigger =
+        triggered?.channel === channel && triggered.message.chatId === message.chatId ? triggered : undefined;
       const target: ChannelTarget = {
         chatId: message.chatId,
         ...(trigger?.message.chatType ? { chatType: trigger.message.chatType } : {}),
