@@ -54,9 +54,9 @@ export {
 export { type ChannelEvent, channelContextId } from "./channel/adapter/channel-event.js";
 export { ChannelSendError } from "./channel/adapter/channel-send-error.js";
 export type { ChannelTyping } from "./channel/adapter/channel-typing.js";
-export { type ChatCommand, chatCommands } from "./channel/host/chat-commands.js";
 export { type ChannelHost, type ChannelHostOptions, createChannelHost } from "./channel/host/channel-host.js";
 export type { ChannelInstance, ChannelStatus } from "./channel/host/channel-instance.js";
+export { type ChatCommand, chatCommands } from "./channel/host/chat-commands.js";
 export type { ChannelSender, OutgoingMessage } from "./chat/channel-sender.js";
 export type { DowncityConfig, LlmConfig } from "./config/config-schema.js";
 export {
@@ -69,13 +69,6 @@ export {
 export { type LoadedConfig, loadConfig, writeConfigJsonSchema } from "./config/load-config.js";
 export { type ContextId, decodeContextId, encodeContextId, toContextId } from "./context/context-id.js";
 export { currentRequestContext, type RequestContext } from "./context/request-context.js";
-export { DowncityError } from "./errors/downcity-error.js";
-export {
-  type DowncityErrorCode,
-  downcityErrorCodes,
-  httpStatusByCode,
-  isDowncityErrorCode,
-} from "./errors/error-codes.js";
 export { errorFromZod } from "./errors/zod-issue-message.js";
 export { chunkHtml } from "./format/chunk-html.js";
 export { chunkMarkdown } from "./format/chunk-markdown.js";
@@ -93,10 +86,6 @@ export {
   telegramHtmlToText,
 } from "./format/read-telegram-html.js";
 export { escapeHtml, renderTelegramChunks, renderTelegramHtml } from "./format/telegram-html.js";
-export { writeFileAtomic } from "./fs/atomic-write.js";
-export { acquireFileLock } from "./fs/file-lock.js";
-export { packageVersion } from "./fs/package-version.js";
-export { readTextFileIfExists } from "./fs/raw-file.js";
 export { type HistoryMessage, type HistoryMetadata, messageText } from "./history/history-message.js";
 export type { AttachmentKind, MessageAttachment } from "./history/message-attachment.js";
 export { errorFields, type LogFields, type Logger, silentLogger } from "./logger/logger.js";
@@ -107,7 +96,6 @@ export {
   readBodyLimited,
 } from "./media/attachment-too-large.js";
 export { sniffMediaType } from "./media/sniff-media-type.js";
-export { contextDir, type DowncityPaths, downcityPaths } from "./paths/downcity-paths.js";
 export { type ContextMeta, type ContextMetaValue, createContextMeta } from "./plugin/context-meta.js";
 export {
   definePlugin,
@@ -123,7 +111,9 @@ export {
   type SetupPluginsOptions,
   setupPlugins,
 } from "./plugin/setup-plugins.js";
-export { isProcessAlive, processStartTime } from "./process/process-identity.js";
+// The error type and codes, atomic writes, the file lock, paths and process identity: also light
+// on their own, without the runtime.
+export * from "./primitives.js";
 export { promptCacheMiddleware } from "./prompt/prompt-cache-middleware.js";
 export {
   definePromptProvider,

@@ -16,6 +16,7 @@ const surface: Record<string, string[]> = {
     "acquireFileLock",
     "channelAttachmentSchema",
     "channelContextId",
+    "chatCommands",
     "chunkHtml",
     "chunkMarkdown",
     "contextDir",
