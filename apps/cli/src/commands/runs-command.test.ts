@@ -1,25 +1,12 @@
-import { PassThrough } from "node:stream";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { useTempDir } from "@downcity/testkit/vitest";
 import { describe, expect, it } from "vitest";
+import { captureCliIo } from "../../test/capture-cli-io.js";
 import { startScriptedDaemon } from "../../test/scripted-daemon.js";
-import type { CliIo } from "../cli-io.js";
 import { runCli } from "../run-cli.js";
 
 const temp = useTempDir("downcity-runs-command-");
-
-function capture(env: NodeJS.ProcessEnv, cwd: string) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out = { stdout: "", stderr: "" };
-  stdout.on("data", (chunk: Buffer) => {
-    out.stdout += chunk.toString("utf8");
-  });
-  stderr.on("data", (chunk: Buffer) => {
-    out.stderr += chunk.toString("utf8");
-  });
-  const io: CliIo = { stdin: new PassThrough(), stdout, stderr, env, cwd, interactive: false };
-  return { io, out };
-}
 
 describe("downcity runs", () => {
   it("lists a 3-step run and shows both tool calls with input and output and each step's usage", async () => {
@@ -29,11 +16,11 @@ describe("downcity runs", () => {
       "Both ran.",
     ]);
     try {
-      const send = capture(env, rootDir);
+      const send = captureCliIo(env, rootDir);
       expect(await runCli({ argv: ["chat", "send", "run two commands"], io: send.io }), send.out.stderr).toBe(
         0,
       );
-      const list = capture(env, rootDir);
+      const list = captureCliIo(env, rootDir);
       expect(await runCli({ argv: ["runs", "list", "--json"], io: list.io }), list.out.stderr).toBe(0);
       const runs = JSON.parse(list.out.stdout) as Array<{
         requestId: string;
@@ -43,7 +30,8 @@ describe("downcity runs", () => {
       }>;
       expect(runs).toHaveLength(1);
       expect(runs[0]).toMatchObject({ status: "completed", steps: 3, toolCalls: 2 });
-      const show = capture(env, rootDir);
+      const requestId = runs[0]?.requestId ?? "";
+      const show = captureCliIo(env, rootDir);
       expect(
         await runCli({ argv: ["runs", "show", runs[0]?.requestId ?? ""], io: show.io }),
         show.out.stderr,
@@ -57,7 +45,28 @@ describe("downcity runs", () => {
       for (const step of [0, 1, 2])
         expect(text).toMatch(new RegExp(`step ${step} +\\S+, \\d+ in / \\d+ out`));
       expect(text).toMatch(/reply \S+:2:0 +final-text +Both ran\./);
-      const missing = capture(env, rootDir);
+      const replay = captureCliIo(env, rootDir);
+      expect(await runCli({ argv: ["runs", "replay", requestId], io: replay.io }), replay.out.stdout).toBe(0);
+      expect(replay.out.stdout).toContain("identical: 3 step(s)");
+      // A copy of the journal with the second tool's recorded output edited: replay names step 1.
+      const [date] = await readdir(join(rootDir, ".downcity", "runs"));
+      const original = await readFile(
+        join(rootDir, ".downcity", "runs", date ?? "", `${requestId}.jsonl`),
+        "utf8",
+      );
+      const copy = join(temp.path, "edited.jsonl");
+      const toolEnd = original
+        .split("\n")
+        .find((line) => line.includes('"tool-end"') && line.includes("second-call"));
+      expect(toolEnd).toBeDefined();
+      await writeFile(
+        copy,
+        original.replace(toolEnd ?? "", (toolEnd ?? "").replace("second-call", "edited-output")),
+      );
+      const edited = captureCliIo(env, rootDir);
+      expect(await runCli({ argv: ["runs", "replay", "--file", copy], io: edited.io })).toBe(1);
+      expect(edited.out.stdout).toContain("differs at step 1");
+      const missing = captureCliIo(env, rootDir);
       expect(await runCli({ argv: ["runs", "show", "nope"], io: missing.io })).toBe(1);
       expect(missing.out.stderr).toContain("No run nope");
     } finally {
