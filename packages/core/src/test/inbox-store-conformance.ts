@@ -1,5 +1,7 @@
 import { expect, it } from "vitest";
 import type { DowncityStore } from "../store/downcity-store.js";
+import type { InboxEntry } from "../store/inbox-store.js";
+import { itListsAndDrops, type QueueUnderTest } from "./keyed-queue-operations.js";
 import {
   closeAll,
   describeStoreSuite,
@@ -15,6 +17,14 @@ const event = (contextId: string, eventId: string, text = `text of ${eventId}`) 
   contextId,
   message: { text, chatId: contextId, chatType: "direct" as const, userId: "u1" },
 });
+
+const inboxUnderTest: QueueUnderTest<InboxEntry> = {
+  queue: (store) => store.inbox,
+  add: async (store, name, group) =>
+    (await store.inbox.accept(event(`web:${group}`, name))).result === "accepted" ? "new" : "known",
+  key: (name) => `web:${name}`,
+  keyOf: (entry) => entry.id,
+};
 
 /** The shared inbox contract every store must keep: ordering, dedupe, claims, crashes, dead letters. */
 export function testInboxStore(options: StoreSuiteOptions): void {
@@ -105,24 +115,7 @@ export function testInboxStore(options: StoreSuiteOptions): void {
       expect((await t.store.inbox.claim({ owner: "w1" }))?.id).toBe("web:e1");
     });
 
-    it("lists unfinished entries and dead letters, and drops one for good", async () => {
-      await t.store.inbox.accept(event("web:a", "e1"));
-      await t.store.inbox.accept(event("web:b", "e2"));
-      await t.store.inbox.accept(event("web:a", "e3"));
-      expect((await t.store.inbox.list()).map((entry) => entry.id)).toEqual(["web:e1", "web:e2", "web:e3"]);
-      await t.store.inbox.claim({ owner: "w1" });
-      await t.store.inbox.fail("web:e1", "boom", 1);
-      expect((await t.store.inbox.list({ dead: true })).map((entry) => entry.id)).toEqual(["web:e1"]);
-      expect((await t.store.inbox.list()).map((entry) => entry.id)).toEqual(["web:e2", "web:e3"]);
-      await t.store.inbox.drop("web:e1");
-      await t.store.inbox.drop("web:e3");
-      expect(await t.store.inbox.list({ dead: true })).toEqual([]);
-      expect((await t.store.inbox.list()).map((entry) => entry.id)).toEqual(["web:e2"]);
-      // Dropped ids stay known: a redelivery is still a duplicate.
-      expect((await t.store.inbox.accept(event("web:a", "e3"))).result).toBe("duplicate");
-      expect((await t.store.inbox.claim({ owner: "w1" }))?.id).toBe("web:e2");
-      expect(await t.store.inbox.claim({ owner: "w1" })).toBeUndefined();
-    });
+    itListsAndDrops(t, inboxUnderTest, "lists unfinished entries and dead letters, and drops one for good");
 
     it("keeps a large payload intact", async () => {
       const text = "x€\n".repeat(350_000);

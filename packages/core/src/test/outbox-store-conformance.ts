@@ -1,5 +1,7 @@
 import { expect, it } from "vitest";
 import type { DowncityStore } from "../store/downcity-store.js";
+import type { OutboxEntry } from "../store/outbox-store.js";
+import { itListsAndDrops, type QueueUnderTest } from "./keyed-queue-operations.js";
 import {
   closeAll,
   describeStoreSuite,
@@ -16,6 +18,14 @@ const chunk = (key: string, chatId: string, text = `text of ${key}`) => ({
   target: { chatId, chatType: "direct" as const },
   text,
 });
+
+const outboxUnderTest: QueueUnderTest<OutboxEntry> = {
+  queue: (store) => store.outbox,
+  add: async (store, name, group) =>
+    (await store.outbox.record(chunk(name, group))) === "recorded" ? "new" : "known",
+  key: (name) => name,
+  keyOf: (entry) => entry.key,
+};
 
 /** The shared outbox contract every store must keep: record once, claim in order per chat, dead letters. */
 export function testOutboxStore(options: StoreSuiteOptions): void {
@@ -89,21 +99,11 @@ export function testOutboxStore(options: StoreSuiteOptions): void {
       expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     });
 
-    it("lists unsent chunks and dead letters, and a dropped key stays known", async () => {
-      await t.store.outbox.record(chunk("k1", "a"));
-      await t.store.outbox.record(chunk("k2", "b"));
-      await t.store.outbox.record(chunk("k3", "c"));
-      expect((await t.store.outbox.list()).map((entry) => entry.key)).toEqual(["k1", "k2", "k3"]);
-      await t.store.outbox.claim({ owner: "w1" });
-      await t.store.outbox.fail("k1", "403", 5, true);
-      expect((await t.store.outbox.list({ dead: true })).map((entry) => entry.key)).toEqual(["k1"]);
-      expect((await t.store.outbox.list()).map((entry) => entry.key)).toEqual(["k2", "k3"]);
-      await t.store.outbox.drop("k1");
-      await t.store.outbox.drop("k3");
-      expect(await t.store.outbox.list({ dead: true })).toEqual([]);
-      expect((await t.store.outbox.list()).map((entry) => entry.key)).toEqual(["k2"]);
-      expect(await t.store.outbox.record(chunk("k3", "c"))).toBe("known");
-    });
+    itListsAndDrops(
+      t,
+      outboxUnderTest,
+      "lists unsent chunks and dead letters, and a dropped key stays known",
+    );
 
     it("keeps a large chunk intact", async () => {
       const text = "ü".repeat(1_000_000);
