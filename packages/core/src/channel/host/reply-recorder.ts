@@ -68,7 +68,9 @@ export function createReplyRecorder(options: {
     record,
     sender: (channel) => async (message) => {
       if (!message.chatId) return;
-      const triggered = message.triggerMessageId ? await delivery.trigger(message.triggerMessageId) : undefined;
+      const triggered = message.triggerMessageId
+        ? await delivery.trigger(message.triggerMessageId)
+        : undefined;
       // A message to another chat (`chat_send` with `to`) is no reply to this chat's message.
       const trigger =
         triggered?.channel === channel && triggered.message.chatId === message.chatId ? triggered : undefined;
