@@ -32,8 +32,9 @@ describe("telegram send", () => {
     expect(telegramCapabilities).toEqual({
       maxTextLength: 4096,
       threads: true,
-      markdown: "none",
+      markdown: "telegram-html",
       idempotentSends: false,
+      format: "telegram-html",
     });
   });
 

@@ -14,8 +14,12 @@ export interface EchoModel extends OpenAICompatibleServer {
   release(): void;
 }
 
+/** The user's own words of the last user turn: a group turn's speaker label ("[Ada]: ") is the runtime's. */
 const lastUserText = (call: ScriptedCall): string =>
-  call.messages.filter((message) => message.role === "user").at(-1)?.text ?? "";
+  (call.messages.filter((message) => message.role === "user").at(-1)?.text ?? "").replace(
+    /^\[[^\]\n]*\]: /,
+    "",
+  );
 
 /**
  * Starts an echo model on 127.0.0.1. With `hold`, the first call whose user text contains it waits for

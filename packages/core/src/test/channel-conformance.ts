@@ -92,8 +92,9 @@ export function testChannelAdapter<Fake extends ChannelFake>(options: TestChanne
       root = await mkdtemp(join(tmpdir(), "downcity-conformance-"));
       fake = await options.createFake();
       scripted = createScriptedModel([], {
+        // Echoes the user's words: a group turn's speaker label ("[Ada]: ") is the runtime's, not theirs.
         fallback: (call) =>
-          `echo: ${call.messages.filter((message) => message.role === "user").at(-1)?.text ?? ""}`,
+          `echo: ${(call.messages.filter((message) => message.role === "user").at(-1)?.text ?? "").replace(/^\[[^\]\n]*\]: /, "")}`,
       });
       intercept = undefined;
     });
