@@ -40,6 +40,7 @@ export {
   type ChannelContext,
   type ChannelInbox,
   type ChannelMessage,
+  type ChannelMessageFile,
   type ChannelSendOptions,
   type ChannelSendResult,
   type ChannelState,
@@ -58,6 +59,7 @@ export { type ChannelHost, type ChannelHostOptions, createChannelHost } from "./
 export type { ChannelInstance, ChannelStatus } from "./channel/host/channel-instance.js";
 export { type ChatCommand, chatCommands } from "./channel/host/chat-commands.js";
 export type { ChannelSender, OutgoingMessage } from "./chat/channel-sender.js";
+export type { OutgoingFile } from "./chat/outgoing-file.js";
 export type { DowncityConfig, LlmConfig } from "./config/config-schema.js";
 export {
   type ConfigSection,
