@@ -4,13 +4,11 @@ import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { freePort, until } from "@downcity/testkit";
-import { bundleFromSource } from "@downcity/testkit/bundle";
-import { moduleResolve } from "import-meta-resolve";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { daemonStatus, initProject, startDaemonDetached, stopDaemon } from "../src/index.js";
+import { installWebhookAdapter } from "./install-webhook-adapter.js";
 import { createTempWorld } from "./temp-project.js";
 
 const secret = "approvals-secret-0123456789abcdef";
@@ -33,19 +31,6 @@ async function startChat() {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/replies`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-async function installAdapter(rootDir: string): Promise<void> {
-  const conditions = new Set(["downcity-source", "import", "node"]);
-  const source = fileURLToPath(
-    moduleResolve("@downcity/adapters-webhook", new URL(import.meta.url), conditions),
-  );
-  await bundleFromSource({
-    entry: { index: source },
-    outDir: join(rootDir, "node_modules", "@downcity", "adapters-webhook"),
-    inline: "all",
-    packageName: "@downcity/adapters-webhook",
-  });
 }
 
 describe("approvals through the webhook channel (mode ask)", () => {
@@ -88,7 +73,7 @@ describe("approvals through the webhook channel (mode ask)", () => {
     };
     config.approvals = { mode: "ask", approvers: ["hook:boss"], timeoutMs: 60_000 };
     await writeFile(configPath, JSON.stringify(config, null, 2));
-    await installAdapter(rootDir);
+    await installWebhookAdapter(rootDir);
     const entry = inject("daemonEntry");
     let daemon = await startDaemonDetached({ rootDir, env: world.env, entry, timeoutMs: 30_000 });
 

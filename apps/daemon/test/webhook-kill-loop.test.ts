@@ -1,12 +1,10 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { freePort, postSigned, seededRandom, startSignedReceiver, until } from "@downcity/testkit";
-import { bundleFromSource } from "@downcity/testkit/bundle";
-import { moduleResolve } from "import-meta-resolve";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { daemonStatus, initProject, startDaemonDetached, stopDaemon } from "../src/index.js";
+import { installWebhookAdapter } from "./install-webhook-adapter.js";
 import { createTempWorld } from "./temp-project.js";
 
 // 20 kills by default; `SOAK=1` (pnpm soak) runs 100, or WEBHOOK_KILLS. WEBHOOK_KILL_SEED replays a run.
@@ -23,24 +21,6 @@ interface Reply {
   threadId?: string;
   text: string;
   replyToMessageId?: string;
-}
-
-/**
- * Installs the webhook adapter into the project as a package bundled from its TypeScript sources
- * (with core and zod inside), so the daemon loads it by name exactly as from an npm install.
- */
-async function installAdapter(rootDir: string): Promise<void> {
-  const conditions = new Set(["downcity-source", "import", "node"]);
-  const source = fileURLToPath(
-    moduleResolve("@downcity/adapters-webhook", new URL(import.meta.url), conditions),
-  );
-  const outDir = join(rootDir, "node_modules", "@downcity", "adapters-webhook");
-  await bundleFromSource({
-    entry: { index: source },
-    outDir,
-    inline: "all",
-    packageName: "@downcity/adapters-webhook",
-  });
 }
 
 describe("webhook channel: SIGKILL loop under an inbound flood", () => {
@@ -86,7 +66,7 @@ describe("webhook channel: SIGKILL loop under an inbound flood", () => {
         },
       };
       await writeFile(configPath, JSON.stringify(config, null, 2));
-      await installAdapter(rootDir);
+      await installWebhookAdapter(rootDir);
       const entry = inject("daemonEntry");
 
       // The flood: each sender posts its events one after another and, like a chat platform,

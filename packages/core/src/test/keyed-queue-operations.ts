@@ -46,3 +46,33 @@ export function itListsAndDrops<Entry extends QueuedEntry>(
     expect(await queue().claim({ owner: "w1" })).toBeUndefined();
   });
 }
+
+/** Queues a1, b1, a2, a3, b2 (groups a and b, interleaved) and returns the keys in that order. */
+export async function addInterleaved<Entry extends QueuedEntry>(
+  store: DowncityStore,
+  under: QueueUnderTest<Entry>,
+): Promise<string[]> {
+  const names = ["a1", "b1", "a2", "a3", "b2"];
+  for (const name of names) await under.add(store, name, name.slice(0, 1));
+  return names.map(under.key);
+}
+
+/**
+ * Under `group-at-a-time`: each group's oldest entry first, one claim per group at a time, groups
+ * in parallel; the next entry of a group once the claimed one completes. Returns the first claim.
+ */
+export async function expectOneClaimPerGroup<Entry extends QueuedEntry>(
+  store: DowncityStore,
+  under: QueueUnderTest<Entry>,
+): Promise<Entry | undefined> {
+  const [a1, b1, a2] = await addInterleaved(store, under);
+  const queue = under.queue(store);
+  const first = await queue.claim({ owner: "w1" });
+  const second = await queue.claim({ owner: "w2" });
+  expect([first, second].map((entry) => entry && under.keyOf(entry))).toEqual([a1, b1]);
+  expect(await queue.claim({ owner: "w3" })).toBeUndefined();
+  await queue.complete(a1 as string);
+  const next = await queue.claim({ owner: "w3" });
+  expect(next && under.keyOf(next)).toBe(a2);
+  return first;
+}
