@@ -46,13 +46,12 @@ export {
   type ChannelState,
   defineChannelAdapter,
 } from "./channel/adapter/channel-adapter.js";
-export {
-  type AttachmentFetch,
-  type AttachmentFetchOptions,
-  type ChannelAttachment,
-  channelAttachmentSchema,
+export type {
+  AttachmentFetch,
+  AttachmentFetchOptions,
+  ChannelAttachment,
 } from "./channel/adapter/channel-attachment.js";
-export { type ChannelEvent, channelContextId } from "./channel/adapter/channel-event.js";
+export type { ChannelEvent } from "./channel/adapter/channel-event.js";
 export { ChannelSendError } from "./channel/adapter/channel-send-error.js";
 export type { ChannelTyping } from "./channel/adapter/channel-typing.js";
 export { type ChannelHost, type ChannelHostOptions, createChannelHost } from "./channel/host/channel-host.js";
@@ -91,12 +90,7 @@ export { escapeHtml, renderTelegramChunks, renderTelegramHtml } from "./format/t
 export { type HistoryMessage, type HistoryMetadata, messageText } from "./history/history-message.js";
 export type { AttachmentKind, MessageAttachment } from "./history/message-attachment.js";
 export { errorFields, type LogFields, type Logger, silentLogger } from "./logger/logger.js";
-export {
-  AttachmentTooLargeError,
-  fetchLimited,
-  formatBytes,
-  readBodyLimited,
-} from "./media/attachment-too-large.js";
+export { AttachmentTooLargeError, fetchLimited } from "./media/attachment-too-large.js";
 export { sniffMediaType } from "./media/sniff-media-type.js";
 export { type ContextMeta, type ContextMetaValue, createContextMeta } from "./plugin/context-meta.js";
 export {
