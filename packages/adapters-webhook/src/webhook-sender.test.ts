@@ -87,9 +87,10 @@ describe("webhook sender (POST url)", () => {
       chatId: "c1",
       threadId: "t1",
       text: "hello",
+      format: "markdown",
       replyToMessageId: "m9",
     });
-    expect(received[1]?.body).toEqual({ idempotencyKey: "k-2", chatId: "c2", text: "x" });
+    expect(received[1]?.body).toEqual({ idempotencyKey: "k-2", chatId: "c2", text: "x", format: "markdown" });
     for (const entry of received) {
       expect(verifyWebhookSignature(secret, entry.raw, entry.headers["x-downcity-signature"])).toBe(true);
       expect(entry.headers["idempotency-key"]).toBe(entry.body.idempotencyKey);
