@@ -73,22 +73,22 @@ describe("createModel", () => {
   it("gives a hint naming the field to set when no model is usable", async () => {
     expect((await createModel(undefined, {})).hint).toContain('"llm"');
     const openai = await createModel(
-      { provider: "openai", model: "gpt-4.1-mini", structuredOutputs: true },
+      { provider: "openai", model: "gpt-4.1-mini", structuredOutputs: true, vision: true },
       {},
     );
     expect(openai.hint).toContain('"llm.apiKey"');
     const anthropic = await createModel(
-      { provider: "anthropic", model: "claude-haiku-4-5", structuredOutputs: true },
+      { provider: "anthropic", model: "claude-haiku-4-5", structuredOutputs: true, vision: true },
       {},
     );
     expect(anthropic.hint).toContain('"llm.apiKey"');
     const compatible = await createModel(
-      { provider: "openai-compatible", model: "local", structuredOutputs: true },
+      { provider: "openai-compatible", model: "local", structuredOutputs: true, vision: true },
       {},
     );
     expect(compatible.hint).toContain('"llm.baseURL"');
     const fromEnv = await createModel(
-      { provider: "anthropic", model: "claude-haiku-4-5", structuredOutputs: true },
+      { provider: "anthropic", model: "claude-haiku-4-5", structuredOutputs: true, vision: true },
       { ANTHROPIC_API_KEY: "sk-ant" },
     );
     expect(fromEnv.model).toBeDefined();

@@ -95,7 +95,14 @@ it("Anthropic requests carry cache breakpoints on the tools, the system prompt a
   await twoTurns(
     (
       await createModel(
-        { provider: "anthropic", model: "claude-test", apiKey: "k", baseURL: anthropicUrl },
+        {
+          provider: "anthropic",
+          model: "claude-test",
+          apiKey: "k",
+          baseURL: anthropicUrl,
+          structuredOutputs: true,
+          vision: true,
+        },
         {},
       )
     ).model,
@@ -125,8 +132,19 @@ it("Anthropic requests carry cache breakpoints on the tools, the system prompt a
 
 it("OpenAI requests carry one prompt_cache_key per context", async () => {
   await twoTurns(
-    (await createModel({ provider: "openai", model: "gpt-test", apiKey: "k", baseURL: openai.url }, {}))
-      .model,
+    (
+      await createModel(
+        {
+          provider: "openai",
+          model: "gpt-test",
+          apiKey: "k",
+          baseURL: openai.url,
+          structuredOutputs: true,
+          vision: true,
+        },
+        {},
+      )
+    ).model,
   );
   const keys = openai.requests.map((body) => body.prompt_cache_key);
   expect(keys).toEqual(["downcity:tg:9", "downcity:tg:9"]);
