@@ -55,7 +55,8 @@ function cycles(graph: Map<string, Map<string, string>>): string[][] {
       if (!index.has(to)) {
         visit(to);
         low.set(node, Math.min(low.get(node) as number, low.get(to) as number));
-      } else if (stack.includes(to)) low.set(node, Math.min(low.get(node) as number, index.get(to) as number));
+      } else if (stack.includes(to))
+        low.set(node, Math.min(low.get(node) as number, index.get(to) as number));
     }
     if (low.get(node) === index.get(node)) {
       const component: string[] = [];
