@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { writeFileAtomic } from "@downcity/core/primitives";
+import { dirname } from "node:path";
+import { downcityPaths, writeFileAtomic } from "@downcity/core/primitives";
 import { z } from "zod";
 
 const pendingSchema = z.object({
@@ -58,7 +58,7 @@ export interface ApprovalStore {
 }
 
 export function openApprovalStore(rootDir: string): ApprovalStore {
-  const path = join(rootDir, ".downcity", "approvals.json");
+  const path = downcityPaths(rootDir).approvalsFile;
   const read = (): ApprovalsFile => {
     try {
       return fileSchema.parse(JSON.parse(readFileSync(path, "utf8")));

@@ -1,4 +1,5 @@
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { downcityPaths } from "@downcity/core/primitives";
 import { programName } from "./effective-commands.js";
 
 /** Where a command runs and which folders hold what the floor protects. */
@@ -48,7 +49,7 @@ function isInside(path: string, folder: string): boolean {
 function mentionsProjectState(word: string, places: FloorPlaces): boolean {
   if (!/\.downcity/.test(word)) return false;
   const path = resolve(places.cwd, word.replace(/^~(?=\/|$)/, places.home));
-  return isInside(path, resolve(places.rootDir, ".downcity")) || /(^|\/)\.downcity(\/|$)/.test(word);
+  return isInside(path, downcityPaths(places.rootDir).stateDir) || /(^|\/)\.downcity(\/|$)/.test(word);
 }
 
 function readsSecret(word: string, places: FloorPlaces): string | undefined {

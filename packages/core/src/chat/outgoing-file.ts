@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import { copyFile, mkdir, readFile, realpath, stat } from "node:fs/promises";
-import { basename, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
+import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { DowncityError } from "../errors/downcity-error.js";
 import { safeFileName } from "../media/safe-file-name.js";
 import { sniffMediaType } from "../media/sniff-media-type.js";
+import { downcityPaths, statePath } from "../paths/downcity-paths.js";
 import type { OutgoingFile } from "../store/outbox-store.js";
 
 // The outbox record's shape belongs to the store contract; chat tools produce and read it.
@@ -31,8 +32,8 @@ export async function prepareOutgoingFile(rootDir: string, path: string): Promis
     throw refuse(`files: "${path}" does not exist (paths are relative to the project root)`);
   });
   if (!within(root, absolute)) throw refuse(`files: "${path}" is outside the project root`);
-  const state = join(root, ".downcity");
-  if (within(state, absolute) && !within(join(state, "media"), absolute))
+  const { stateDir, mediaDir } = downcityPaths(root);
+  if (within(stateDir, absolute) && !within(mediaDir, absolute))
     throw refuse(`files: "${path}" is Downcity's own state; only .downcity/media/ may be sent`);
   const info = await stat(absolute);
   if (!info.isFile()) throw refuse(`files: "${path}" is not a file`);
@@ -42,7 +43,7 @@ export async function prepareOutgoingFile(rootDir: string, path: string): Promis
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   const name = safeFileName(basename(absolute), "file");
   const copyName = `${sha256.slice(0, 16)}-${name}`;
-  const sentDir = join(state, "media", "sent");
+  const sentDir = join(mediaDir, "sent");
   await mkdir(sentDir, { recursive: true });
   const copy = join(sentDir, copyName);
   if ((await stat(copy).catch(() => undefined))?.size !== bytes.byteLength) await copyFile(absolute, copy);
@@ -51,7 +52,7 @@ export async function prepareOutgoingFile(rootDir: string, path: string): Promis
     mediaType: sniffMediaType(bytes, undefined),
     size: bytes.byteLength,
     sha256,
-    path: posix.join(".downcity", "media", "sent", copyName),
+    path: statePath("media", "sent", copyName),
   };
 }
 

@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import { mkdir, stat } from "node:fs/promises";
-import { join, posix } from "node:path";
+import { join } from "node:path";
 import type { z } from "zod";
 import type { channelAttachmentSchema } from "../channel/adapter/channel-attachment.js";
 import { encodeContextId } from "../context/context-id.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import type { MessageAttachment } from "../history/message-attachment.js";
+import { downcityPaths, statePath } from "../paths/downcity-paths.js";
 import { describeFailedAttachment, describeInlineAttachment } from "./attachment-note.js";
 import { AttachmentTooLargeError } from "./attachment-too-large.js";
 import { safeFileName } from "./safe-file-name.js";
@@ -51,11 +52,12 @@ export function createMediaStore(options: {
     const hash = createHash("sha256").update(bytes).digest("hex").slice(0, 16);
     const name = safeFileName(attachment.name, attachment.kind, mediaType);
     const folder = encodeContextId(contextId);
-    const relative = posix.join(".downcity", "media", folder, `${hash}-${name}`);
-    const absolute = join(options.rootDir, ".downcity", "media", folder, `${hash}-${name}`);
+    const folderPath = join(downcityPaths(options.rootDir).mediaDir, folder);
+    const relative = statePath("media", folder, `${hash}-${name}`);
+    const absolute = join(folderPath, `${hash}-${name}`);
     const existing = await stat(absolute).catch(() => undefined);
     if (existing?.size !== bytes.byteLength) {
-      await mkdir(join(options.rootDir, ".downcity", "media", folder), { recursive: true });
+      await mkdir(folderPath, { recursive: true });
       await writeFileAtomic(absolute, bytes);
     }
     return {

@@ -1,4 +1,4 @@
-import { join, resolve } from "node:path";
+import { join, posix, resolve } from "node:path";
 import { encodeContextId } from "../context/context-id.js";
 
 /** Every location under a project's `.downcity/` folder; the only place that spells the layout out. */
@@ -34,12 +34,24 @@ export interface DowncityPaths {
   contactsFile: string;
   /** `.downcity/runs/`: run journals, `<date>/<requestId>.jsonl`. */
   runsDir: string;
+  /** `.downcity/media/`: files people sent (`<context>/`) and files the agent sent (`sent/`). */
+  mediaDir: string;
+  /** `.downcity/approvals.json`: pending approvals, "always" rules and recent decisions. */
+  approvalsFile: string;
+}
+
+/** The state folder's name inside a project. */
+const stateFolder = ".downcity";
+
+/** A project-relative, `/`-separated path under `.downcity/` (what history and the outbox record). */
+export function statePath(...segments: string[]): string {
+  return posix.join(stateFolder, ...segments);
 }
 
 /** Resolves the `.downcity/` layout of the project at `rootDir`. */
 export function downcityPaths(rootDir: string): DowncityPaths {
   const root = resolve(rootDir);
-  const stateDir = join(root, ".downcity");
+  const stateDir = join(root, stateFolder);
   const contextsDir = join(stateDir, "context");
   return {
     rootDir: root,
@@ -58,6 +70,8 @@ export function downcityPaths(rootDir: string): DowncityPaths {
     channelDir: (name) => join(stateDir, "channels", name),
     contactsFile: join(stateDir, "contacts.json"),
     runsDir: join(stateDir, "runs"),
+    mediaDir: join(stateDir, "media"),
+    approvalsFile: join(stateDir, "approvals.json"),
   };
 }
 

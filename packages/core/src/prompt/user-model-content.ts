@@ -5,6 +5,7 @@ import { type HistoryMessage, messageText } from "../history/history-message.js"
 import { attachmentPartDetails } from "../history/incoming-parts.js";
 import type { MessageAttachment } from "../history/message-attachment.js";
 import { describeStoredFile } from "../media/attachment-note.js";
+import { downcityPaths } from "../paths/downcity-paths.js";
 
 /** How stored files reach the model: read from `rootDir`, images as image parts when `vision`. */
 export interface ModelMediaOptions {
@@ -28,7 +29,7 @@ function speakerOf(message: HistoryMessage): string | undefined {
 
 /** The absolute path of a stored file, or undefined when the reference leaves `.downcity/media/`. */
 function storedPath(rootDir: string, path: string): string | undefined {
-  const mediaDir = resolve(rootDir, ".downcity", "media");
+  const { mediaDir } = downcityPaths(rootDir);
   const absolute = resolve(rootDir, path);
   const inside = relative(mediaDir, absolute);
   return inside && !inside.startsWith("..") && !isAbsolute(inside) ? absolute : undefined;
