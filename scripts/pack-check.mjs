@@ -36,7 +36,7 @@ const only = args.includes("--only") ? args[args.indexOf("--only") + 1]?.split("
 
 /** Exactly the runtime dependencies each library may have; a new one is a decision, made here. */
 const dependencyBudgets = {
-  "@downcity/core": ["ai", "zod"],
+  "@downcity/core": ["ai", "markdown-it", "zod"],
   "@downcity/shell": ["@lydell/node-pty", "zod"],
   "@downcity/mcp": ["@downcity/core", "@modelcontextprotocol/sdk", "ai", "zod"],
   "@downcity/skills": ["@downcity/core", "ai", "tree-sitter-bash", "web-tree-sitter", "yaml", "zod"],
