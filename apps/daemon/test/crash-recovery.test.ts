@@ -4,17 +4,10 @@ import { open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ScriptedCall, type ScriptedReply, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { until } from "@downcity/testkit";
-import { afterAll, describe, expect, inject, it } from "vitest";
-import {
-  createDaemonClient,
-  type DaemonClient,
-  daemonStatus,
-  initProject,
-  readToken,
-  startDaemonDetached,
-  stopDaemon,
-} from "../src/index.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { type DaemonClient, daemonStatus, stopDaemon } from "../src/index.js";
 import { readDaemonLog } from "./daemon-log.js";
+import { startScriptedDetachedDaemon } from "./scripted-detached-daemon.js";
 import { createTempWorld } from "./temp-project.js";
 
 interface Snapshot {
@@ -87,14 +80,13 @@ describe("SIGKILL while messages are sent and shell jobs are pending, then resta
     });
     cleanups.push(() => model.close());
     cleanups.push(async () => releaseHeld());
-    cleanups.push(() => stopDaemon({ rootDir, graceMs: 1000 }).then(() => {}));
-    await initProject(rootDir, {
-      llm: { provider: "openai-compatible", model: "scripted", baseURL: model.url },
+    const start = await startScriptedDetachedDaemon({
+      rootDir,
+      env: world.env,
+      modelUrl: model.url,
+      cleanups,
     });
-    const entry = inject("daemonEntry");
-    const first = await startDaemonDetached({ rootDir, env: world.env, entry });
-    const token = (await readToken(world.env)) as string;
-    const client = createDaemonClient({ host: first.host, port: first.port, token });
+    const { daemon: first, client } = await start();
 
     const startJob = async (job: keyof typeof fifos) => {
       const reply = await client.chatSend({ contextId: `console:job-${job}`, text: `start job ${job}` });
@@ -150,8 +142,7 @@ describe("SIGKILL while messages are sent and shell jobs are pending, then resta
     }, "the killed daemon to be gone");
     expect(afterKill).toMatchObject({ running: false, staleCleaned: true, pid: first.pid });
 
-    const second = await startDaemonDetached({ rootDir, env: world.env, entry });
-    const again = createDaemonClient({ host: second.host, port: second.port, token });
+    const { daemon: second, client: again } = await start();
     // Recovery runs before the daemon reports healthy and logs what it found.
     const recovered = await until(
       async () =>
@@ -185,8 +176,7 @@ describe("SIGKILL while messages are sent and shell jobs are pending, then resta
     expect(textOf(replayedNotices[0] as never)).toContain(`[shell-exit] Shell session ${replayedId}`);
 
     await stopDaemon({ rootDir, graceMs: 5000 });
-    const third = await startDaemonDetached({ rootDir, env: world.env, entry });
-    const last = createDaemonClient({ host: third.host, port: third.port, token });
+    const { daemon: third, client: last } = await start();
     // "daemon listening" is logged after recovery: once it is in the log, a recovery line would be too.
     const thirdLog = await until(async () => {
       const lines = await readDaemonLog(rootDir, third.pid);

@@ -2,15 +2,9 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ScriptedCall, type ScriptedReply, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { until } from "@downcity/testkit";
-import { afterAll, describe, expect, inject, it } from "vitest";
-import {
-  createDaemonClient,
-  daemonStatus,
-  initProject,
-  readToken,
-  startDaemonDetached,
-  stopDaemon,
-} from "../src/index.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { daemonStatus, stopDaemon } from "../src/index.js";
+import { startScriptedDetachedDaemon } from "./scripted-detached-daemon.js";
 import { createTempWorld } from "./temp-project.js";
 
 const textOf = (message: { parts: Array<{ type: string; text?: string }> }) =>
@@ -53,14 +47,13 @@ describe("SIGKILL mid-run, then restart: the run resumes from its journal and no
     const state = { restarted: false, marker };
     const model = await startOpenAICompatibleServer({ respond: (call) => options.respond(call, state) });
     cleanups.push(() => model.close());
-    cleanups.push(() => stopDaemon({ rootDir, graceMs: 1000 }).then(() => {}));
-    await initProject(rootDir, {
-      llm: { provider: "openai-compatible", model: "scripted", baseURL: model.url },
+    const start = await startScriptedDetachedDaemon({
+      rootDir,
+      env: world.env,
+      modelUrl: model.url,
+      cleanups,
     });
-    const entry = inject("daemonEntry");
-    const first = await startDaemonDetached({ rootDir, env: world.env, entry });
-    const token = (await readToken(world.env)) as string;
-    const client = createDaemonClient({ host: first.host, port: first.port, token });
+    const { daemon: first, client } = await start();
     const contextId = "console:resume";
     const sent = client
       .chatSend({ contextId, text: "mark it once", messageId: "evt-resume-1" })
@@ -73,8 +66,7 @@ describe("SIGKILL mid-run, then restart: the run resumes from its journal and no
       "the killed daemon to be gone",
     );
     state.restarted = true;
-    const second = await startDaemonDetached({ rootDir, env: world.env, entry });
-    const again = createDaemonClient({ host: second.host, port: second.port, token });
+    const { client: again } = await start();
     const answers = await until(async () => {
       const { messages } = await again.chatHistory({ contextId, last: 100 });
       const assistant = messages.filter((message) => message.role === "assistant");
