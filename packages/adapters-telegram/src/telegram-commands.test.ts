@@ -1,40 +1,15 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { AgentRuntime, ChannelHost } from "@downcity/core";
 import { createScriptedModel } from "@downcity/core/scripted";
-import { until } from "@downcity/testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { isAlive, until } from "@downcity/testkit";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type FakeTelegramServer, startFakeTelegramServer } from "./test/fake-telegram-server.js";
-import { startTelegramHost } from "./test/telegram-host.js";
+import { useTelegramHostWorld } from "./test/telegram-host.js";
 
-let root: string | undefined;
-let server: FakeTelegramServer | undefined;
-let runtime: AgentRuntime | undefined;
-let host: ChannelHost | undefined;
-
-afterEach(async () => {
-  await runtime?.close();
-  await host?.close();
-  await server?.close();
-  if (root) await rm(root, { recursive: true, force: true });
-});
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const world = useTelegramHostWorld("downcity-tg-commands-");
 
 describe("chat commands on telegram", () => {
   it("/stop during a `sleep 30` tool run kills it and confirms, with no model call for the command", async () => {
-    root = await mkdtemp(join(tmpdir(), "downcity-tg-commands-"));
-    server = await startFakeTelegramServer();
+    const { root, server } = await world.create();
     let sleeper: number | undefined;
     // A tool that runs `sleep 30` and kills it when the run is aborted, as the shell tools do.
     const sleepTool = {
@@ -56,12 +31,12 @@ describe("chat commands on telegram", () => {
     const model = createScriptedModel([{ toolCalls: [{ toolName: "sleep", input: {} }] }], {
       fallback: "should never be asked",
     });
-    ({ runtime, host } = await startTelegramHost({
+    await world.start({
       rootDir: root,
       server,
       tools: sleepTool,
       model: model.model,
-    }));
+    });
     server.injectMessage({ text: "sleep for a while", from: { id: 7 } });
     await until(() => (sleeper !== undefined && isAlive(sleeper)) || undefined, "the sleep to start");
     const callsBefore = model.calls.length;
@@ -75,10 +50,9 @@ describe("chat commands on telegram", () => {
   });
 
   it("/help lists the commands and /status says whether a run is going on, without the model", async () => {
-    root = await mkdtemp(join(tmpdir(), "downcity-tg-commands-"));
-    server = await startFakeTelegramServer();
+    const { root, server } = await world.create();
     const model = createScriptedModel([]);
-    ({ runtime, host } = await startTelegramHost({ rootDir: root, server, tools: {}, model: model.model }));
+    await world.start({ rootDir: root, server, tools: {}, model: model.model });
     server.injectMessage({ text: "/help", from: { id: 7 } });
     server.injectMessage({ text: "/status", from: { id: 7 } });
     await until(() => (server?.sent().length ?? 0) >= 2 || undefined, "two answers");

@@ -1,30 +1,14 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { AgentRuntime, ChannelHost } from "@downcity/core";
 import { createScriptedModel } from "@downcity/core/scripted";
 import { until } from "@downcity/testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type FakeTelegramServer, startFakeTelegramServer } from "./test/fake-telegram-server.js";
-import { startTelegramHost } from "./test/telegram-host.js";
+import { useTelegramHostWorld } from "./test/telegram-host.js";
 
-let root: string | undefined;
-let server: FakeTelegramServer | undefined;
-let runtime: AgentRuntime | undefined;
-let host: ChannelHost | undefined;
-
-afterEach(async () => {
-  await runtime?.close();
-  await host?.close();
-  await server?.close();
-  if (root) await rm(root, { recursive: true, force: true });
-});
+const world = useTelegramHostWorld("downcity-tg-typing-");
 
 describe("telegram typing while a run is in progress", () => {
   it("shows typing within 1 s of the update, renews it during a 12 s tool run, and sends none after the answer", async () => {
-    root = await mkdtemp(join(tmpdir(), "downcity-tg-typing-"));
-    server = await startFakeTelegramServer();
+    const { root, server } = await world.create();
     let toolDone = 0;
     // A tool that runs for 12 s, as a long shell command would.
     const slowTool = {
@@ -38,12 +22,12 @@ describe("telegram typing while a run is in progress", () => {
         },
       },
     };
-    ({ runtime, host } = await startTelegramHost({
+    await world.start({
       rootDir: root,
       server,
       tools: slowTool,
       model: createScriptedModel([{ toolCalls: [{ toolName: "wait", input: {} }] }, "done waiting"]).model,
-    }));
+    });
     const injectedAt = Date.now();
     server.injectMessage({ text: "please wait", from: { id: 7 } });
     await until(() => server?.sent().length === 1 || undefined, "the answer", { timeoutMs: 30_000 });
