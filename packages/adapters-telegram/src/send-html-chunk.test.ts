@@ -1,20 +1,12 @@
 import { readTelegramHtml } from "@downcity/core";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sendTelegramMessage } from "./send-telegram-message.js";
-import { createTelegramAdapter } from "./telegram-adapter.js";
-import { type FakeTelegramServer, startFakeTelegramServer } from "./test/fake-telegram-server.js";
+import { useFakeTelegramAdapter } from "./test/use-fake-telegram-adapter.js";
 
-let fake: FakeTelegramServer;
-afterEach(async () => {
-  await fake?.close();
-});
+const bed = useFakeTelegramAdapter();
+const adapter = () => bed.adapter();
 
-async function adapter() {
-  fake = await startFakeTelegramServer();
-  return createTelegramAdapter({ token: fake.token, apiRoot: fake.url });
-}
-
-const parseModes = () => fake.calls("sendMessage").map((call) => call.payload.parse_mode);
+const parseModes = () => bed.fake.calls("sendMessage").map((call) => call.payload.parse_mode);
 
 const codeLines = Array.from(
   { length: 220 },
@@ -40,7 +32,7 @@ describe("telegram formatted replies", () => {
   it("sends a Markdown reply as valid HTML chunks under 4096 units, the code fence reopened", async () => {
     const telegram = await adapter();
     await telegram.send({ chatId: "42", replyToMessageId: "9" }, { text: answer }, { idempotencyKey: "k" });
-    const sent = fake.sent();
+    const sent = bed.fake.sent();
     expect(sent.length).toBeGreaterThanOrEqual(2);
     expect(parseModes().every((mode) => mode === "HTML")).toBe(true);
     for (const message of sent) {
@@ -64,7 +56,7 @@ describe("telegram formatted replies", () => {
 
   it("resends a chunk Telegram cannot parse once, as plain text: never lost, never doubled", async () => {
     const telegram = await adapter();
-    fake.failNextHtmlParse();
+    bed.fake.failNextHtmlParse();
     await telegram.send(
       { chatId: "42" },
       { text: "**Done** & <checked>: [site](https://x.test/?a=1&b=2)" },
@@ -73,16 +65,16 @@ describe("telegram formatted replies", () => {
       },
     );
     expect(parseModes()).toEqual(["HTML", undefined]);
-    expect(fake.sent().map((message) => message.text)).toEqual(["Done & <checked>: site"]);
+    expect(bed.fake.sent().map((message) => message.text)).toEqual(["Done & <checked>: site"]);
   });
 
   it("falls back only for the chunk that failed, keeping the others as HTML", async () => {
     const telegram = await adapter();
     const parts = Array.from({ length: 3 }, (_, index) => `**Part ${index}** ${"text ".repeat(700)}`);
-    fake.failNextHtmlParse(1);
+    bed.fake.failNextHtmlParse(1);
     await telegram.send({ chatId: "42" }, { text: parts.join("\n\n") }, { idempotencyKey: "k" });
     expect(parseModes()).toEqual(["HTML", "HTML", undefined, "HTML"]);
-    const texts = fake.sent().map((message) => message.text);
+    const texts = bed.fake.sent().map((message) => message.text);
     expect(texts).toHaveLength(3);
     expect(texts[0]?.startsWith("<b>Part 0</b> text")).toBe(true);
     expect(texts[1]?.startsWith("Part 1 text")).toBe(true);
@@ -92,12 +84,12 @@ describe("telegram formatted replies", () => {
   it("is refused by the fake, as by Telegram, when the HTML is broken", async () => {
     await adapter();
     const api = (await import("grammy")).Api;
-    const client = new api(fake.token, { apiRoot: fake.url });
+    const client = new api(bed.fake.token, { apiRoot: bed.fake.url });
     for (const html of ["<b>open", "<b>x</i>", "<p>para</p>", "a < b"]) {
       await expect(
-        sendTelegramMessage(client, fake.token, { chatId: "42" }, { text: html }, { parseMode: "HTML" }),
+        sendTelegramMessage(client, bed.fake.token, { chatId: "42" }, { text: html }, { parseMode: "HTML" }),
       ).rejects.toMatchObject({ status: 400, message: expect.stringContaining("can't parse entities") });
     }
-    expect(fake.sent()).toHaveLength(0);
+    expect(bed.fake.sent()).toHaveLength(0);
   });
 });

@@ -1,16 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { createTelegramAdapter, telegramCapabilities } from "./telegram-adapter.js";
-import { type FakeTelegramServer, startFakeTelegramServer } from "./test/fake-telegram-server.js";
+import { describe, expect, it } from "vitest";
+import { telegramCapabilities } from "./telegram-adapter.js";
+import { useFakeTelegramAdapter } from "./test/use-fake-telegram-adapter.js";
 
-let fake: FakeTelegramServer;
-afterEach(async () => {
-  await fake?.close();
-});
-
-async function adapter() {
-  fake = await startFakeTelegramServer();
-  return createTelegramAdapter({ token: fake.token, apiRoot: fake.url });
-}
+const bed = useFakeTelegramAdapter();
+const adapter = () => bed.adapter();
 
 async function sendError(promise: Promise<unknown>) {
   try {
@@ -45,7 +38,7 @@ describe("telegram send", () => {
       { text: "done" },
       { idempotencyKey: "k1" },
     );
-    const [sent] = fake.sent();
+    const [sent] = bed.fake.sent();
     expect(sent).toMatchObject({
       chat_id: "-1001234567890",
       text: "done",
@@ -54,14 +47,14 @@ describe("telegram send", () => {
     });
     expect(result).toEqual({ messageId: String(sent?.message_id) });
     await telegram.send({ chatId: "42" }, { text: "plain" }, { idempotencyKey: "k2" });
-    expect(fake.sent()[1]).toEqual({ message_id: expect.any(Number), chat_id: "42", text: "plain" });
+    expect(bed.fake.sent()[1]).toEqual({ message_id: expect.any(Number), chat_id: "42", text: "plain" });
   });
 
   it("splits a text longer than 4096 characters, replying with the first part only", async () => {
     const telegram = await adapter();
     const text = `${"a".repeat(4000)}\n${"b".repeat(3000)}`;
     await telegram.send({ chatId: "42", replyToMessageId: "7" }, { text }, { idempotencyKey: "k" });
-    const sent = fake.sent();
+    const sent = bed.fake.sent();
     expect(sent.map((message) => message.text.length)).toEqual([4000, 3000]);
     expect(sent[0]?.reply_parameters?.message_id).toBe(7);
     expect(sent[1]?.reply_parameters).toBeUndefined();
@@ -69,7 +62,7 @@ describe("telegram send", () => {
 
   it("turns 429 into a retryable ChannelSendError with retryAfterMs", async () => {
     const telegram = await adapter();
-    fake.failNext("sendMessage", { status: 429, retryAfter: 3 });
+    bed.fake.failNext("sendMessage", { status: 429, retryAfter: 3 });
     const error = await sendError(telegram.send({ chatId: "42" }, { text: "x" }, { idempotencyKey: "k" }));
     expect(error).toMatchObject({
       name: "ChannelSendError",
@@ -77,7 +70,7 @@ describe("telegram send", () => {
       retryAfterMs: 3000,
       permanent: false,
     });
-    expect(fake.sent()).toHaveLength(0);
+    expect(bed.fake.sent()).toHaveLength(0);
   });
 
   it("marks 4xx that retrying cannot fix as permanent, 5xx and network failures as retryable", async () => {
@@ -85,20 +78,20 @@ describe("telegram send", () => {
     const blocked = await sendError(telegram.send({ chatId: "403" }, { text: "x" }, { idempotencyKey: "k" }));
     expect(blocked).toMatchObject({ permanent: true, status: 403 });
     expect(blocked.message).toContain("bot was blocked by the user");
-    fake.failNext("sendMessage", { status: 500, description: "Internal Server Error" });
+    bed.fake.failNext("sendMessage", { status: 500, description: "Internal Server Error" });
     expect(
       await sendError(telegram.send({ chatId: "42" }, { text: "x" }, { idempotencyKey: "k" })),
     ).toMatchObject({
       permanent: false,
       status: 500,
     });
-    fake.dropNext("sendMessage");
+    bed.fake.dropNext("sendMessage");
     const dropped = await sendError(telegram.send({ chatId: "42" }, { text: "x" }, { idempotencyKey: "k" }));
     expect(dropped).toMatchObject({ permanent: false });
     expect(dropped.status).toBeUndefined();
     for (const error of [blocked, dropped]) {
-      expect(error.message).not.toContain(fake.token);
-      expect(JSON.stringify(error)).not.toContain(fake.token);
+      expect(error.message).not.toContain(bed.fake.token);
+      expect(JSON.stringify(error)).not.toContain(bed.fake.token);
     }
   });
 });
