@@ -39,6 +39,24 @@ function realTools(project: string, counts: Record<string, number>) {
   };
 }
 
+/** A runtime with the real tools, the skill tools and the skills prompt provider over `catalog`. */
+function skilledRuntime(
+  project: string,
+  catalog: ReturnType<typeof createSkillCatalog>,
+  model: ReturnType<typeof createScriptedModel>["model"],
+  counts: Record<string, number>,
+) {
+  return createAgentRuntime({
+    rootDir: project,
+    model,
+    tools: [
+      realTools(project, counts),
+      (runContext) => createSkillTools({ catalog, contextId: runContext.contextId }),
+    ],
+    promptProviders: [createSkillsPromptProvider({ catalog })],
+  });
+}
+
 const promptContext = (contextId: string, toolNames: string[] = ["skill_load"]) => ({
   rootDir: "/p",
   contextId,
@@ -129,15 +147,7 @@ describe("createSkillsPromptProvider", () => {
       { toolCalls: [{ toolName: "shell_exec", input: { command: "echo allowed" } }] },
       "done",
     ]);
-    const runtime = createAgentRuntime({
-      rootDir: project,
-      model: scripted.model,
-      tools: [
-        realTools(project, counts),
-        (runContext) => createSkillTools({ catalog, contextId: runContext.contextId }),
-      ],
-      promptProviders: [createSkillsPromptProvider({ catalog })],
-    });
+    const runtime = skilledRuntime(project, catalog, scripted.model, counts);
     try {
       const result = await runtime.send({ contextId: "console:main", text: "write pwned.txt" });
       expect(result.text).toBe("done");
@@ -176,15 +186,7 @@ describe("createSkillsPromptProvider", () => {
       { toolCalls: [{ toolName: "skill_unload", input: { name: "readonly" } }] },
       "unpinned",
     ]);
-    const runtime = createAgentRuntime({
-      rootDir: project,
-      model: scripted.model,
-      tools: [
-        realTools(project, counts),
-        (runContext) => createSkillTools({ catalog, contextId: runContext.contextId }),
-      ],
-      promptProviders: [createSkillsPromptProvider({ catalog })],
-    });
+    const runtime = skilledRuntime(project, catalog, scripted.model, counts);
     try {
       await runtime.send({ contextId: "c", text: "be careful" });
       expect(scripted.calls[1]?.messages.map((message) => message.text).join("\n")).toContain(
