@@ -1,18 +1,9 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  createAgentRuntime,
-  createServiceRegistry,
-  loadConfig,
-  setupPlugins,
-  silentLogger,
-} from "@downcity/core";
 import { createScriptedModel } from "@downcity/core/scripted";
 import { mcpPlugin } from "@downcity/mcp";
 import { until } from "@downcity/testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useBuiltinPluginBed } from "./builtin-plugin-test-bed.js";
 
 // A real stdio MCP server from @downcity/mcp's fixtures (it resolves the SDK from that package).
 const growingServer = fileURLToPath(
@@ -20,26 +11,20 @@ const growingServer = fileURLToPath(
 );
 
 describe("built-in mcp plug-in", () => {
-  const cleanups: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
+  const bed = useBuiltinPluginBed("dc-mcp-feature-");
 
   it("gives the agent the tools of downcity.json's mcp servers and the mcp service", async () => {
-    const rootDir = await mkdtemp(join(tmpdir(), "dc-mcp-feature-"));
-    cleanups.push(() => rm(rootDir, { recursive: true, force: true }));
-    await writeFile(
-      join(rootDir, "downcity.json"),
-      JSON.stringify({
+    const { rootDir, config } = await bed.project(
+      {
         mcp: {
           servers: {
             growing: { type: "stdio", command: "${NODE_BIN}", args: [growingServer] },
             broken: { type: "stdio", command: "/nonexistent/mcp-server" },
           },
         },
-      }),
+      },
+      { ...process.env, NODE_BIN: process.execPath },
     );
-    const { config } = await loadConfig(rootDir, { env: { ...process.env, NODE_BIN: process.execPath } });
     let offered: string[] = [];
     const model = createScriptedModel([
       (call) => {
@@ -48,23 +33,13 @@ describe("built-in mcp plug-in", () => {
       },
       (call) => ({ text: `done: ${call.messages.at(-1)?.text ?? ""}` }),
     ]);
-    const runtime = createAgentRuntime({ rootDir, model: model.model, logger: silentLogger });
-    cleanups.push(() => runtime.close());
-    const registry = createServiceRegistry({ logger: silentLogger });
+    const runtime = bed.runtime({ rootDir, model: model.model });
 
     const started = Date.now();
-    const setup = await setupPlugins({
-      rootDir,
-      config,
-      runtime,
-      registry,
-      logger: silentLogger,
-      plugins: [{ source: "builtin", plugin: mcpPlugin }],
-    });
+    const { registry, host: setup } = await bed.setup({ rootDir, config, runtime, plugin: mcpPlugin });
     // Setup does not wait for servers to connect.
     expect(Date.now() - started).toBeLessThan(1000);
     expect(setup.status()).toEqual([expect.objectContaining({ name: "mcp", state: "loaded" })]);
-    cleanups.push(async () => setup.close());
 
     type Server = { name: string; status: string };
     const servers = await until(

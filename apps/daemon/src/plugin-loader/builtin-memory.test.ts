@@ -1,29 +1,16 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import {
-  createAgentRuntime,
-  createServiceRegistry,
-  loadConfig,
-  setupPlugins,
-  silentLogger,
-} from "@downcity/core";
+import { createServiceRegistry, setupPlugins, silentLogger } from "@downcity/core";
 import { createScriptedModel } from "@downcity/core/scripted";
 import { memoryPlugin } from "@downcity/memory";
 import { until } from "@downcity/testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useBuiltinPluginBed } from "./builtin-plugin-test-bed.js";
 
 describe("built-in memory plug-in", () => {
-  const cleanups: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
+  const bed = useBuiltinPluginBed("dc-memory-feature-");
+  const { cleanups } = bed;
 
   it("memorises after runs in the background and serves the memory service, tools and provider", async () => {
-    const rootDir = await mkdtemp(join(tmpdir(), "dc-memory-feature-"));
-    cleanups.push(() => rm(rootDir, { recursive: true, force: true }));
-    await writeFile(join(rootDir, "downcity.json"), JSON.stringify({ memory: { threshold: 2 } }));
-    const { config } = await loadConfig(rootDir, { env: process.env });
+    const { rootDir, config } = await bed.project({ memory: { threshold: 2 } });
     const model = createScriptedModel([
       "Hi Ada.",
       JSON.stringify({ entries: [{ kind: "fact", text: "The user is Ada.", sourceMessageIds: [] }] }),
@@ -31,19 +18,14 @@ describe("built-in memory plug-in", () => {
         text: call.messages.some((message) => message.text.includes("The user is Ada.")) ? "Ada!" : "?",
       }),
     ]);
-    const runtime = createAgentRuntime({ rootDir, model: model.model, logger: silentLogger });
-    cleanups.push(() => runtime.close());
-    const registry = createServiceRegistry({ logger: silentLogger });
-    const setup = await setupPlugins({
+    const runtime = bed.runtime({ rootDir, model: model.model });
+    const { registry } = await bed.setup({
       rootDir,
       config,
       runtime,
       model: model.model,
-      registry,
-      logger: silentLogger,
-      plugins: [{ source: "builtin", plugin: memoryPlugin }],
+      plugin: memoryPlugin,
     });
-    cleanups.push(async () => setup.close());
 
     await runtime.send({ contextId: "console:main", text: "I am Ada." });
     type Status = { entries?: number; pending?: number };
@@ -63,10 +45,8 @@ describe("built-in memory plug-in", () => {
   });
 
   it("adds nothing when memory is disabled, and skips model work without a model", async () => {
-    const rootDir = await mkdtemp(join(tmpdir(), "dc-memory-feature-"));
-    cleanups.push(() => rm(rootDir, { recursive: true, force: true }));
-    const runtime = createAgentRuntime({ rootDir, logger: silentLogger });
-    cleanups.push(() => runtime.close());
+    const { rootDir } = await bed.project({});
+    const runtime = bed.runtime({ rootDir });
     const registry = createServiceRegistry({ logger: silentLogger });
     const disabled = await setupPlugins({
       rootDir,

@@ -1,16 +1,10 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createAgentRuntime,
-  createServiceRegistry,
-  loadConfig,
-  setupPlugins,
-  silentLogger,
-} from "@downcity/core";
 import { createScriptedModel } from "@downcity/core/scripted";
 import { skillsPlugin } from "@downcity/skills";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useBuiltinPluginBed } from "./builtin-plugin-test-bed.js";
 
 async function writeSkill(dir: string, frontMatter: string, body: string): Promise<void> {
   await mkdir(dir, { recursive: true });
@@ -18,17 +12,12 @@ async function writeSkill(dir: string, frontMatter: string, body: string): Promi
 }
 
 describe("built-in skills plug-in", () => {
-  const cleanups: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
+  const bed = useBuiltinPluginBed("dc-skills-feature-");
 
   it("serves the skills service, gives runs skill_load and the pinned body, and enforces allowed-tools", async () => {
-    const rootDir = await mkdtemp(join(tmpdir(), "dc-skills-feature-"));
     const extra = await mkdtemp(join(tmpdir(), "dc-skills-extra-"));
-    cleanups.push(() => rm(rootDir, { recursive: true, force: true }));
-    cleanups.push(() => rm(extra, { recursive: true, force: true }));
-    await writeFile(join(rootDir, "downcity.json"), JSON.stringify({ skills: { roots: [extra] } }));
+    bed.cleanups.push(() => rm(extra, { recursive: true, force: true }));
+    const { rootDir, config } = await bed.project({ skills: { roots: [extra] } });
     await writeSkill(
       join(rootDir, ".agents/skills/release"),
       "name: release\ndescription: Cut a release",
@@ -40,7 +29,6 @@ describe("built-in skills plug-in", () => {
       "Read-only mode.",
     );
     await writeSkill(join(rootDir, "skills/broken"), "name: broken", "no description");
-    const { config } = await loadConfig(rootDir, { env: process.env });
 
     let offered: string[][] = [];
     const model = createScriptedModel([
@@ -55,17 +43,8 @@ describe("built-in skills plug-in", () => {
         return { text: system.some((text) => text.includes("Read-only mode.")) ? "read-only" : "?" };
       },
     ]);
-    const runtime = createAgentRuntime({ rootDir, model: model.model, logger: silentLogger });
-    cleanups.push(() => runtime.close());
-    const registry = createServiceRegistry({ logger: silentLogger });
-    await setupPlugins({
-      rootDir,
-      config,
-      runtime,
-      registry,
-      logger: silentLogger,
-      plugins: [{ source: "builtin", plugin: skillsPlugin }],
-    });
+    const runtime = bed.runtime({ rootDir, model: model.model });
+    const { registry } = await bed.setup({ rootDir, config, runtime, plugin: skillsPlugin });
 
     const listed = (await registry.invoke("skills", "list", {})) as {
       skills: Array<{ name: string; pinnedIn: string[] }>;

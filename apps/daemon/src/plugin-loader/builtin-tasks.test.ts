@@ -1,52 +1,29 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import {
-  createAgentRuntime,
-  createServiceRegistry,
-  loadConfig,
-  type PluginHost,
-  setupPlugins,
-  silentLogger,
-} from "@downcity/core";
+import type { PluginHost } from "@downcity/core";
 import { createScriptedModel } from "@downcity/core/scripted";
 import { tasksPlugin } from "@downcity/tasks";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useBuiltinPluginBed } from "./builtin-plugin-test-bed.js";
 
 describe("built-in tasks plug-in", () => {
-  const cleanups: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
+  const bed = useBuiltinPluginBed("dc-tasks-feature-");
 
   it("registers the task service and tools and keeps run histories in run folders", async () => {
-    const rootDir = await mkdtemp(join(tmpdir(), "dc-tasks-feature-"));
-    cleanups.push(() => rm(rootDir, { recursive: true, force: true }));
-    await writeFile(join(rootDir, "downcity.json"), JSON.stringify({}));
-    const { config } = await loadConfig(rootDir, { env: process.env });
+    const { rootDir, config } = await bed.project({});
     const model = createScriptedModel([
       (call) => `did: ${call.messages.at(-1)?.text.trim().split("\n").at(-1)}`,
     ]);
     let host: PluginHost | undefined;
-    const runtime = createAgentRuntime({
+    const runtime = bed.runtime({
       rootDir,
       model: model.model,
-      logger: silentLogger,
       historyDir: (contextId) => host?.historyDir(contextId),
     });
-    cleanups.push(() => runtime.close());
-    const registry = createServiceRegistry({ logger: silentLogger });
-    host = await setupPlugins({
-      rootDir,
-      config,
-      runtime,
-      registry,
-      logger: silentLogger,
-      plugins: [{ source: "builtin", plugin: tasksPlugin }],
-    });
-    const setup = host;
-    cleanups.push(async () => setup.close());
+    const setup = await bed.setup({ rootDir, config, runtime, plugin: tasksPlugin });
+    host = setup.host;
+    const { registry } = setup;
     await registry.startAll();
 
     expect(
