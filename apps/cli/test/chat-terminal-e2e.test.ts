@@ -17,8 +17,14 @@ describe("downcity chat send in a real terminal (PTY)", () => {
       [{ text: "Sleeping now.", toolCalls: [sleepCall] }],
       { colors: true },
     );
-    // The CLI runs in a PTY of its own engine, as a user's terminal would run it.
-    const terminal = createShellEngine({ rootDir, env, stateDir: join(temp.path, "terminal-state") });
+    // The CLI runs in a PTY of its own engine, as a user's terminal would run it: with the user's
+    // whole environment (DOWNCITY_HOME included), not the minimal one agent shells get.
+    const terminal = createShellEngine({
+      rootDir,
+      env,
+      passEnv: ["*"],
+      stateDir: join(temp.path, "terminal-state"),
+    });
     try {
       const session = await terminal.start({
         command: `'${process.execPath}' '${cliMain}' chat send sleep for a while`,

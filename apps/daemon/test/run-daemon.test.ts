@@ -51,6 +51,7 @@ describe("runDaemon in-process", () => {
       expect((await client.servicesList()).services.map((service) => service.name)).toEqual([
         "chat",
         "shell",
+        "approvals",
         "channels",
         "inbox",
         "outbox",

@@ -47,7 +47,10 @@ try {
   );
 
   const total = 5000;
-  const floodStore = await openFileStore({ rootDir: join(root, "flood"), inboxPath: join(root, "flood.jsonl") });
+  const floodStore = await openFileStore({
+    rootDir: join(root, "flood"),
+    inboxPath: join(root, "flood.jsonl"),
+  });
   const flood = floodStore.inbox;
   const started = performance.now();
   const inFlight = [];

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { useTempDir } from "@downcity/testkit/vitest";
 import { tool } from "ai";
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { useTempDir } from "@downcity/testkit/vitest";
 import { describe, expect, it } from "vitest";
 import type { ChannelSender, OutgoingMessage } from "../chat/channel-sender.js";

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { useTempDir } from "@downcity/testkit/vitest";
 import { describe, expect, it } from "vitest";
 import { createAgentRuntime } from "../agent/agent-runtime.js";

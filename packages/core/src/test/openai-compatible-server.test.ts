@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { useTempDir } from "@downcity/testkit/vitest";
 import { generateText, tool } from "ai";
