@@ -103,6 +103,9 @@ export function testChannelAdapter<Fake extends ChannelFake>(options: TestChanne
       await fake.close();
       await rm(root, { recursive: true, force: true, maxRetries: 3 });
     });
+    // A direct message from u1; with `eventId`, the platform's redelivery of an earlier one.
+    const deliverDirect = (chatId: string, text: string, eventId?: string) =>
+      fake.deliver({ chatType: "direct", chatId, userId: "u1", text, ...(eventId ? { eventId } : {}) });
     // Waits for the fake platform to have received a message in `chatId`, or with exactly `text`.
     const sentTo = (chatId: string, what: string) =>
       until(() => fake.sent().find((sent) => sent.chatId === chatId), what, timeoutMs);
@@ -213,21 +216,9 @@ export function testChannelAdapter<Fake extends ChannelFake>(options: TestChanne
         },
       });
       await startHost();
-      const first = await fake.deliver({
-        chatType: "direct",
-        chatId: "d4",
-        userId: "u1",
-        text: "survive this",
-      });
+      const first = await deliverDirect("d4", "survive this");
       // The platform redelivers what was not acknowledged; the fake reports whether it got the ack.
-      if (!first.acked)
-        await fake.deliver({
-          chatType: "direct",
-          chatId: "d4",
-          userId: "u1",
-          text: "survive this",
-          eventId: first.eventId,
-        });
+      if (!first.acked) await deliverDirect("d4", "survive this", first.eventId);
       await sentTo("d4", "the reply");
       expect(await userTexts(`${channel}:d4`)).toEqual(["survive this"]);
     });
@@ -246,19 +237,8 @@ export function testChannelAdapter<Fake extends ChannelFake>(options: TestChanne
         },
       });
       await startHost();
-      const first = await fake.deliver({
-        chatType: "direct",
-        chatId: "d5",
-        userId: "u1",
-        text: "exactly once",
-      });
-      await fake.deliver({
-        chatType: "direct",
-        chatId: "d5",
-        userId: "u1",
-        text: "exactly once",
-        eventId: first.eventId,
-      });
+      const first = await deliverDirect("d5", "exactly once");
+      await deliverDirect("d5", "exactly once", first.eventId);
       await sentTo("d5", "the reply");
       await stopHost();
       await startHost();
