@@ -35,17 +35,20 @@ export async function unpersistedMessages(
  * The stored answer of a run that finished before a crash kept its event from being marked done:
  * when every message of `batch` is a replay (already in history under an earlier run) and that run's
  * assistant message is stored too, its replies were recorded before it (the outbox has them), so
- * the replay must not ask the model again and store a second answer.
+ * the replay must not ask the model again and store a second answer. A run resumed from its journal
+ * keeps its requestId, so `replayed` (some message of the batch was already stored) makes the
+ * lookup happen even when the stored messages carry this run's own requestId.
  */
 export async function finishedRunAnswer(
   store: ContextHistory,
   batch: Array<{ historyMessage: HistoryMessage }>,
   requestId: string,
   logger: Logger,
+  replayed: boolean,
 ): Promise<{ text: string; message: HistoryMessage } | undefined> {
   const earlier = new Set(batch.map((pending) => pending.historyMessage.metadata?.requestId));
   const [previous] = earlier;
-  if (earlier.size !== 1 || !previous || previous === requestId) return undefined;
+  if (earlier.size !== 1 || !previous || (previous === requestId && !replayed)) return undefined;
   const recent = await store.read({ last: lookBack });
   const message = recent.find(
     (stored) => stored.role === "assistant" && stored.metadata?.requestId === previous,

@@ -64,8 +64,10 @@ export async function startRun(
 ): Promise<{ answered: RunResult } | { model: LanguageModel }> {
   const { contextId, requestId, history } = scope;
   for (const pending of batch) stampRequest(pending, requestId);
-  await history.append(await unpersistedMessages(history, batch));
-  const answered = await finishedRunAnswer(history, batch, requestId, deps.logger);
+  const fresh = await unpersistedMessages(history, batch);
+  await history.append(fresh);
+  const replayed = fresh.length < batch.length;
+  const answered = await finishedRunAnswer(history, batch, requestId, deps.logger, replayed);
   if (answered) return { answered: { contextId, requestId, ...answered, steps: 0, usage: emptyUsage() } };
   deps.emit({
     type: "run-start",
