@@ -34,6 +34,7 @@ export {
 export type { IncomingMessage } from "./agent/incoming-message.js";
 export {
   type AcceptResult,
+  type ChannelAction,
   type ChannelAdapter,
   type ChannelAdapterDefinition,
   type ChannelCapabilities,
@@ -51,6 +52,7 @@ export type {
   AttachmentFetchOptions,
   ChannelAttachment,
 } from "./channel/adapter/channel-attachment.js";
+export type { ChannelEditing } from "./channel/adapter/channel-editing.js";
 export type { ChannelEvent } from "./channel/adapter/channel-event.js";
 export { ChannelSendError } from "./channel/adapter/channel-send-error.js";
 export type { ChannelTyping } from "./channel/adapter/channel-typing.js";

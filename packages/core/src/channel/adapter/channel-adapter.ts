@@ -3,7 +3,8 @@ import type { AttachmentKind } from "../../history/message-attachment.js";
 import type { Logger } from "../../logger/logger.js";
 import type { ServiceDefinition } from "../../service/define-service.js";
 import type { ChannelTarget } from "../../store/outbox-store.js";
-import type { ChannelEvent } from "./channel-event.js";
+import type { ChannelEditing } from "./channel-editing.js";
+import type { ChannelEvent, ParsedChannelEvent } from "./channel-event.js";
 import type { ChannelTyping } from "./channel-typing.js";
 
 /** What the inbox made of an event; acknowledge the platform only once this resolves. */
@@ -41,11 +42,23 @@ export interface ChannelMessageFile {
   data: Uint8Array;
 }
 
+/** A button under an outgoing message (approval choices); pressing it arrives as an event's `action`. */
+export interface ChannelAction {
+  /** What the press reports back (at most 64 bytes: Telegram's callback_data limit). */
+  id: string;
+  label: string;
+}
+
 /** One outgoing text, already split to the adapter's maximum length, with any files it carries. */
 export interface ChannelMessage {
   text: string;
   /** Only given to adapters whose capabilities say `attachmentsOut`. */
   attachments?: ChannelMessageFile[];
+  /**
+   * Buttons, only given to adapters whose capabilities say `actions` (elsewhere the text says how to
+   * answer with a command); sent with the last chunk. An empty list removes the buttons on `edit`.
+   */
+  actions?: ChannelAction[];
 }
 
 /** Options of `send`: a key stable across retries and replays of the same message. */
@@ -70,6 +83,8 @@ export interface ChannelCapabilities {
   attachmentsIn?: readonly AttachmentKind[];
   /** True when `send` delivers `message.attachments` natively (`chat_send` files). */
   attachmentsOut?: boolean;
+  /** True when `send` shows `message.actions` as buttons and presses arrive as events with `action`. */
+  actions?: boolean;
   /** What the platform renders of the Markdown the model writes. */
   format?: "plain" | "markdown" | "telegram-html" | "feishu-card" | "qq-markdown";
   /**
@@ -94,6 +109,13 @@ export interface ChannelAdapter {
   ): Promise<ChannelSendResult>;
   /** Shows that a run for a chat is in progress, on platforms that can (see `ChannelTyping`). */
   readonly typing?: ChannelTyping;
+  /** Edits and deletes sent messages, on platforms that can (see `ChannelEditing`). */
+  readonly editing?: ChannelEditing;
+  /**
+   * Answers a button press privately (Telegram's toast via answerCallbackQuery), e.g. "only approvers
+   * can answer"; platforms without such a reply leave it unset and the host answers in the chat.
+   */
+  answerAction?(event: ParsedChannelEvent, text: string): Promise<void>;
 }
 
 /** A kind of channel: its options schema (the instance's `downcity.json` fields) and a factory. */

@@ -24,6 +24,12 @@ export const channelEventSchema = z.object({
   replyToMessageId: z.string().min(1).max(256).optional(),
   /** True when the message mentions or replies to the bot. */
   mentionedBot: z.boolean().default(false),
+  /**
+   * A press of a button the bot sent (`ChannelMessage.actions`): the action's id, and the platform's
+   * handle for answering it privately (Telegram's callback_query id). `messageId` is the message the
+   * button was under; `text` is empty.
+   */
+  action: z.object({ id: z.string().min(1).max(64), callbackId: z.string().max(256).optional() }).optional(),
   /** True when a bot (including this one) sent it: such events are always ignored. */
   fromBot: z.boolean().default(false),
   raw: z.unknown().optional(),
