@@ -3,6 +3,7 @@ import {
   type ChannelHost,
   type Logger,
   type PluginStatus,
+  type RunJournal,
   type ServiceRegistry,
   silentLogger,
 } from "@downcity/core";
@@ -17,6 +18,7 @@ import { contextRoutes } from "./routes/context-routes.js";
 import { healthRoute } from "./routes/health-route.js";
 import { logRoutes } from "./routes/log-routes.js";
 import { pluginRoutes } from "./routes/plugin-routes.js";
+import { runRoutes } from "./routes/run-routes.js";
 import { serviceRoutes } from "./routes/service-routes.js";
 import { capabilityAccess } from "./security/capability-routes.js";
 import {
@@ -42,6 +44,8 @@ export interface DaemonAppOptions {
   plugins?: () => PluginStatus[];
   /** Shell children's capability tokens and how to check their sessions [none: only the user token passes]. */
   capabilities?: CapabilityScopeOptions;
+  /** The run journal the runtime writes, for `GET /api/runs` [none: the runs routes are not served]. */
+  journal?: RunJournal;
   /** SSE keep-alive comment interval [15 s]. */
   keepAliveMs?: number;
 }
@@ -103,5 +107,6 @@ export function buildDaemonApp(options: DaemonAppOptions): FastifyInstance {
   app.register(pluginRoutes, { plugins: options.plugins ?? (() => []) });
   app.register(contextRoutes, { runtime: options.runtime });
   app.register(logRoutes, { runtime: options.runtime });
+  if (options.journal) app.register(runRoutes, { journal: options.journal });
   return app;
 }

@@ -12,6 +12,7 @@ export {
   type DaemonTarget,
 } from "./client/create-daemon-client.js";
 export { resolveDaemonTarget } from "./client/resolve-daemon-target.js";
+export type { RunDetailResponse, RunsListQuery, RunsListResponse } from "./client/runs-api.js";
 export { assertConfigStartable } from "./config/assert-config-startable.js";
 export { configReportError, describeProblems } from "./config/config-report-error.js";
 export {

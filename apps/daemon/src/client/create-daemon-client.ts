@@ -10,6 +10,7 @@ import { DowncityError } from "@downcity/core/primitives";
 import { errorFromResponse } from "./error-from-response.js";
 import { parseSse } from "./parse-sse.js";
 import { isConnectionRefused, requestDaemon } from "./request-daemon.js";
+import type { RunDetailResponse, RunsListQuery, RunsListResponse } from "./runs-api.js";
 
 /** Where a daemon listens and the token it requires. */
 export interface DaemonTarget {
@@ -68,6 +69,10 @@ export interface DaemonClient {
     requestId?: string;
     limit?: number;
   }): Promise<{ date: string; lines: Array<Record<string, unknown>>; truncated: boolean }>;
+  /** Journaled runs, newest first (the store's journal: files or PostgreSQL). */
+  runs(input?: RunsListQuery): Promise<RunsListResponse>;
+  /** One run's summary and every record; a 404 DowncityError (NOT_FOUND) when it has none. */
+  run(requestId: string): Promise<RunDetailResponse>;
   servicesControl(input: {
     service: string;
     action: "start" | "stop" | "restart" | "status";
@@ -180,6 +185,8 @@ export function createDaemonClient(target: DaemonTarget): DaemonClient {
     plugins: () => call("GET", "/api/plugins"),
     contexts: () => call("GET", "/api/contexts"),
     logs: (input = {}) => call("GET", `/api/logs${query(input)}`),
+    runs: (input = {}) => call("GET", `/api/runs${query({ ...input })}`),
+    run: (requestId) => call("GET", `/api/runs/${encodeURIComponent(requestId)}`),
     servicesControl: (input) => call("POST", "/api/services/control", input),
     servicesCommand: (input) =>
       call("POST", "/api/services/command", {

@@ -11,11 +11,12 @@ import { daemonVersion } from "../version.js";
 export const httpComponent = daemonComponent({
   name: "http",
   dependsOn: ["context", "runtime", "services", "credentials", "channels"],
-  async setup({ context, runtime: { runtime }, services, credentials, channels }) {
+  async setup({ context, runtime: { runtime, journal }, services, credentials, channels }) {
     const token = await ensureToken(context.env);
     const http = createDaemonHttp((pluginStatus) =>
       buildDaemonApp({
         runtime,
+        journal,
         registry: services,
         token,
         capabilities: credentials.scope,
