@@ -112,6 +112,7 @@ export {
 // The error type and codes, atomic writes, the file lock, paths and process identity: also light
 // on their own, without the runtime.
 export * from "./primitives.js";
+export type { ChannelRendering } from "./prompt/channel-rendering.js";
 export { promptCacheMiddleware } from "./prompt/prompt-cache-middleware.js";
 export {
   definePromptProvider,

@@ -1,4 +1,4 @@
-import type { AgentRuntime, ChannelSender } from "@downcity/core";
+import type { AgentRuntime, ChannelRendering, ChannelSender } from "@downcity/core";
 import type { ApprovalRoute } from "./approval-gate.js";
 
 /** Posting approval notices into chats through the senders the channel host registers. */
@@ -19,9 +19,9 @@ export function createChatNotices(runtime: AgentRuntime): ChatNotices {
   const senders = new Map<string, ChannelSender>();
   const wrapped: AgentRuntime = Object.create(runtime, {
     registerSender: {
-      value: (channel: string, sender: ChannelSender) => {
+      value: (channel: string, sender: ChannelSender, rendering?: ChannelRendering) => {
         senders.set(channel, sender);
-        const off = runtime.registerSender(channel, sender);
+        const off = runtime.registerSender(channel, sender, rendering);
         return () => {
           if (senders.get(channel) === sender) senders.delete(channel);
           off();

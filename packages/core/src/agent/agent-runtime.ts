@@ -128,6 +128,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     toolSources: registry.toolSources,
     promptProviders: registry.promptProviders,
     senders: registry.senders,
+    renderings: registry.renderings,
     directory: registry.directory,
     withCachedSchemas: createToolSchemaCache(),
     activeRuns: active,

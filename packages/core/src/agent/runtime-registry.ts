@@ -1,5 +1,6 @@
 import type { ChannelSender } from "../chat/channel-sender.js";
 import { errorFields, type Logger } from "../logger/logger.js";
+import type { ChannelRendering } from "../prompt/channel-rendering.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
 import type { RecipientDirectory } from "../run/reply-routing.js";
 import type { ToolSource } from "../run/run-context.js";
@@ -7,7 +8,8 @@ import type { RuntimeEvent, RuntimeEventListener } from "../run/runtime-event.js
 
 /** How hosts and plug-ins extend a runtime; each call returns its undo. */
 export interface RuntimeRegistrations {
-  registerSender(channel: string, sender: ChannelSender): () => void;
+  /** `rendering` tells the model of this channel's runs how replies show there (runtime note). */
+  registerSender(channel: string, sender: ChannelSender, rendering?: ChannelRendering): () => void;
   /** Sets how `chat_send`'s `to` ("@username", a contact id) finds its recipient (the channel host's contact book). */
   registerDirectory(directory: RecipientDirectory): () => void;
   addPromptProvider(provider: PromptProvider): () => void;
@@ -24,6 +26,7 @@ export interface RuntimeRegistry {
   readonly toolSources: readonly ToolSource[];
   readonly promptProviders: readonly PromptProvider[];
   readonly senders: ReadonlyMap<string, ChannelSender>;
+  readonly renderings: ReadonlyMap<string, ChannelRendering>;
   directory(): RecipientDirectory | undefined;
   /** Sends an event to every listener; a listener that throws is logged and skipped. */
   emit(event: RuntimeEvent): void;
@@ -48,6 +51,7 @@ export function createRuntimeRegistry(options: {
       ? [options.tools]
       : [];
   const senders = new Map<string, ChannelSender>();
+  const renderings = new Map<string, ChannelRendering>();
   let directory: RecipientDirectory | undefined;
   const listeners = new Set<RuntimeEventListener>();
 
@@ -68,10 +72,14 @@ export function createRuntimeRegistry(options: {
         if (directory === resolve) directory = undefined;
       };
     },
-    registerSender(channel, sender) {
+    registerSender(channel, sender, rendering) {
       senders.set(channel, sender);
+      if (rendering) renderings.set(channel, rendering);
+      else renderings.delete(channel);
       return () => {
-        if (senders.get(channel) === sender) senders.delete(channel);
+        if (senders.get(channel) !== sender) return;
+        senders.delete(channel);
+        renderings.delete(channel);
       };
     },
     addPromptProvider(provider) {
@@ -89,5 +97,13 @@ export function createRuntimeRegistry(options: {
     },
   };
 
-  return { registrations, toolSources, promptProviders, senders, directory: () => directory, emit };
+  return {
+    registrations,
+    toolSources,
+    promptProviders,
+    senders,
+    renderings,
+    directory: () => directory,
+    emit,
+  };
 }

@@ -1,6 +1,7 @@
 import type { ModelMessage } from "ai";
 import type { RequestContext } from "../context/request-context.js";
 import type { Logger } from "../logger/logger.js";
+import type { ChannelRendering } from "./channel-rendering.js";
 import { estimateTokens } from "./model-messages.js";
 import { runtimeNoteOptions } from "./prompt-cache-middleware.js";
 import type { PromptProvider } from "./prompt-provider.js";
@@ -30,6 +31,8 @@ export async function buildSystemMessages(options: {
   toolNames: string[];
   logger: Logger;
   now: Date;
+  /** How the chat of this turn renders replies; told in the runtime note, never in the cached prefix. */
+  rendering?: ChannelRendering | undefined;
 }): Promise<SystemMessages> {
   const { rootDir, requestContext, toolNames } = options;
   const provided = await runPromptProviders(
@@ -46,7 +49,12 @@ export async function buildSystemMessages(options: {
   ];
   const runtimeNote: ModelMessage = {
     role: "system",
-    content: runtimeNotePrompt({ ...requestContext, rootDir, now: options.now }),
+    content: runtimeNotePrompt({
+      ...requestContext,
+      rootDir,
+      now: options.now,
+      rendering: options.rendering,
+    }),
     providerOptions: runtimeNoteOptions,
   };
   const activeTools = provided.activeTools

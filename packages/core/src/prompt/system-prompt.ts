@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { RequestContext } from "../context/request-context.js";
 import { readTextFileIfExists } from "../fs/raw-file.js";
+import { type ChannelRendering, channelRenderingLines } from "./channel-rendering.js";
 
 /** The built-in part of every system prompt. */
 export const defaultSystemPrompt = `You are a Downcity agent working inside a project folder on behalf of its users.
@@ -14,6 +15,8 @@ export const defaultSystemPrompt = `You are a Downcity agent working inside a pr
 export interface RuntimeContextFacts extends RequestContext {
   rootDir: string;
   now: Date;
+  /** How the chat of this turn renders replies (absent: no channel registered it, e.g. the CLI). */
+  rendering?: ChannelRendering | undefined;
 }
 
 /**
@@ -40,6 +43,7 @@ export function runtimeNotePrompt(facts: RuntimeContextFacts): string {
   if (facts.chatId) lines.push(`- chatId: ${facts.chatId}`);
   if (facts.userId) lines.push(`- userId: ${facts.userId}`);
   if (facts.username) lines.push(`- username: ${facts.username}`);
+  if (facts.rendering) lines.push(...channelRenderingLines(facts.rendering));
   return lines.join("\n");
 }
 

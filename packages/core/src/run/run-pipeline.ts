@@ -75,6 +75,9 @@ async function runBatch(deps: RunDeps, scope: RunScope, lane: RunLane): Promise<
       toolNames: Object.keys(tools),
       logger: deps.logger,
       now: deps.now(),
+      rendering: scope.requestContext.channel
+        ? deps.renderings?.get(scope.requestContext.channel)
+        : undefined,
     });
     const stream = journaledStream(
       scope,

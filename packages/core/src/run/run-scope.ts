@@ -3,6 +3,7 @@ import type { ChannelSender } from "../chat/channel-sender.js";
 import type { RequestContext } from "../context/request-context.js";
 import type { HistoryMessage } from "../history/history-message.js";
 import type { Logger } from "../logger/logger.js";
+import type { ChannelRendering } from "../prompt/channel-rendering.js";
 import type { HistoryWindow } from "../prompt/history-window.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
 import type { ModelMediaOptions } from "../prompt/user-model-content.js";
@@ -47,6 +48,8 @@ export interface RunDeps {
   toolSources: readonly ToolSource[];
   promptProviders: readonly PromptProvider[];
   senders: ReadonlyMap<string, ChannelSender>;
+  /** How each channel renders replies (the runtime note tells the model). */
+  renderings?: ReadonlyMap<string, ChannelRendering>;
   directory: () => RecipientDirectory | undefined;
   withCachedSchemas: (tools: ToolSet) => ToolSet;
   activeRuns: ActiveRuns;

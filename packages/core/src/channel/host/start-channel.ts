@@ -5,6 +5,7 @@ import { DowncityError } from "../../errors/downcity-error.js";
 import { errorFromZod } from "../../errors/zod-issue-message.js";
 import { errorFields, type Logger } from "../../logger/logger.js";
 import type { DowncityPaths } from "../../paths/downcity-paths.js";
+import { channelRenderingOf } from "../../prompt/channel-rendering.js";
 import type { DowncityStore } from "../../store/downcity-store.js";
 import type { ChannelContext, ChannelInbox, ChannelState } from "../adapter/channel-adapter.js";
 import { channelAccessSchema } from "./channel-access.js";
@@ -73,7 +74,13 @@ export async function startChannel(running: RunningChannel, deps: StartChannelDe
     const adapter = config.definition.create(config.options, { rootDir: deps.paths.rootDir, logger });
     running.adapter = adapter;
     running.services = config.definition.services?.(config.options, { channel: instance.name, logger }) ?? [];
-    deps.onClose(deps.runtime.registerSender(instance.name, deps.replies.sender(instance.name)));
+    deps.onClose(
+      deps.runtime.registerSender(
+        instance.name,
+        deps.replies.sender(instance.name),
+        channelRenderingOf(adapter.capabilities),
+      ),
+    );
     const inbox = deps.inbox(running);
     const context: ChannelContext = {
       channel: instance.name,
