@@ -89,6 +89,7 @@ export {
   telegramHtmlToText,
 } from "./format/read-telegram-html.js";
 export { escapeHtml, renderTelegramChunks, renderTelegramHtml } from "./format/telegram-html.js";
+export { renderTerminalText } from "./format/terminal-text.js";
 export { type HistoryMessage, type HistoryMetadata, messageText } from "./history/history-message.js";
 export type { AttachmentKind, MessageAttachment } from "./history/message-attachment.js";
 export { errorFields, type LogFields, type Logger, silentLogger } from "./logger/logger.js";

@@ -62,6 +62,7 @@ const surface: Record<string, string[]> = {
     "renderQqMessage",
     "renderTelegramChunks",
     "renderTelegramHtml",
+    "renderTerminalText",
     "runJournalVersion",
     "setupPlugins",
     "silentLogger",
