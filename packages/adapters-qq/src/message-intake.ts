@@ -1,46 +1,48 @@
 import type { ChannelContext } from "@downcity/core";
-import { mapQqEvent } from "./map-qq-event.js";
+import { type MapQqEventOptions, mapQqEvent } from "./map-qq-event.js";
+import type { QqChatBook } from "./qq-chat-book.js";
 
-/** Hands QQ message dispatches to the inbox and remembers what replies need (chat kind, send time). */
+/** Hands QQ message dispatches to the inbox and notes what replies need in the chat book. */
 export interface MessageIntake {
   /** Maps and accepts one dispatch; resolves once the inbox took it (or it is not a message), throws otherwise. */
   take(type: string, deliveryId: string | undefined, data: unknown): Promise<void>;
-  chatType(chatId: string): "direct" | "group" | undefined;
-  sentAt(messageId: string): number | undefined;
-  /** Resolves when every accept begun so far has settled. */
+  /** Resolves when every accept (and the follow-up delivery after it) begun so far has settled. */
   drain(): Promise<void>;
 }
 
-const remembered = 5000;
+/** What the intake does besides accepting. */
+export interface MessageIntakeOptions extends MapQqEventOptions {
+  book: QqChatBook;
+  /** Runs after the inbox took a chat's message (kept follow-ups go out as replies to it); never awaited by the ack. */
+  afterAccept?(message: { chatId: string; chatType: "direct" | "group"; messageId: string }): Promise<void>;
+  now?: () => number;
+}
 
-/** Creates the intake both modes use; it keeps the last few thousand chats and messages in memory. */
-export function createMessageIntake(context: ChannelContext, now: () => number = Date.now): MessageIntake {
-  const chats = new Map<string, "direct" | "group">();
-  const messages = new Map<string, number>();
+/** Creates the intake both modes use. */
+export function createMessageIntake(context: ChannelContext, options: MessageIntakeOptions): MessageIntake {
   const inFlight = new Set<Promise<unknown>>();
-  const remember = <V>(map: Map<string, V>, key: string, value: V) => {
-    map.delete(key);
-    map.set(key, value);
-    if (map.size > remembered) map.delete(map.keys().next().value as string);
+  const track = (task: Promise<unknown>) => {
+    inFlight.add(task);
+    void task.then(
+      () => inFlight.delete(task),
+      () => inFlight.delete(task),
+    );
   };
   return {
     take(type, deliveryId, data) {
-      const mapped = mapQqEvent(type, deliveryId, data);
+      const mapped = mapQqEvent(type, deliveryId, data, options);
       if (!mapped) return Promise.resolve();
-      remember(chats, mapped.event.chatId, mapped.event.chatType);
-      remember(messages, mapped.event.messageId, mapped.sentAt ?? now());
-      const task = context.inbox.accept({ ...mapped.event, raw: data }).then(() => undefined);
-      inFlight.add(task);
-      void task.then(
-        () => inFlight.delete(task),
-        () => inFlight.delete(task),
-      );
+      const { event } = mapped;
+      options.book.noteMessage(event, mapped.sentAt ?? (options.now ?? Date.now)());
+      const task = context.inbox.accept({ ...event, raw: data }).then((result) => {
+        if (result !== "denied" && options.afterAccept)
+          track(options.afterAccept(event).catch(() => undefined));
+      });
+      track(task);
       return task;
     },
-    chatType: (chatId) => chats.get(chatId),
-    sentAt: (messageId) => messages.get(messageId),
     async drain() {
-      await Promise.allSettled([...inFlight]);
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },
   };
 }

@@ -4,22 +4,32 @@ import {
   type ChannelContext,
   defineChannelAdapter,
 } from "@downcity/core";
+import { deliverPendingFollowUps } from "./deliver-pending-follow-ups.js";
+import { qqAttachmentKinds } from "./map-qq-attachment.js";
 import { createMessageIntake, type MessageIntake } from "./message-intake.js";
+import { createQqChatBook } from "./qq-chat-book.js";
 import { type QqGateway, startQqGateway } from "./qq-gateway.js";
 import { type QqOptions, qqOptionsSchema } from "./qq-options.js";
-import { sendQqText } from "./qq-sender.js";
+import { createQqPendingFollowUps, type QqPendingFollowUps } from "./qq-pending-follow-ups.js";
+import { type QqSenderSettings, sendQqMessage } from "./qq-sender.js";
 import { createQqTokenSource } from "./qq-token-source.js";
+import { createQqTyping } from "./qq-typing.js";
 import { startQqWebhookReceiver } from "./qq-webhook-receiver.js";
 
 /**
- * What QQ holds: plain text, no threads. Replies are deduplicated by the platform (msg_id + msg_seq), but a send
- * without a triggering message cannot be, so sends are not declared idempotent.
+ * What QQ holds: Markdown replies (QQ markdown, or plain text once the platform refuses it), no threads, images,
+ * voice notes, videos and files both ways (groups take no plain files). Replies are deduplicated by the platform
+ * (msg_id + msg_seq), but a proactive send cannot be, so sends are not declared idempotent.
  */
 export const qqCapabilities: ChannelCapabilities = Object.freeze({
   maxTextLength: 2000,
   threads: false,
-  markdown: "none",
+  markdown: "commonmark",
   idempotentSends: false,
+  // The adapter renders the Markdown and chunks the rendered text, so the host hands it replies whole.
+  format: "qq-markdown",
+  attachmentsIn: qqAttachmentKinds,
+  attachmentsOut: true,
 });
 
 /** A QQ bot channel adapter, which also tells its webhook port once started. */
@@ -28,10 +38,30 @@ export interface QqAdapter extends ChannelAdapter {
   webhookPort(): number | undefined;
 }
 
-/** Creates a QQ bot adapter with its own client (fetch + ws): the gateway or Ed25519-signed webhooks. */
+/**
+ * Creates a QQ bot adapter with its own client (fetch + ws): the gateway or Ed25519-signed webhooks in, passive
+ * replies (proactive messages, or kept for the chat's next message, when there is nothing to reply to) out.
+ */
 export function createQqAdapter(input: QqOptions | Record<string, unknown>): QqAdapter {
   const options = qqOptionsSchema.parse(input);
   const tokens = createQqTokenSource(options);
+  const book = createQqChatBook();
+  let pending: QqPendingFollowUps | undefined;
+  const sender: QqSenderSettings = {
+    apiBase: options.apiBase,
+    tokens,
+    book,
+    pending: () => pending,
+    markdown: { allowed: options.markdown },
+    rendersMarkdown: options.markdown,
+    maxTextLength: qqCapabilities.maxTextLength,
+  };
+  const capabilities: ChannelCapabilities = {
+    ...qqCapabilities,
+    ...(options.markdown ? {} : { markdown: "none" as const, format: "plain" as const }),
+    // Polling and gateway modes pull events: with a shared store one worker at a time runs them.
+    ...(options.mode === "webhook" ? {} : { polls: true }),
+  };
   let intake: MessageIntake | undefined;
   let receiver: Promise<QqGateway & { port?: number }> | undefined;
   let port: number | undefined;
@@ -44,6 +74,7 @@ export function createQqAdapter(input: QqOptions | Record<string, unknown>): QqA
         async (running) => {
           await running.stop();
           await intake?.drain();
+          await book.flush();
         },
         () => undefined,
       )
@@ -55,12 +86,20 @@ export function createQqAdapter(input: QqOptions | Record<string, unknown>): QqA
   };
 
   return {
-    // Polling and gateway modes pull events: with a shared store one worker at a time runs them.
-    capabilities: options.mode === "webhook" ? qqCapabilities : { ...qqCapabilities, polls: true },
+    capabilities,
     webhookPort: () => port,
+    typing: createQqTyping({ apiBase: options.apiBase, tokens, kind: book.kind }),
     async start(context: ChannelContext) {
       if (receiver) return;
-      const taking = createMessageIntake(context);
+      sender.logger = context.logger;
+      sender.channel = context.channel;
+      await book.attach(context.stateDir);
+      pending = createQqPendingFollowUps(context.stateDir);
+      const taking = createMessageIntake(context, {
+        book,
+        downloadTimeoutMs: options.downloadTimeoutMs,
+        afterAccept: (message) => deliverPendingFollowUps(sender, message),
+      });
       intake = taking;
       receiver =
         options.mode === "webhook"
@@ -86,19 +125,7 @@ export function createQqAdapter(input: QqOptions | Record<string, unknown>): QqA
     },
     stop,
     send: (target, message, sendOptions) =>
-      sendQqText(
-        {
-          apiBase: options.apiBase,
-          tokens,
-          ledger: {
-            chatType: (chatId) => intake?.chatType(chatId),
-            sentAt: (messageId) => intake?.sentAt(messageId),
-          },
-        },
-        target,
-        message.text,
-        sendOptions.idempotencyKey,
-      ),
+      sendQqMessage(sender, target, message, sendOptions.idempotencyKey),
   };
 }
 

@@ -1,12 +1,16 @@
 import { QqApiError } from "./qq-api-error.js";
 import type { QqTokenSource } from "./qq-token-source.js";
 
-/** Calls the bot OpenAPI with `Authorization: QQBot <token>` and returns the JSON answer, or throws `QqApiError`. */
+/**
+ * Calls the bot OpenAPI with `Authorization: QQBot <token>` and returns the JSON answer, or throws `QqApiError`.
+ * The wait defaults to 15 s (the platform advises at least 5 s, or a sent message may look failed).
+ */
 export async function qqRequest<T>(
   settings: { apiBase: string; tokens: QqTokenSource },
   method: "GET" | "POST",
   path: string,
   body?: unknown,
+  options: { timeoutMs?: number } = {},
 ): Promise<T> {
   const token = await settings.tokens.token();
   let response: Response;
@@ -18,7 +22,7 @@ export async function qqRequest<T>(
         ...(body === undefined ? {} : { "content-type": "application/json" }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(15_000),
+      signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
     });
   } catch (error) {
     const reason = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;

@@ -40,6 +40,19 @@ export const qqOptionsSchema = z
       .max(600_000)
       .default(2000)
       .describe("Websocket mode: the first wait before reconnecting (doubles up to 60 s)"),
+    markdown: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Send replies as QQ markdown (msg_type 2) while the bot may; the first permission error switches to plain text [true]",
+      ),
+    downloadTimeoutMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(600_000)
+      .default(60_000)
+      .describe("Longest download of one incoming image, voice note, video or file [60000]"),
     listen: z
       .union([
         z.number().int().min(0).max(65535),

@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ChannelFake, FakeIncoming, FakeSent } from "@downcity/core/test";
+import type { ChannelFake, FakeIncoming } from "@downcity/core/test";
 import { WebSocket, WebSocketServer } from "ws";
 import { qqSign, qqSigningKeys } from "../qq-signature.js";
+import { createFakeQqMediaHost, type FakeQqAttachment } from "./fake-qq-attachment.js";
+import { createFakeQqOpenApi, type FakeQqOpenApi } from "./fake-qq-openapi.js";
 
 /** Credentials the fake accepts. */
 export const fakeQqAppId = "102000001";
@@ -22,8 +24,21 @@ interface Session {
   socket?: WebSocket;
 }
 
-/** The fake QQ bot platform the tests drive. */
-export interface FakeQqPlatform extends ChannelFake {
+/** A message to deliver, with the platform's raw attachments (see `FakeQqAttachment`). */
+export type FakeQqIncoming = FakeIncoming & { attachments?: FakeQqAttachment[] };
+
+/** The fake QQ bot platform the tests drive (its send endpoints: `FakeQqOpenApi`). */
+export interface FakeQqPlatform
+  extends ChannelFake,
+    Omit<FakeQqOpenApi, "handle" | "received" | "sent" | "rateLimitNextSends"> {
+  deliver(
+    message: FakeQqIncoming,
+    options?: { timeoutMs?: number },
+  ): Promise<{ acked: boolean; eventId: string }>;
+  /** Serves `data` at a URL of the fake, as the platform's media hosts serve attachments. */
+  hostFile(data: Uint8Array, contentType: string): string;
+  /** How many times a hosted file was downloaded. */
+  downloads(url: string): number;
   readonly apiBase: string;
   readonly tokenUrl: string;
   /** Gateway connections so far, and how they started. */
@@ -49,9 +64,6 @@ export interface FakeQqPlatform extends ChannelFake {
   rejectIdentify(reject: boolean): void;
   /** Makes every token issued so far invalid (4004 on identify, 401 on the API). */
   revokeTokens(): void;
-  /** Ages a received message so replies to it are past the platform's window. */
-  expireMessage(messageId: string): void;
-  sendRequests(): Array<{ path: string; body: Record<string, unknown> }>;
 }
 
 const json = (
@@ -68,7 +80,10 @@ const readBody = (request: IncomingMessage) =>
     request.on("end", () => resolve(body));
   });
 
-/** Starts the fake on 127.0.0.1:0: token endpoint, `/gateway`, the websocket gateway, and the v2 send endpoints. */
+/**
+ * Starts the fake on 127.0.0.1:0: token endpoint, `/gateway`, the websocket gateway (or signed webhook POSTs),
+ * the v2 message and file endpoints, and the media URLs of attachments.
+ */
 export async function startFakeQqPlatform(
   options: { delivery?: FakeQqDelivery; heartbeatIntervalMs?: number; tokenLifetimeSeconds?: number } = {},
 ): Promise<FakeQqPlatform> {
@@ -76,10 +91,8 @@ export async function startFakeQqPlatform(
   const heartbeatInterval = options.heartbeatIntervalMs ?? 100;
   const tokens = new Set<string>();
   const sessions = new Map<string, Session>();
-  const sent: FakeSent[] = [];
-  const requests: Array<{ path: string; body: Record<string, unknown> }> = [];
-  const seqsUsed = new Set<string>();
-  const received = new Map<string, { at: number; replies: number }>();
+  const openApi = createFakeQqOpenApi();
+  const media = createFakeQqMediaHost(() => origin);
   const dispatches = new Map<string, Record<string, unknown>>();
   const stats = { connections: 0, identifies: 0, resumes: [] as Array<{ seq: number }>, heartbeats: 0 };
   let current: Session | undefined;
@@ -87,8 +100,6 @@ export async function startFakeQqPlatform(
   let rejectAll = false;
   let failTokens = 0;
   let issued = 0;
-  let limited = 0;
-  let retryAfterMs = 0;
   let origin = "";
   const { privateKey } = qqSigningKeys(fakeQqSecret);
 
@@ -97,6 +108,11 @@ export async function startFakeQqPlatform(
 
   const server: Server = createServer(async (request, response) => {
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    const file = request.method === "GET" ? media.serve(url.pathname) : undefined;
+    if (file)
+      return response
+        .writeHead(file.status, { "content-type": file.contentType, "content-length": file.data.byteLength })
+        .end(file.data);
     const raw = await readBody(request);
     const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
     if (url.pathname === "/app/getAppAccessToken") {
@@ -118,44 +134,8 @@ export async function startFakeQqPlatform(
       return json(response, 401, { code: 11244, message: "token not exist or expire" });
     if (url.pathname === "/gateway")
       return json(response, 200, { url: `${origin.replace("http", "ws")}/websocket` });
-    const target = /^\/v2\/(users|groups)\/([^/]+)\/messages$/.exec(url.pathname);
-    if (target && request.method === "POST") {
-      requests.push({ path: url.pathname, body });
-      if (limited > 0) {
-        limited -= 1;
-        return json(
-          response,
-          429,
-          { code: 22009, message: "msg limit exceed" },
-          { "retry-after": String(retryAfterMs / 1000) },
-        );
-      }
-      const msgId = typeof body.msg_id === "string" ? body.msg_id : undefined;
-      if (!msgId)
-        return json(response, 400, { code: 40034116, message: "proactive messages are not allowed" });
-      const origin = received.get(msgId);
-      if (!origin) return json(response, 400, { code: 40034024, message: "msg_id is invalid" });
-      const window = target[1] === "groups" ? 5 * 60_000 : 60 * 60_000;
-      if (Date.now() - origin.at > window)
-        return json(response, 400, { code: 40034025, message: "msg_id expired" });
-      const key = `${msgId}:${String(body.msg_seq)}`;
-      if (seqsUsed.has(key))
-        return json(response, 400, {
-          code: 40054005,
-          err_code: 40054005,
-          message: "消息被去重，请检查请求msgseq",
-        });
-      if (origin.replies >= 5)
-        return json(response, 400, { code: 40034026, message: "reply limit of 5 reached" });
-      seqsUsed.add(key);
-      origin.replies += 1;
-      sent.push({
-        chatId: decodeURIComponent(target[2] ?? ""),
-        text: String(body.content),
-        idempotencyKey: key,
-      });
-      return json(response, 200, { id: `sent-${randomUUID()}`, timestamp: new Date().toISOString() });
-    }
+    const answer = openApi.handle(request.method ?? "GET", url.pathname, body);
+    if (answer) return json(response, answer.status, answer.body, answer.headers);
     json(response, 404, { code: 404, message: "not found" });
   });
 
@@ -245,13 +225,12 @@ export async function startFakeQqPlatform(
     return current;
   };
 
-  const payloadFor = (message: FakeIncoming, eventId: string): Record<string, unknown> => {
+  const payloadFor = (message: FakeQqIncoming, eventId: string): Record<string, unknown> => {
     const messageId = `msg-${eventId}`;
-    received.set(messageId, received.get(messageId) ?? { at: Date.now(), replies: 0 });
+    openApi.received(messageId);
     const timestamp = new Date().toISOString();
-    const attachments = message.nonText
-      ? [{ content_type: "image/png", url: "https://example.invalid/a.png" }]
-      : [];
+    // A message with neither text nor attachments stands for a kind the open API does not expose.
+    const attachments = message.nonText ? [] : (message.attachments ?? []);
     if (message.chatType === "direct")
       return {
         op: 0,
@@ -274,7 +253,7 @@ export async function startFakeQqPlatform(
         id: messageId,
         author: { member_openid: message.userId },
         group_openid: message.chatId,
-        content: ` ${message.text}`,
+        content: message.nonText ? "" : ` ${message.text}`,
         timestamp,
         attachments,
       },
@@ -334,12 +313,18 @@ export async function startFakeQqPlatform(
       if (!payload) throw new Error(`no dispatch ${eventId} to redeliver`);
       return push(payload, timeoutMs);
     },
-    sent: () => [...sent],
-    sendRequests: () => [...requests],
-    rateLimitNextSends(count, ms) {
-      limited = count;
-      retryAfterMs = ms;
-    },
+    sent: () => openApi.sent(),
+    sendRequests: () => openApi.sendRequests(),
+    uploads: () => openApi.uploads(),
+    mediaSent: () => openApi.mediaSent(),
+    typingNotices: () => openApi.typingNotices(),
+    rateLimitNextSends: (count, ms) => openApi.rateLimitNextSends(count, ms),
+    allowMarkdown: (allowed) => openApi.allowMarkdown(allowed),
+    allowProactive: (allowed) => openApi.allowProactive(allowed),
+    failNextUploads: (count) => openApi.failNextUploads(count),
+    expireMessage: (messageId) => openApi.expireMessage(messageId),
+    hostFile: (data, contentType) => media.host(data, contentType),
+    downloads: (url) => media.downloads(url),
     stats: () => ({ ...stats, resumes: [...stats.resumes] }),
     openConnections: () => [...wss.clients].filter((client) => client.readyState === WebSocket.OPEN).length,
     dropConnection() {
@@ -368,10 +353,6 @@ export async function startFakeQqPlatform(
     },
     revokeTokens() {
       tokens.clear();
-    },
-    expireMessage(messageId) {
-      const entry = received.get(messageId);
-      if (entry) entry.at = 0;
     },
     async close() {
       for (const client of wss.clients) client.terminate();
