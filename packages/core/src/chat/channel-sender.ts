@@ -12,6 +12,12 @@ export interface OutgoingMessage {
   text: string;
   /** Files sent with the text (recorded by content hash under `.downcity/media/sent/`). */
   files?: OutgoingFile[];
+  /**
+   * The reply's idempotency key: `<requestId>:<step>:<part>` for a run's reply (see the run
+   * journal), stable when a resumed run delivers it again. Without one the host keys the reply by
+   * trigger and position (`<triggerMessageId ?? requestId>#<sequence>`).
+   */
+  key?: string;
   /** Position of this reply within its run (0, 1, ...). */
   sequence: number;
   /** The `messageId` of the message that started the run, when it had one (stable across replays). */

@@ -15,6 +15,9 @@ export interface HistoryMetadata {
   threadId?: string;
   userId?: string;
   username?: string;
+  /** Set on the assistant message of a run that was stopped (why) or failed (the error code). */
+  aborted?: string;
+  failed?: string;
   /** `summary` marks the message compaction wrote in place of archived messages. */
   kind?: "summary";
   archiveId?: string;

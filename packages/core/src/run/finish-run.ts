@@ -2,7 +2,8 @@ import { DowncityError } from "../errors/downcity-error.js";
 import type { HistoryMessage } from "../history/history-message.js";
 import { errorFields } from "../logger/logger.js";
 import { deliverFinalAnswer } from "./final-answer.js";
-import { abortNotice } from "./run-notice.js";
+import { journalHistoryParts, shownToolCalls } from "./journal-history.js";
+import { abortNotice, failedRunNote } from "./run-notice.js";
 import type { AssistantPart, RunOutcome, RunResult, RunSettlement, StreamedSteps } from "./run-result.js";
 import type { RunDeps, RunScope } from "./run-scope.js";
 import { stepsToParts } from "./steps-to-parts.js";
@@ -13,7 +14,8 @@ type FinishDeps = Pick<RunDeps, "emit" | "logger" | "generateId" | "now">;
  * Finishes a run, whatever its outcome. A completed run delivers its final answer (`final-answer.ts`)
  * and stores its steps; a stopped run stores what it had with a notice saying why and
  * sends the notice like a reply; both end with `run-end`. A failed run (or a finish that fails)
- * ends with `run-error` and settles with the error.
+ * ends with `run-error` and settles with the error; a journaled one that ran anything stores that
+ * too. A journaled run's steps are stored from its journal (every attempt's, see `journal-history.ts`).
  */
 export async function finishRun(
   deps: FinishDeps,
@@ -32,13 +34,21 @@ export async function finishRun(
   }
 }
 
+/** The parts of the steps a run finished: from its journal when it has one, else from this stream's steps. */
+function stepParts(scope: RunScope, steps: StreamedSteps["steps"], unfinishedError: string): AssistantPart[] {
+  return scope.recorder
+    ? journalHistoryParts(scope.recorder.records(), unfinishedError)
+    : stepsToParts(steps);
+}
+
 async function completed(
   deps: FinishDeps,
   scope: RunScope,
   outcome: Extract<RunOutcome, { status: "completed" }>,
 ): Promise<RunResult> {
   const answer = await deliverFinalAnswer(scope, outcome);
-  const message = await record(deps, scope, [...stepsToParts(outcome.steps), ...answer.parts]);
+  const steps = stepParts(scope, outcome.steps, "no result was recorded");
+  const message = await record(deps, scope, [...steps, ...answer.parts]);
   return ended(deps, scope, outcome, { text: answer.text, message });
 }
 
@@ -50,20 +60,26 @@ async function aborted(
   const { reason } = outcome.error;
   const notice = abortNotice(outcome.error);
   // What the run did is stored first: a channel that fails to take the notice must not lose it.
-  const parts = [...stepsToParts(outcome.steps), ...outcome.parts, { type: "text" as const, text: notice }];
-  const message = await record(deps, scope, parts, reason);
+  const steps = stepParts(scope, outcome.steps, `aborted: ${outcome.error.message}`);
+  // A call of the cut-off step shows once, with its journaled outcome when it had one.
+  const shown = shownToolCalls(steps);
+  const unfinished = outcome.parts.filter(
+    (part) => part.type !== "dynamic-tool" || !shown.has(part.toolCallId),
+  );
+  const parts = [...steps, ...unfinished, { type: "text" as const, text: notice }];
+  const message = await record(deps, scope, parts, { aborted: reason });
   await scope
     .deliver(notice, "final-text")
     .catch((error: unknown) => deps.logger.warn(errorFields(error), "could not deliver the abort notice"));
   return ended(deps, scope, outcome, { text: notice, message, aborted: { reason, message: notice } });
 }
 
-/** Appends the run's assistant message to history. */
+/** Appends the run's assistant message to history (marked when the run was stopped or failed). */
 async function record(
   deps: FinishDeps,
   scope: RunScope,
   parts: AssistantPart[],
-  abortedBy?: NonNullable<RunResult["aborted"]>["reason"],
+  ended: { aborted?: NonNullable<RunResult["aborted"]>["reason"]; failed?: string } = {},
 ): Promise<HistoryMessage> {
   const { contextId, requestId } = scope;
   const message: HistoryMessage = {
@@ -74,7 +90,7 @@ async function record(
       createdAt: deps.now().toISOString(),
       contextId,
       requestId,
-      ...(abortedBy ? { aborted: abortedBy } : {}),
+      ...ended,
     },
   };
   await scope.history.append(message);
@@ -105,7 +121,12 @@ function ended(
   return result;
 }
 
-function failed(deps: FinishDeps, scope: RunScope, error: unknown): RunSettlement {
+/**
+ * Settles a failed run with a DowncityError. A journaled run that ran steps or tools leaves them in
+ * history first, marked `failed` with the error code: the
+ * next run sees what this one did, and a retried event is run again rather than taken as answered.
+ */
+async function failed(deps: FinishDeps, scope: RunScope, error: unknown): Promise<RunSettlement> {
   const { contextId, requestId } = scope;
   const failure = DowncityError.isInstance(error)
     ? error
@@ -115,6 +136,13 @@ function failed(deps: FinishDeps, scope: RunScope, error: unknown): RunSettlemen
         { cause: error },
       );
   deps.logger.error({ contextId, requestId, ...errorFields(failure) }, "agent run failed");
+  const steps = scope.recorder ? journalHistoryParts(scope.recorder.records(), "the run failed") : [];
+  if (steps.length > 0)
+    await record(deps, scope, [...steps, { type: "text", text: failedRunNote(failure.code) }], {
+      failed: failure.code,
+    }).catch((storeError: unknown) =>
+      deps.logger.warn(errorFields(storeError), "could not store the failed run's steps in history"),
+    );
   deps.emit({ type: "run-error", contextId, requestId, code: failure.code, message: failure.message });
   return { ok: false, error: failure };
 }

@@ -50,8 +50,10 @@ export async function finishedRunAnswer(
   const [previous] = earlier;
   if (earlier.size !== 1 || !previous || (previous === requestId && !replayed)) return undefined;
   const recent = await store.read({ last: lookBack });
+  // A failed run's stored steps are no answer: its event is run again.
   const message = recent.find(
-    (stored) => stored.role === "assistant" && stored.metadata?.requestId === previous,
+    (stored) =>
+      stored.role === "assistant" && stored.metadata?.requestId === previous && !stored.metadata?.failed,
   );
   if (!message) return undefined;
   logger.info({ answeredBy: previous }, "replayed event was already answered; not run again");

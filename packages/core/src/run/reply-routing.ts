@@ -4,6 +4,7 @@ import type { RequestContext } from "../context/request-context.js";
 import { DowncityError } from "../errors/downcity-error.js";
 import { errorFields, type Logger } from "../logger/logger.js";
 import type { ContextHistory } from "../store/history-store.js";
+import type { ReplyKey, ReplyKeys } from "./reply-keys.js";
 import type { RuntimeEvent } from "./runtime-event.js";
 
 /** Where a run's replies go: the channel, chat and user of the message that started it. */
@@ -53,21 +54,24 @@ export type RecipientDirectory = (to: string) => Recipient | Promise<Recipient>;
 
 /**
  * Delivers one reply text of a run: to the channel's sender when one is registered, and as a
- * `chat-message` event. With `to`, to that recipient's chat instead of the run's own.
+ * `chat-message` event. With `to`, to that recipient's chat instead of the run's own. Resolves with
+ * the chat it went to and the reply's key (its outbox idempotency key).
  */
 export type DeliverReply = (
   text: string,
   via: "chat_send" | "final-text",
   to?: string,
   files?: OutgoingFile[],
-) => Promise<{ contextId: string }>;
+) => Promise<{ contextId: string; reply: ReplyKey }>;
 
 /** Creates the reply delivery of one run. */
 export function createReplyDelivery(options: {
   requestContext: RequestContext;
   threadId?: string;
-  /** The `messageId` of the message that started the run: with the position, a stable outbox key. */
+  /** The `messageId` of the message that started the run (a reply to it quotes it where the platform can). */
   triggerMessageId?: string;
+  /** Where each reply's outbox key comes from (the run, its step, the reply's part in the step). */
+  keys: ReplyKeys;
   senders: ReadonlyMap<string, ChannelSender>;
   directory?: RecipientDirectory;
   emit: (event: RuntimeEvent) => void;
@@ -75,7 +79,12 @@ export function createReplyDelivery(options: {
   const { requestContext, emit } = options;
   const { contextId, requestId, channel, chatId, userId, username } = requestContext;
   let sequence = 0;
-  const deliverTo = async (to: string, text: string, position: number, files?: OutgoingFile[]) => {
+  const deliverTo = async (
+    to: string,
+    text: string,
+    reply: { key: ReplyKey; position: number },
+    files?: OutgoingFile[],
+  ) => {
     if (!options.directory)
       throw new DowncityError(
         "NOT_FOUND",
@@ -101,7 +110,8 @@ export function createReplyDelivery(options: {
       chatId: recipient.chatId,
       text,
       ...(files?.length ? { files } : {}),
-      sequence: position,
+      key: reply.key.key,
+      sequence: reply.position,
       ...(options.triggerMessageId ? { triggerMessageId: options.triggerMessageId } : {}),
       ...(recipient.threadId ? { threadId: recipient.threadId } : {}),
     });
@@ -114,11 +124,12 @@ export function createReplyDelivery(options: {
       channel: recipient.channel,
       chatId: recipient.chatId,
     });
-    return { contextId: recipient.contextId };
+    return { contextId: recipient.contextId, reply: reply.key };
   };
   return async (text, via, to, files) => {
     const position = sequence++;
-    if (to) return deliverTo(to, text, position, files);
+    const reply = options.keys.next(via);
+    if (to) return deliverTo(to, text, { key: reply, position }, files);
     const sender = channel ? options.senders.get(channel) : undefined;
     if (sender && channel) {
       await sender({
@@ -127,6 +138,7 @@ export function createReplyDelivery(options: {
         channel,
         text,
         ...(files?.length ? { files } : {}),
+        key: reply.key,
         sequence: position,
         ...(options.triggerMessageId ? { triggerMessageId: options.triggerMessageId } : {}),
         ...(chatId ? { chatId } : {}),
@@ -144,6 +156,6 @@ export function createReplyDelivery(options: {
       ...(channel ? { channel } : {}),
       ...(chatId ? { chatId } : {}),
     });
-    return { contextId };
+    return { contextId, reply };
   };
 }

@@ -27,6 +27,8 @@ export interface ResumePoint {
   }>;
   /** Set when the last finished step was the answer (no tool calls): the run only has to finish. */
   finalText?: string;
+  /** The journal as earlier attempts left it (their steps go into the run's history message, their reply keys are not handed out again). */
+  records: JournalRecord[];
 }
 
 /**
@@ -64,7 +66,14 @@ export function resumePointOf(requestId: string, records: readonly JournalRecord
   const steps = records.filter((record) => record.type === "step");
   const messages = steps.flatMap((step) => step.messages as ModelMessage[]);
   const last = steps.at(-1);
-  const point: ResumePoint = { requestId, attempt, finishedSteps: steps.length, messages, closedCalls: [] };
+  const point: ResumePoint = {
+    requestId,
+    attempt,
+    finishedSteps: steps.length,
+    messages,
+    closedCalls: [],
+    records: [...records],
+  };
   const call = records.findLast(
     (record): record is ModelCallRecord => record.type === "model-call" && record.step === steps.length,
   );

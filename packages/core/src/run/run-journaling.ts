@@ -27,11 +27,10 @@ export async function beginRunJournal(
   });
   scope.recorder = recorder;
   const deliver = scope.deliver;
-  let sequence = 0;
-  scope.deliver = async (text, via, to) => {
-    const position = sequence++;
-    const delivered = await deliver(text, via, to);
-    recorder.reply({ via, contextId: delivered.contextId, text, sequence: position });
+  scope.deliver = async (text, via, to, files) => {
+    const delivered = await deliver(text, via, to, files);
+    const { key, step } = delivered.reply;
+    recorder.reply({ via, contextId: delivered.contextId, text, key, step });
     return delivered;
   };
   if (resume) {
@@ -39,8 +38,13 @@ export async function beginRunJournal(
       { attempt: resume.attempt, fromStep: resume.finishedSteps, closedCalls: resume.closedCalls.length },
       "resuming the run from its journal",
     );
-    return recorder.resumed(resume, "restart");
+    await recorder.resumed(resume, "restart");
+    // Replies continue after the steps the journal holds; keys earlier attempts used stay theirs.
+    const used = resume.records.flatMap((record) => (record.type === "reply" ? [record.key] : []));
+    scope.replyKeys.continueRun({ run: scope.requestId, finishedSteps: recorder.step(), used });
+    return;
   }
+  scope.replyKeys.continueRun({ run: scope.requestId, finishedSteps: 0, used: [] });
   const model = deps.model;
   const { channel, chatId, userId } = scope.requestContext;
   const threadId = batch[0]?.message.threadId;
@@ -95,7 +99,10 @@ export function journaledStream(
       recorder.windowSent(ids);
       stream.onWindow(ids);
     },
-    onStepFinished: (step) => recorder.stepFinished(step),
+    onStepFinished: async (step) => {
+      await recorder.stepFinished(step);
+      await stream.onStepFinished?.(step);
+    },
   };
 }
 

@@ -24,3 +24,8 @@ export function reachedStepLimit(steps: ReadonlyArray<StepResult<ToolSet>>): boo
 export function stepLimitNotice(steps: number): string {
   return `I stopped after ${steps} steps, the most one run may take (run.maxSteps in downcity.json), before finishing. ${continueHint}`;
 }
+
+/** The history note after a failed run's steps: the tools above ran, the run gave no answer. */
+export function failedRunNote(code: string): string {
+  return `This run failed (${code}) before it answered; the tool calls above did run.`;
+}

@@ -97,6 +97,7 @@ async function runBatch(deps: RunDeps, scope: RunScope, lane: RunLane): Promise<
         historyWindow: deps.historyWindow,
         activeRun: scope.activeRun,
         onWindow: arrivals.windowSent,
+        onStepFinished: async () => scope.replyKeys.stepFinished(),
         takeArrivals: arrivals.take,
         emit: deps.emit,
         logger: deps.logger,

@@ -39,7 +39,14 @@ export interface RunRecorder {
   }): void;
   /** The step boundary: resolves once the step is durable. */
   stepFinished(step: StepResult<ToolSet>): Promise<void>;
-  reply(reply: { via: "chat_send" | "final-text"; contextId: string; text: string; sequence: number }): void;
+  /** A reply the run delivered, under its outbox key (see `ReplyKeys`). */
+  reply(reply: {
+    via: "chat_send" | "final-text";
+    contextId: string;
+    text: string;
+    key: string;
+    step: number;
+  }): void;
   /** The last record: the outcome, with the steps finished and the tokens of every model call. */
   end(end: {
     outcome: JournalOutcome;
@@ -50,6 +57,8 @@ export interface RunRecorder {
   step(): number;
   /** A further attempt of this run: what the journal closed for it, written before it goes on. */
   resumed(point: ResumePoint, reason: "restart" | "retry"): Promise<void>;
+  /** Every record of the run so far: earlier attempts' (when resumed), then this attempt's, in order. */
+  records(): readonly NewJournalRecord[];
 }
 
 /** Creates the recorder of run `requestId`. */
@@ -64,6 +73,8 @@ export function createRunRecorder(options: {
   const now = options.now ?? (() => new Date());
   const at = () => now().toISOString();
   let queue: NewJournalRecord[] = [];
+  // What the run's history message is built from (`journalHistoryParts`).
+  let written: NewJournalRecord[] = [];
   let writing: Promise<void> = Promise.resolve();
   let finishedSteps = 0;
   let systemHash: string | undefined;
@@ -76,7 +87,11 @@ export function createRunRecorder(options: {
   let seenMessages = 0;
   const usage: JournalUsage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, totalTokens: 0 };
 
-  const push = (record: NewJournalRecord) => queue.push(redact(record));
+  const push = (record: NewJournalRecord) => {
+    const redacted = redact(record);
+    queue.push(redacted);
+    written.push(redacted);
+  };
   /**
    * Writes everything queued in one append, after the appends before it: durable (fdatasync)
    * unless `sync` is false, when it only has to survive the process being killed.
@@ -112,6 +127,8 @@ export function createRunRecorder(options: {
     },
     windowSent(ids) {
       historyIds = [...ids];
+      // A new stream begins (a retry after a context-window overflow): its step messages start over.
+      seenMessages = 0;
     },
     toolsOffered(set) {
       tools = Object.keys(set);
@@ -168,10 +185,8 @@ export function createRunRecorder(options: {
       // tools only has to outlive the process; a power loss then costs a model call, never a tool.
       return flush(step.toolCalls.length > 0);
     },
-    reply({ sequence, ...reply }) {
-      // chat_send runs inside the step under way; the final text belongs to the last finished step.
-      const step = reply.via === "final-text" ? Math.max(0, finishedSteps - 1) : finishedSteps;
-      push({ type: "reply", at: at(), key: `${requestId}:${step}:${sequence}`, step, ...reply });
+    reply(reply) {
+      push({ type: "reply", at: at(), ...reply });
     },
     end(end) {
       push({ type: "end", at: at(), ...end, steps: finishedSteps, usage: { ...usage } });
@@ -180,6 +195,7 @@ export function createRunRecorder(options: {
     },
     step: () => finishedSteps,
     resumed(point, reason) {
+      written = [...point.records, ...written];
       finishedSteps = point.finishedSteps;
       push({ type: "attempt", at: at(), attempt: point.attempt, fromStep: point.finishedSteps, reason });
       if (point.closedCalls.length > 0) {
@@ -201,5 +217,6 @@ export function createRunRecorder(options: {
       }
       return flush();
     },
+    records: () => written,
   };
 }

@@ -11,6 +11,7 @@ import type { RunJournal } from "../store/run-journal.js";
 import type { ActiveRun, ActiveRuns } from "./active-runs.js";
 import type { ModelRetryPolicy } from "./model-retry.js";
 import type { Redactor } from "./redact-secrets.js";
+import type { ReplyKeys } from "./reply-keys.js";
 import type { DeliverReply, RecipientDirectory, ReplyRoute } from "./reply-routing.js";
 import type { RunContext, RuntimeHistory, ToolSource } from "./run-context.js";
 import type { RunRecorder } from "./run-recorder.js";
@@ -72,6 +73,8 @@ export interface RunScope {
   /** Cancel, limits and shutdown reach the run through it. */
   activeRun: ActiveRun;
   deliver: DeliverReply;
+  /** The outbox keys of the run's replies (`deliver` takes each reply's key from it). */
+  replyKeys: ReplyKeys;
   /** Texts `chat_send` delivered to the run's own chat: when there are any, they are its answer. */
   sent: string[];
   /** The run's journal writer, when the runtime journals runs. */

@@ -3,6 +3,7 @@ import type { RequestContext } from "../context/request-context.js";
 import { DowncityError } from "../errors/downcity-error.js";
 import type { ActiveRun } from "./active-runs.js";
 import { finishedRunAnswer, unpersistedMessages } from "./persisted-messages.js";
+import { createReplyKeys } from "./reply-keys.js";
 import { createReplyDelivery, lastRoute } from "./reply-routing.js";
 import type { RunResult } from "./run-result.js";
 import type { PendingRun, RunDeps, RunScope } from "./run-scope.js";
@@ -36,15 +37,18 @@ export async function openRunScope(
   // An internal message (a shell follow-up, a notice) answers in the thread its context lives in.
   const threadId = first.message.threadId ?? route?.threadId;
   const directory = deps.directory();
+  // Replaced by the journal's keys when the run is journaled (see `beginRunJournal`).
+  const replyKeys = createReplyKeys(triggerMessageId ?? requestId);
   const deliver = createReplyDelivery({
     requestContext,
+    keys: replyKeys,
     senders: deps.senders,
     emit: deps.emit,
     ...(directory ? { directory } : {}),
     ...(threadId ? { threadId } : {}),
     ...(triggerMessageId ? { triggerMessageId } : {}),
   });
-  return { requestContext, contextId, requestId, history, activeRun, deliver, sent: [] };
+  return { requestContext, contextId, requestId, history, activeRun, deliver, replyKeys, sent: [] };
 }
 
 /** Marks a message as answered by this run (a replay after a crash finds its answer by it). */

@@ -136,8 +136,8 @@ describe.each([
     expect(await channel.deliver({ eventId: "e1", chatId: "c1", userId: "u1", text: "hi" })).toBe("accepted");
     await until(() => channel.sent.length === 2, "two chunks");
     expect(channel.sent.map((sent) => [sent.text, sent.key])).toEqual([
-      ["first paragraph", "mem:e1#0.0"],
-      ["second part here", "mem:e1#0.1"],
+      ["first paragraph", "mem:e1:0:0.0"],
+      ["second part here", "mem:e1:0:0.1"],
     ]);
     expect(channel.sent[0]?.target).toMatchObject({ chatId: "c1", replyToMessageId: "e1" });
   });
@@ -205,7 +205,7 @@ describe.each([
     await channel.deliver({ eventId: "e5", chatId: "gone", userId: "u1", text: "b" });
     await until(async () => (await host.outbox.list({ dead: true })).length === 1, "the dead outbox entry");
     expect((await host.outbox.list({ dead: true }))[0]).toMatchObject({
-      key: "mem:e5#0",
+      key: "mem:e5:0:0",
       lastError: "chat not found",
     });
     expect(host.status()[0]?.counts).toMatchObject({ sent: 1, retried: 1, deadLettered: 1 });

@@ -25,8 +25,9 @@ export interface ReplyRecorder {
 export const renderedReplyMax = 64 * 1024;
 
 /**
- * Turns runtime replies into outbox chunks. Keys are stable per run position (`<trigger>#<n>`, one
- * suffix per chunk), so a replayed run finds what it already recorded and sends nothing twice.
+ * Turns runtime replies into outbox chunks under the reply's own key (a run's replies carry
+ * `<requestId>:<step>:<part>`; others are keyed `<trigger>#<n>`), one suffix per chunk, so a
+ * resumed or replayed run finds what it already recorded and sends nothing twice.
  */
 export function createReplyRecorder(options: {
   delivery: ChannelDelivery;
@@ -82,7 +83,7 @@ export function createReplyRecorder(options: {
           ? { replyToMessageId: trigger.message.platformMessageId }
           : {}),
       };
-      const base = `${message.triggerMessageId ?? message.requestId}#${message.sequence}`;
+      const base = message.key ?? `${message.triggerMessageId ?? message.requestId}#${message.sequence}`;
       await record(channel, message.contextId, target, message.text, base, message.files);
     },
   };
