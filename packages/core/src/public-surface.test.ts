@@ -87,7 +87,12 @@ const surface: Record<string, string[]> = {
     "testRunJournal",
     "useRecordingTestBed",
   ],
-  "./scripted": ["ScriptedHttpError", "createScriptedModel", "startOpenAICompatibleServer"],
+  "./scripted": [
+    "ScriptedHttpError",
+    "createScriptedModel",
+    "createScriptedTranscriptionModel",
+    "startOpenAICompatibleServer",
+  ],
   "./primitives": [
     "DowncityError",
     "acquireFileLock",

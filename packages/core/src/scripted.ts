@@ -11,4 +11,14 @@ export {
   startOpenAICompatibleServer,
 } from "./test/openai-compatible-server.js";
 export { createScriptedModel, type ScriptedModel } from "./test/scripted-model.js";
+export {
+  createScriptedTranscriptionModel,
+  type ScriptedTranscript,
+  type ScriptedTranscriptionCall,
+  type ScriptedTranscriptionModel,
+} from "./test/scripted-transcription-model.js";
+export type {
+  ScriptedTranscriptionReply,
+  ScriptedTranscriptionRequest,
+} from "./test/scripted-transcription-route.js";
 export type { ScriptedCall, ScriptedReply, ScriptedToolCall, ScriptedTurn } from "./test/scripted-turn.js";

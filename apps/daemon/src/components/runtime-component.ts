@@ -36,6 +36,7 @@ export const runtimeComponent = daemonComponent({
         : {}),
       ...(config.history ? { history: config.history } : {}),
       ...(config.llm ? { vision: config.llm.vision } : {}),
+      ...(choice.transcription ? { transcription: choice.transcription } : {}),
       logger,
       historyDir: (contextId) => historyFolders.find(contextId),
       ...(store ? { sharedHistory: store.history } : {}),

@@ -1,8 +1,16 @@
 import { type LlmConfig, promptCacheMiddleware } from "@downcity/core";
-import { type LanguageModel, wrapLanguageModel } from "ai";
+import { type LanguageModel, type TranscriptionModel, wrapLanguageModel } from "ai";
 
-/** A model built from `llm`, or the reason there is none (shown on every chat). */
-export type ModelChoice = { model: LanguageModel; hint?: undefined } | { model?: undefined; hint: string };
+/** A transcription model object (`llm.transcription`), as the runtime takes it. */
+type TranscriptionModelObject = Exclude<TranscriptionModel, string>;
+
+/**
+ * A model built from `llm` (with its transcription model when `llm.transcription` names one), or
+ * the reason there is none (shown on every chat).
+ */
+export type ModelChoice =
+  | { model: LanguageModel; transcription?: TranscriptionModelObject; hint?: undefined }
+  | { model?: undefined; transcription?: undefined; hint: string };
 
 const example =
   'Set "llm" in downcity.json, e.g. { "provider": "openai", "model": "gpt-4.1-mini", "apiKey": "${OPENAI_API_KEY}" }.';
@@ -28,7 +36,10 @@ export async function createModel(
     // A custom baseURL is usually a chat-completions server; the real OpenAI API gets the Responses API.
     const model = llm.baseURL ? provider.chat(llm.model) : provider(llm.model);
     // One prompt_cache_key per context keeps a conversation's calls on the cache that holds its prefix.
-    return { model: wrapLanguageModel({ model, middleware: promptCacheMiddleware("openai") }) };
+    return {
+      model: wrapLanguageModel({ model, middleware: promptCacheMiddleware("openai") }),
+      ...(llm.transcription ? { transcription: provider.transcription(llm.transcription) } : {}),
+    };
   }
   if (llm.provider === "anthropic") {
     const apiKey = llm.apiKey ?? env.ANTHROPIC_API_KEY;
@@ -59,5 +70,25 @@ export async function createModel(
     ...(llm.apiKey ? { apiKey: llm.apiKey } : {}),
     supportsStructuredOutputs: llm.structuredOutputs,
   });
-  return { model: provider.chatModel(llm.model) };
+  return {
+    model: provider.chatModel(llm.model),
+    ...(llm.transcription
+      ? { transcription: await compatibleTranscription(llm.baseURL, llm.apiKey, llm.transcription) }
+      : {}),
+  };
+}
+
+/**
+ * A transcription model on an OpenAI-compatible server. The compatible provider has no speech API;
+ * such servers (vLLM, LocalAI, speaches, Groq) serve OpenAI's `/audio/transcriptions`, which the
+ * OpenAI provider speaks when pointed at their base URL.
+ */
+async function compatibleTranscription(
+  baseURL: string,
+  apiKey: string | undefined,
+  modelId: string,
+): Promise<TranscriptionModelObject> {
+  const { createOpenAI } = await import("@ai-sdk/openai");
+  // A local server often takes no key; the OpenAI client insists on one, so a placeholder is sent.
+  return createOpenAI({ baseURL, apiKey: apiKey ?? "no-key" }).transcription(modelId);
 }

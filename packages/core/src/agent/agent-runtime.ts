@@ -3,8 +3,10 @@ import type { LanguageModel } from "ai";
 import { DowncityError } from "../errors/downcity-error.js";
 import { createLaneScheduler } from "../lanes/lane-scheduler.js";
 import { errorFields, type Logger, silentLogger, withRequestContext } from "../logger/logger.js";
+import { createAudioTranscriber, type TranscriptionModelObject } from "../media/audio-transcriber.js";
 import { createHistoryWindow } from "../prompt/history-window.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
+import type { ModelMediaOptions } from "../prompt/user-model-content.js";
 import { type CancelTarget, createActiveRuns } from "../run/active-runs.js";
 import type { ModelRetryPolicy } from "../run/model-retry.js";
 import { createRedactor } from "../run/redact-secrets.js";
@@ -58,6 +60,11 @@ export interface AgentRuntimeOptions {
   workerId?: string;
   /** The model takes images (`llm.vision`) [true]; false turns image attachments into notes with their path. */
   vision?: boolean;
+  /**
+   * Transcribes voice notes and audio files before the model sees them (`llm.transcription`); the
+   * transcript is kept beside the file. Absent, they are notes with their path and duration.
+   */
+  transcription?: TranscriptionModelObject;
 }
 
 /** The agent runtime of one project root: what is registered with it, its lanes, and the runs they feed. */
@@ -94,7 +101,11 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     ...(options.sharedHistory ? { shared: options.sharedHistory } : {}),
   });
 
-  const media = { rootDir, vision: options.vision ?? true };
+  const media: ModelMediaOptions = {
+    rootDir,
+    vision: options.vision ?? true,
+    ...(options.transcription ? { transcribe: createAudioTranscriber(options.transcription) } : {}),
+  };
   const historyWindow = createHistoryWindow({
     history,
     media,

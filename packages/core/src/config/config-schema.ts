@@ -1,22 +1,39 @@
 import { z } from "zod";
 
 /** The model a project's agent talks to. */
-export const llmConfigSchema = z.strictObject({
-  provider: z.enum(["openai", "anthropic", "openai-compatible"]),
-  model: z.string().min(1).describe("Model id, e.g. gpt-4.1-mini or claude-sonnet-4-5"),
-  baseURL: z.url().optional().describe("Required for openai-compatible; optional override otherwise"),
-  apiKey: z.string().optional().describe('API key, usually "${OPENAI_API_KEY}"-style'),
-  structuredOutputs: z
-    .boolean()
-    .default(true)
-    .describe("openai-compatible only: send JSON schemas for structured output"),
-  vision: z
-    .boolean()
-    .default(true)
-    .describe(
-      "The model takes images: photos people send reach it as images (false: a note with the file path)",
-    ),
-});
+export const llmConfigSchema = z
+  .strictObject({
+    provider: z.enum(["openai", "anthropic", "openai-compatible"]),
+    model: z.string().min(1).describe("Model id, e.g. gpt-4.1-mini or claude-sonnet-4-5"),
+    baseURL: z.url().optional().describe("Required for openai-compatible; optional override otherwise"),
+    apiKey: z.string().optional().describe('API key, usually "${OPENAI_API_KEY}"-style'),
+    structuredOutputs: z
+      .boolean()
+      .default(true)
+      .describe("openai-compatible only: send JSON schemas for structured output"),
+    vision: z
+      .boolean()
+      .default(true)
+      .describe(
+        "The model takes images: photos people send reach it as images (false: a note with the file path)",
+      ),
+    transcription: z
+      .string()
+      .min(1, "names a transcription model of the provider, e.g. whisper-1")
+      .optional()
+      .describe(
+        "Transcription model on the same provider (e.g. whisper-1, gpt-4o-mini-transcribe; any model an OpenAI-compatible server serves at /audio/transcriptions): voice notes and audio files are transcribed before the turn (absent: a note with the file path and duration)",
+      ),
+  })
+  .superRefine((llm, context) => {
+    if (llm.transcription !== undefined && llm.provider === "anthropic")
+      context.addIssue({
+        code: "custom",
+        path: ["transcription"],
+        message:
+          'Anthropic has no transcription API: remove "llm.transcription", or use "provider": "openai" or "openai-compatible" (a server with /audio/transcriptions)',
+      });
+  });
 
 /** The sections core owns; every other top-level key of `downcity.json` belongs to a plug-in or the host. */
 export const coreConfigShape = {

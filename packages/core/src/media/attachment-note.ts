@@ -34,6 +34,23 @@ export function describeStoredFile(attachment: MessageAttachment): string {
   return `[${what} ${details.join(", ")} saved at ${attachment.path} (open it with your tools)]`;
 }
 
+/**
+ * What the model reads for a transcribed voice note or audio file: the file's note (its path kept,
+ * so tools can still open it), then the transcript, marked as a machine's.
+ */
+export function describeTranscribedAudio(
+  attachment: MessageAttachment,
+  transcript: { text: string; language?: string | undefined; durationSeconds?: number | undefined },
+): string {
+  const withDuration =
+    attachment.durationSeconds === undefined && transcript.durationSeconds !== undefined
+      ? { ...attachment, durationSeconds: transcript.durationSeconds }
+      : attachment;
+  const language = transcript.language ? `, language ${transcript.language}` : "";
+  const text = transcript.text || "(no speech recognised)";
+  return `${describeStoredFile(withDuration)}\n[Machine transcript (speech-to-text${language}; may contain errors):]\n${text}`;
+}
+
 /** The note the model reads for an attachment that could not be kept. */
 export function describeFailedAttachment(kind: string, name: string | undefined, reason: string): string {
   return `[The user sent a ${kind}${name ? ` "${name}"` : ""} that could not be downloaded: ${reason}. They were told.]`;

@@ -4,7 +4,9 @@ import type { FilePart, FileUIPart, ImagePart, TextPart } from "ai";
 import { type HistoryMessage, messageText } from "../history/history-message.js";
 import { attachmentPartDetails } from "../history/incoming-parts.js";
 import type { MessageAttachment } from "../history/message-attachment.js";
-import { describeStoredFile } from "../media/attachment-note.js";
+import { describeStoredFile, describeTranscribedAudio } from "../media/attachment-note.js";
+import type { AudioTranscriber } from "../media/audio-transcriber.js";
+import { isTranscribable, voiceTranscript } from "../media/voice-transcript.js";
 import { downcityPaths } from "../paths/downcity-paths.js";
 
 /** How stored files reach the model: read from `rootDir`, images as image parts when `vision`. */
@@ -12,6 +14,8 @@ export interface ModelMediaOptions {
   rootDir: string;
   /** The model takes images (`llm.vision`, default true); false gives a note with the path. */
   vision: boolean;
+  /** Transcribes voice notes and audio files (`llm.transcription`); absent, they are notes with path and duration. */
+  transcribe?: AudioTranscriber;
 }
 
 /** Text files at most this large are inlined into the turn (the model need not open them). */
@@ -52,6 +56,11 @@ async function filePartContent(
   });
   const absolute = media ? storedPath(media.rootDir, part.url) : undefined;
   if (!media || !absolute) return note();
+  if (media.transcribe && isTranscribable(attachment.kind, part.mediaType)) {
+    const transcript = await voiceTranscript(absolute, media.transcribe);
+    if ("error" in transcript) return note(` (not transcribed: ${transcript.error})`);
+    return { type: "text", text: describeTranscribedAudio(attachment, transcript) };
+  }
   const wantsBytes =
     (media.vision && imageTypes.has(part.mediaType)) ||
     (isTextual(part.mediaType) && (details.size ?? 0) <= inlineTextBytes);

@@ -1,6 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
+  readTranscriptionRequest,
+  type ScriptedTranscriptionReply,
+  type ScriptedTranscriptionRequest,
+  transcriptionResponseBody,
+} from "./scripted-transcription-route.js";
+import {
   chunkText,
   resolveTurn,
   type ScriptedCall,
@@ -28,6 +34,10 @@ export interface OpenAICompatibleServerOptions {
   port?: number;
   /** Bearer token the server requires, if any. */
   apiKey?: string;
+  /** Answers `POST /audio/transcriptions` (OpenAI's speech-to-text API); absent, that route is a 404. */
+  transcribe?: (
+    request: ScriptedTranscriptionRequest,
+  ) => ScriptedTranscriptionReply | Promise<ScriptedTranscriptionReply>;
 }
 
 /** A running scripted chat-completions server on 127.0.0.1. */
@@ -38,6 +48,8 @@ export interface OpenAICompatibleServer {
   calls: ScriptedCall[];
   /** Raw request bodies, in order. */
   requests: Array<Record<string, unknown>>;
+  /** Transcription requests (`/audio/transcriptions`), in order. */
+  transcriptions: ScriptedTranscriptionRequest[];
   push(...turns: ScriptedTurn[]): void;
   close(): Promise<void>;
 }
@@ -81,6 +93,7 @@ export async function startOpenAICompatibleServer(
   const turns: ScriptedTurn[] = [...(options.script ?? [])];
   const calls: ScriptedCall[] = [];
   const requests: Array<Record<string, unknown>> = [];
+  const transcriptions: ScriptedTranscriptionRequest[] = [];
   let sequence = 0;
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
@@ -95,6 +108,15 @@ export async function startOpenAICompatibleServer(
         object: "list",
         data: [{ id: "scripted", object: "model", owned_by: "downcity" }],
       });
+    }
+    if (request.method === "POST" && url.endsWith("/audio/transcriptions") && options.transcribe) {
+      const transcription = await readTranscriptionRequest(request);
+      if (!transcription)
+        return sendJson(response, 400, {
+          error: { message: "expected a multipart form with model and file" },
+        });
+      transcriptions.push(transcription);
+      return sendJson(response, 200, transcriptionResponseBody(await options.transcribe(transcription)));
     }
     if (request.method !== "POST" || !url.endsWith("/chat/completions")) {
       return sendJson(response, 404, { error: { message: `no route ${request.method} ${url}` } });
@@ -205,6 +227,7 @@ export async function startOpenAICompatibleServer(
     port,
     calls,
     requests,
+    transcriptions,
     push: (...more) => turns.push(...more),
     close: () =>
       new Promise<void>((resolve) => {
