@@ -43,7 +43,41 @@ describe("mapQqEvent", () => {
     });
   });
 
-  it("ignores other event types, messages without text and malformed payloads", () => {
+  it("maps images, files and voice notes to attachments (a message without text is kept), with QQ's transcript", () => {
+    const mapped = mapQqEvent("C2C_MESSAGE_CREATE", "x", {
+      id: "m",
+      author: { user_openid: "U" },
+      content: "",
+      attachments: [
+        {
+          content_type: "image/png",
+          url: "https://multimedia.example/a.png",
+          filename: "a.png",
+          size: "2048",
+          width: 10,
+          height: 10,
+        },
+        { content_type: "file", url: "//multimedia.example/r.pdf", filename: "r.pdf", size: 99 },
+        {
+          content_type: "voice",
+          url: "https://multimedia.example/v.silk",
+          voice_wav_url: "https://multimedia.example/v.wav",
+          asr_refer_text: "build it",
+          size: 5,
+        },
+        { content_type: "image/png" },
+      ],
+    });
+    expect(mapped?.event.text).toBe("[QQ's automatic transcript of the voice message: build it]");
+    expect(mapped?.event.attachments).toEqual([
+      { kind: "image", mediaType: "image/png", name: "a.png", size: 2048, fetch: expect.any(Function) },
+      { kind: "file", name: "r.pdf", size: 99, fetch: expect.any(Function) },
+      // The WAV rendition is fetched; the size QQ states is the SILK original's, so it is left out.
+      { kind: "voice", mediaType: "audio/wav", fetch: expect.any(Function) },
+    ]);
+  });
+
+  it("ignores other event types, messages with neither text nor attachments and malformed payloads", () => {
     expect(
       mapQqEvent("GROUP_MESSAGE_CREATE", "x", {
         id: "m",
@@ -57,7 +91,7 @@ describe("mapQqEvent", () => {
         id: "m",
         author: { user_openid: "U" },
         content: "  ",
-        attachments: [{}],
+        attachments: [{ content_type: "image/png" }],
       }),
     ).toBeUndefined();
     expect(mapQqEvent("C2C_MESSAGE_CREATE", "x", { id: "m" })).toBeUndefined();

@@ -26,7 +26,7 @@ describe("QQ gateway", () => {
   };
   const accepted = () => bed.recording.events.map((event) => event.text);
 
-  it("identifies, maps C2C and group @-messages, ignores plain group messages and images, and replies with msg_id + a fixed msg_seq", async () => {
+  it("identifies, maps C2C and group @-messages, ignores plain group messages and empty ones, and replies with msg_id + a fixed msg_seq", async () => {
     const adapter = await start();
     expect(bed.recording.states.at(-1)).toEqual({ state: "connected" });
     const direct = await bed.fake.deliver({
@@ -88,7 +88,12 @@ describe("QQ gateway", () => {
     ]);
     expect(bed.fake.sendRequests()[0]).toMatchObject({
       path: "/v2/groups/group-1/messages",
-      body: { msg_type: 0, msg_id: `msg-${group.eventId}`, msg_seq: qqMessageSeq("k-1") },
+      body: {
+        msg_type: 2,
+        markdown: { content: "fine" },
+        msg_id: `msg-${group.eventId}`,
+        msg_seq: qqMessageSeq("k-1"),
+      },
     });
     await adapter.send(
       { chatId: "user-openid-1", chatType: "direct", replyToMessageId: `msg-${direct.eventId}` },
