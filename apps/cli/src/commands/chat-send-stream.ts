@@ -2,6 +2,7 @@ import type { CliIo } from "../cli-io.js";
 import type { ChatEvent, ChatReply, DaemonClient } from "../daemon/load-daemon-api.js";
 import type { Colors } from "../output/colors.js";
 import { startProgress } from "../output/progress.js";
+import { loadReplyRendering } from "../output/reply-markdown.js";
 import { createRunView } from "../output/run-view.js";
 
 /**
@@ -30,7 +31,14 @@ export async function streamChatSend(options: {
     io.stdout.write(text);
     atLineStart = text.endsWith("\n");
   };
-  const view = createRunView({ write, atLineStart: () => atLineStart, colors, live: true });
+  const rendering = loadReplyRendering({ colors, isTTY: true });
+  const view = createRunView({
+    write,
+    atLineStart: () => atLineStart,
+    colors,
+    live: true,
+    ...(rendering.render ? { render: rendering.render } : {}),
+  });
   let ready: () => void = () => {};
   const subscribed = new Promise<void>((resolve) => {
     ready = resolve;
@@ -66,7 +74,10 @@ export async function streamChatSend(options: {
   };
   process.once("SIGINT", onInterrupt);
   try {
-    await Promise.race([subscribed, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+    await Promise.all([
+      Promise.race([subscribed, new Promise((resolve) => setTimeout(resolve, 2000).unref())]),
+      rendering.ready,
+    ]);
     sent = true;
     const reply = await client.chatSend({ text: options.text, contextId });
     // The stream may trail the HTTP reply by a moment.
@@ -76,7 +87,8 @@ export async function streamChatSend(options: {
         new Promise((resolve) => setTimeout(resolve, 500).unref()),
       ]);
     }
-    if (!printed && reply.text) view.print(`${reply.text}\n`);
+    view.flush();
+    if (!printed && reply.text) view.printReply(reply.text);
     else view.print("");
     return reply;
   } finally {

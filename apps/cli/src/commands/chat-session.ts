@@ -4,6 +4,7 @@ import type { ChatEvent, DaemonClient } from "../daemon/load-daemon-api.js";
 import { type Colors, createColors } from "../output/colors.js";
 import { messageText } from "../output/message-text.js";
 import { type Progress, startProgress } from "../output/progress.js";
+import { loadReplyRendering } from "../output/reply-markdown.js";
 import { createRunView } from "../output/run-view.js";
 
 /** Options of `runChatSession`. */
@@ -68,12 +69,14 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
     rl.prompt(true);
     promptShown = true;
   };
+  const rendering = loadReplyRendering({ colors, isTTY: tty });
   const view = createRunView({
     write,
     atLineStart: () => atLineStart,
     colors,
     live: tty,
     replyPrefix: "agent› ",
+    ...(rendering.render ? { render: rendering.render } : {}),
   });
 
   const onEvent = (event: ChatEvent) => {
@@ -135,13 +138,15 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
       waiting = startProgress({ stream: out, label: "thinking", enabled: tty, style: colors.dim });
       const ended = new Promise<void>((resolve) => runEndWaiters.add(resolve));
       try {
+        await rendering.ready;
         const reply = await Promise.race([client.chatSend({ contextId, text }), left]);
         if (reply === "left") break;
         // The SSE stream may trail the HTTP reply by a moment; fall back to the reply itself.
         await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 500).unref())]);
+        view.flush();
         if (!printedThisTurn) {
           const replyText = messageText(reply);
-          if (replyText) view.print(`agent› ${replyText}\n`);
+          if (replyText) view.printReply(replyText);
         }
       } catch (error) {
         // A run-error event may already have shown this failure.

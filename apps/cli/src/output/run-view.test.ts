@@ -92,4 +92,31 @@ describe("createRunView", () => {
       "\u001b[2m⏺ shell_exec  ls  (0.1 s, exit 0)\u001b[22m\n",
     );
   });
+
+  it("renders streamed Markdown block by block when rendering is on, tool lines between", () => {
+    let output = "";
+    const view = createRunView({
+      write: (text) => {
+        output += text;
+      },
+      atLineStart: () => output === "" || output.endsWith("\n"),
+      colors: createColors({ env: { NO_COLOR: "1" }, isTTY: true }),
+      live: true,
+      replyPrefix: "agent› ",
+      render: (markdown) => `[${markdown.trim()}]`,
+    });
+    view.handle({ type: "text-delta", ...ids, delta: "# Plan\n\n- one" });
+    expect(output).toBe("agent› [# Plan]");
+    view.handle({ type: "text-delta", ...ids, delta: "\n- two" });
+    expect(output).toBe("agent› [# Plan]");
+    view.handle(call("a", "npm test"));
+    view.handle(result("a", 1000, "exit 0"));
+    view.handle({ type: "text-delta", ...ids, delta: "**done**" });
+    view.flush();
+    expect(output).toBe(
+      "agent› [# Plan]\n\n[- one\n- two]\n⏺ shell_exec  npm test  (1.0 s, exit 0)\nagent› [**done**]\n",
+    );
+    view.printReply("late *note*");
+    expect(output.endsWith("agent› [late *note*]\n")).toBe(true);
+  });
 });

@@ -1,5 +1,7 @@
 import type { ChatEvent } from "../daemon/load-daemon-api.js";
 import type { Colors } from "./colors.js";
+import { createMarkdownBlocks, type MarkdownBlocks } from "./markdown-blocks.js";
+import type { RenderReply } from "./reply-markdown.js";
 import { toolLineHead, toolLineTail } from "./tool-activity-line.js";
 
 /** Options of `createRunView`. */
@@ -11,6 +13,11 @@ export interface RunViewOptions {
   live: boolean;
   /** Put before each reply ("agent› " in the interactive chat). */
   replyPrefix?: string;
+  /**
+   * Renders reply Markdown for the terminal; streamed text is then shown block by block, each
+   * block once it is whole. Without it, text is written as it streams, as the model wrote it.
+   */
+  render?: RenderReply;
 }
 
 /** Renders the events of runs: streamed reply text, messages, one dim line per tool call, errors. */
@@ -19,9 +26,13 @@ export interface RunView {
   handle(event: ChatEvent): boolean;
   /** Writes other text (a notice, an error) on a line of its own. */
   print(text: string): void;
+  /** Writes a whole reply (rendered when rendering is on) on a line of its own. */
+  printReply(text: string): void;
+  /** Writes what streamed runs still hold back (their unfinished last block). */
+  flush(): void;
 }
 
-type RunState = { streamed: string; open: boolean };
+type RunState = { streamed: string; open: boolean; blocks?: MarkdownBlocks; wroteBlock: boolean };
 
 /** Creates the renderer of one chat's runs. */
 export function createRunView(options: RunViewOptions): RunView {
@@ -48,12 +59,33 @@ export function createRunView(options: RunViewOptions): RunView {
   const runOf = (requestId: string): RunState => {
     let run = runs.get(requestId);
     if (!run) {
-      run = { streamed: "", open: false };
+      run = {
+        streamed: "",
+        open: false,
+        wroteBlock: false,
+        ...(options.render ? { blocks: createMarkdownBlocks() } : {}),
+      };
       runs.set(requestId, run);
     }
     return run;
   };
+  const openText = (run: RunState) => {
+    if (run.open) return;
+    newLine();
+    write(options.replyPrefix ?? "");
+    run.open = true;
+  };
+  const writeBlocks = (run: RunState, markdown: string) => {
+    const rendered = markdown.trim() && options.render ? options.render(markdown) : "";
+    if (!rendered) return;
+    if (run.wroteBlock) write("\n\n");
+    else openText(run);
+    write(rendered);
+    run.wroteBlock = true;
+  };
   const closeText = (run: RunState) => {
+    if (run.blocks) writeBlocks(run, run.blocks.rest());
+    run.wroteBlock = false;
     if (run.open) {
       write("\n");
       run.open = false;
@@ -65,18 +97,26 @@ export function createRunView(options: RunViewOptions): RunView {
       newLine();
       write(text);
     },
+    printReply(text) {
+      newLine();
+      write(`${options.replyPrefix ?? ""}${options.render ? options.render(text) : text.trimEnd()}\n`);
+    },
+    flush() {
+      for (const run of runs.values()) closeText(run);
+    },
     handle(event) {
       switch (event.type) {
         case "text-delta": {
           if (!event.delta) return false;
           const run = runOf(event.requestId);
-          if (!run.open) {
-            newLine();
-            write(options.replyPrefix ?? "");
-            run.open = true;
-          }
-          write(event.delta);
           run.streamed += event.delta;
+          if (run.blocks) {
+            const finished = run.blocks.push(event.delta);
+            if (finished) writeBlocks(run, finished);
+            return true;
+          }
+          openText(run);
+          write(event.delta);
           return true;
         }
         case "tool-call": {
@@ -126,14 +166,14 @@ export function createRunView(options: RunViewOptions): RunView {
           if (!text || run.streamed.trim() === text) return false;
           closeText(run);
           newLine();
-          write(`${options.replyPrefix ?? ""}${text}\n`);
+          write(`${options.replyPrefix ?? ""}${options.render ? options.render(text) : text}\n`);
           return true;
         }
         case "run-end":
         case "run-error": {
           const run = runOf(event.requestId);
           runs.delete(event.requestId);
-          if (run.open) write("\n");
+          closeText(run);
           if (event.type === "run-end") return false;
           newLine();
           write(`${colors.red(`error› ${event.message}${event.code ? ` (${event.code})` : ""}`)}\n`);
