@@ -137,8 +137,14 @@ async function failed(deps: FinishDeps, scope: RunScope, error: unknown): Promis
       );
   deps.logger.error({ contextId, requestId, ...errorFields(failure) }, "agent run failed");
   const steps = scope.recorder ? journalHistoryParts(scope.recorder.records(), "the run failed") : [];
+  // The note is a step of its own: the last prompt message is then no tool result (the runtime
+  // note of a retried event goes before the newest message and must not split a tool call from it).
+  const note = [
+    { type: "step-start" as const },
+    { type: "text" as const, text: failedRunNote(failure.code) },
+  ];
   if (steps.length > 0)
-    await record(deps, scope, [...steps, { type: "text", text: failedRunNote(failure.code) }], {
+    await record(deps, scope, [...steps, ...note], {
       failed: failure.code,
     }).catch((storeError: unknown) =>
       deps.logger.warn(errorFields(storeError), "could not store the failed run's steps in history"),

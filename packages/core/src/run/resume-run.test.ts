@@ -6,10 +6,13 @@ import { tool } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgentRuntime } from "../agent/agent-runtime.js";
+import { openFileOutbox } from "../store/file/file-outbox.js";
 import { openFileRunJournal } from "../store/file/file-run-journal.js";
+import type { OutboxStore } from "../store/outbox-store.js";
 import type { JournalRecord } from "../store/run-journal.js";
 import { createScriptedModel } from "../test/scripted-model.js";
 import type { ScriptedTurn } from "../test/scripted-turn.js";
+import { interruptedToolOutput } from "./resume-point.js";
 
 const temp = useTempDir("downcity-resume-", "each");
 const never = new Promise<never>(() => {});
@@ -125,5 +128,68 @@ describe("resume after a crash", () => {
     const history = await second.runtime.history("web:a").read();
     expect(history.map((entry) => entry.role)).toEqual(["user", "assistant"]);
     expect((await recordsOf(second.journal)).at(-1)).toMatchObject({ type: "end", outcome: "completed" });
+  });
+
+  it("delivers a progress message sent before the crash and the resumed run's answer once each", async () => {
+    const outbox = await openFileOutbox({ path: join(temp.path, "outbox.jsonl") });
+    // Replies go where the channel host puts them: the outbox, which keeps the first chunk of a key.
+    const toOutbox =
+      (store: OutboxStore) => async (reply: { key?: string; chatId?: string; text: string }) => {
+        await store.record({
+          key: reply.key ?? "no key",
+          channel: "web",
+          contextId: "web:a",
+          target: { chatId: reply.chatId ?? "" },
+          text: reply.text,
+        });
+      };
+    const routed = { ...message, contextId: "web:a", channel: "web", chatId: "a" };
+    const first = worker(
+      [
+        {
+          toolCalls: [
+            { toolName: "chat_send", input: { text: "Working on it…" }, toolCallId: "c0" },
+            { toolName: "mark", input: { note: "once" }, toolCallId: "c1" },
+          ],
+        },
+      ],
+      async (input) => {
+        await writeMarker(input);
+        return never;
+      },
+    );
+    first.runtime.registerSender("web", toOutbox(outbox));
+    void first.runtime.send(routed).catch(() => {});
+    await until(
+      async () => (await markerLines()).length === 1 && (await outbox.list()).length === 1,
+      "the progress message and the tool",
+    );
+
+    const second = worker(["Done, marked once."], writeMarker);
+    second.runtime.registerSender("web", toOutbox(outbox));
+    const result = await second.runtime.send(routed);
+    await second.runtime.close();
+    const entries = await outbox.list();
+    await outbox.close();
+    expect(entries.map((entry) => [entry.key, entry.text])).toEqual([
+      [`${result.requestId}:0:0`, "Working on it…"],
+      [`${result.requestId}:1:0`, "Done, marked once."],
+    ]);
+    expect(await markerLines()).toEqual(["once"]);
+    // History holds the cut-off attempt's tool calls too, then the answer.
+    const [answer] = (await second.runtime.history("web:a").read()).filter(
+      (entry) => entry.role === "assistant",
+    );
+    expect(answer?.parts).toEqual([
+      expect.objectContaining({ type: "dynamic-tool", toolName: "chat_send", toolCallId: "c0" }),
+      expect.objectContaining({
+        type: "dynamic-tool",
+        toolName: "mark",
+        toolCallId: "c1",
+        output: interruptedToolOutput,
+      }),
+      { type: "step-start" },
+      { type: "text", text: "Done, marked once." },
+    ]);
   });
 });
