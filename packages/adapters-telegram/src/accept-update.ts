@@ -1,5 +1,6 @@
 import { type ChannelContext, DowncityError, errorFields } from "@downcity/core";
 import type { Update } from "grammy/types";
+import type { TelegramFileDownload } from "./map-telegram-attachments.js";
 import { mapTelegramUpdate, type TelegramBotIdentity } from "./map-telegram-update.js";
 
 /** What became of one update: the inbox's answer, or `ignored` for updates that carry no chat message. */
@@ -14,11 +15,12 @@ export async function acceptUpdate(
   update: Update,
   bot: TelegramBotIdentity,
   context: Pick<ChannelContext, "channel" | "inbox" | "logger">,
+  download?: TelegramFileDownload,
 ): Promise<UpdateOutcome> {
   const log = { channel: context.channel, updateId: update.update_id };
   let mapped: ReturnType<typeof mapTelegramUpdate>;
   try {
-    mapped = mapTelegramUpdate(update, bot);
+    mapped = mapTelegramUpdate(update, bot, download ? { download } : {});
   } catch (error) {
     context.logger.warn({ ...log, ...errorFields(error) }, "telegram update could not be read; skipped");
     return "rejected";

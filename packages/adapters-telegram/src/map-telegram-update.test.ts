@@ -165,9 +165,12 @@ describe("mapTelegramUpdate", () => {
     expect(mapped).toMatchObject({ text: "what is this", mentionedBot: true });
   });
 
-  it("ignores non-text messages and non-message updates, saying why", () => {
-    expect(mapTelegramUpdate(update({ sticker: { file_id: "s" } }), bot)).toEqual({
-      ignored: "non-text message (sticker)",
+  it("ignores messages with neither text nor media and non-message updates, saying why", () => {
+    expect(mapTelegramUpdate(update({ pinned_message: { message_id: 1 } }), bot)).toEqual({
+      ignored: "message without text or media (pinned_message)",
+    });
+    expect(mapTelegramUpdate(update({ dice: { emoji: "🎲", value: 3 } }), bot)).toEqual({
+      ignored: "message without text or media (dice)",
     });
     const edited = { update_id: 11, edited_message: { message_id: 5, text: "x" } } as unknown as Update;
     expect(mapTelegramUpdate(edited, bot)).toEqual({

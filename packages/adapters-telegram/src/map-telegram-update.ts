@@ -1,5 +1,7 @@
 import type { ChannelEvent } from "@downcity/core";
 import type { Message, MessageEntity, Update } from "grammy/types";
+import { mapTelegramAttachments, type TelegramFileDownload } from "./map-telegram-attachments.js";
+import { mapTelegramCallback } from "./map-telegram-callback.js";
 
 /** Who the bot is, as getMe reports it: what mentions are matched against. */
 export interface TelegramBotIdentity {
@@ -10,18 +12,32 @@ export interface TelegramBotIdentity {
 /** An update turned into a channel event, or the reason it carries none. */
 export type MappedUpdate = { event: ChannelEvent } | { ignored: string };
 
-/** Maps a Bot API update to a channel event: chat kind, topic, mention of this bot (stripped), captions as text. */
-export function mapTelegramUpdate(update: Update, bot: TelegramBotIdentity): MappedUpdate {
+/**
+ * Maps a Bot API update to a channel event: chat kind, topic, mention of this bot (stripped), captions
+ * as text, photos, files, voice notes, stickers, locations and contacts as attachments (downloaded with
+ * `options.download`), the quoted message's text, and button presses as actions.
+ */
+export function mapTelegramUpdate(
+  update: Update,
+  bot: TelegramBotIdentity,
+  options: { download?: TelegramFileDownload } = {},
+): MappedUpdate {
+  if (update.callback_query) {
+    const mapped = mapTelegramCallback(update.update_id, update.callback_query);
+    return "event" in mapped ? { event: { ...mapped.event, raw: update } } : mapped;
+  }
   const message = update.message;
   if (!message) return { ignored: `update kind ${updateKind(update)} is not a new message` };
   const chatType = message.chat.type;
   if (!message.from) return { ignored: "message without a sender" };
-  const body = message.text ?? message.caption;
-  if (body === undefined) return { ignored: `non-text message (${messageKind(message)})` };
+  const attachments = mapTelegramAttachments(message, options.download);
+  const body = message.text ?? message.caption ?? (attachments.length > 0 ? "" : undefined);
+  if (body === undefined) return { ignored: `message without text or media (${messageKind(message)})` };
   const entities = message.entities ?? message.caption_entities ?? [];
 
   const mentions = entities.filter((entity) => isMentionOfBot(entity, body, bot));
   const replyTo = explicitReply(message);
+  const quoted = replyTo ? quotedText(replyTo) : undefined;
   const text = stripRanges(
     body,
     mentions.map((entity) => mentionRange(entity, bot)),
@@ -41,6 +57,8 @@ export function mapTelegramUpdate(update: Update, bot: TelegramBotIdentity): Map
       ...(message.from.username ? { username: message.from.username } : {}),
       ...(displayName ? { displayName } : {}),
       text,
+      ...(attachments.length > 0 ? { attachments } : {}),
+      ...(quoted ? { quotedText: quoted } : {}),
       messageId: String(message.message_id),
       ...(threadId ? { threadId } : {}),
       ...(replyTo ? { replyToMessageId: String(replyTo.message_id) } : {}),
@@ -57,6 +75,15 @@ function explicitReply(message: Message): Message | undefined {
   if (!reply) return undefined;
   if (message.is_topic_message && reply.message_id === message.message_thread_id) return undefined;
   return reply;
+}
+
+// What the model is told of the message being answered: its text or caption, or what it held.
+function quotedText(reply: Message): string | undefined {
+  const text = reply.text ?? reply.caption;
+  const media = mediaKinds.filter((kind) => reply[kind] !== undefined && kind !== "forum_topic_created");
+  const note = media.length > 0 ? `[${media.join(", ")}]` : "";
+  const quoted = [note, text].filter(Boolean).join(" ");
+  return quoted ? quoted.slice(0, 16 * 1024) : undefined;
 }
 
 // Entity offsets and lengths count UTF-16 code units, which is exactly how JavaScript strings index.

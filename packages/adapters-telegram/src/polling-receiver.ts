@@ -2,9 +2,11 @@ import type { ChannelContext } from "@downcity/core";
 import { errorFields } from "@downcity/core";
 import type { Api } from "grammy";
 import { acceptUpdate } from "./accept-update.js";
+import type { TelegramFileDownload } from "./map-telegram-attachments.js";
 import type { TelegramBotIdentity } from "./map-telegram-update.js";
 import { createOffsetStore } from "./offset-store.js";
 import { createRetryBackoff, type RetryBackoffOptions } from "./retry-backoff.js";
+import { telegramAllowedUpdates } from "./telegram-allowed-updates.js";
 import { describeTelegramError, type TelegramFailure } from "./telegram-error.js";
 
 /** The signal type grammY's methods declare. */
@@ -24,6 +26,8 @@ export interface PollingReceiverOptions {
   backoff: RetryBackoffOptions;
   /** Called once getMe has answered, before the first poll. */
   onIdentity(bot: TelegramBotIdentity): void;
+  /** How incoming files are downloaded (the attachments' `fetch`). */
+  download?: TelegramFileDownload;
 }
 
 /**
@@ -105,7 +109,7 @@ export function startPollingReceiver(options: PollingReceiverOptions): TelegramR
           {
             ...(offset !== undefined ? { offset } : {}),
             timeout: options.pollTimeoutSeconds,
-            allowed_updates: ["message"],
+            allowed_updates: telegramAllowedUpdates,
           },
           signal,
         );
@@ -119,7 +123,7 @@ export function startPollingReceiver(options: PollingReceiverOptions): TelegramR
       let failed = false;
       for (const update of updates) {
         try {
-          const outcome = await acceptUpdate(update, bot, context);
+          const outcome = await acceptUpdate(update, bot, context, options.download);
           context.logger.debug({ ...log, updateId: update.update_id, outcome }, "telegram update handled");
         } catch (error) {
           // Not confirmed: the next getUpdates asks from this update again, so Telegram redelivers it.

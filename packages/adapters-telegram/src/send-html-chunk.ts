@@ -5,7 +5,7 @@ import {
   telegramHtmlToText,
 } from "@downcity/core";
 import type { Api } from "grammy";
-import { sendTelegramMessage } from "./send-telegram-message.js";
+import { sendTelegramMessage, type TelegramSendFormat } from "./send-telegram-message.js";
 
 /** What the adapter says when Telegram refused a chunk's HTML and it went out as plain text. */
 export type HtmlFallbackListener = (details: { reason: string; chatId: string }) => void;
@@ -21,17 +21,35 @@ export async function sendHtmlChunk(
   target: ChannelTarget,
   html: string,
   onFallback?: HtmlFallbackListener,
+  format: Omit<TelegramSendFormat, "parseMode"> = {},
 ): Promise<ChannelSendResult> {
+  return withPlainTextFallback(
+    html,
+    (text, parseMode) => sendTelegramMessage(api, token, target, { text }, { ...format, ...parseMode }),
+    (reason) => onFallback?.({ reason, chatId: target.chatId }),
+  );
+}
+
+/**
+ * Runs `send` with the HTML; on Telegram's 400 "can't parse entities" (nothing was delivered) runs it
+ * once more with the plain text Telegram would have shown. Used for messages, captions and edits.
+ */
+export async function withPlainTextFallback<Result>(
+  html: string,
+  send: (text: string, parseMode: { parseMode?: "HTML" }) => Promise<Result>,
+  onFallback?: (reason: string) => void,
+): Promise<Result> {
   try {
-    return await sendTelegramMessage(api, token, target, { text: html }, { parseMode: "HTML" });
+    return await send(html, { parseMode: "HTML" });
   } catch (error) {
     if (!isEntityParseError(error)) throw error;
-    onFallback?.({ reason: error.message, chatId: target.chatId });
-    return sendTelegramMessage(api, token, target, { text: telegramHtmlToText(html) });
+    onFallback?.(error.message);
+    return send(telegramHtmlToText(html), {});
   }
 }
 
-function isEntityParseError(error: unknown): error is ChannelSendError {
+/** True for Telegram's 400 "can't parse entities" (the HTML was refused, nothing was delivered). */
+export function isEntityParseError(error: unknown): error is ChannelSendError {
   return (
     error instanceof ChannelSendError && error.status === 400 && /can't parse entities/i.test(error.message)
   );

@@ -21,13 +21,16 @@ async function sendError(promise: Promise<unknown>) {
 }
 
 describe("telegram send", () => {
-  it("declares 4096-character messages, topics and no idempotent sends", () => {
+  it("declares 4096-character messages, topics, no idempotent sends, media both ways and buttons", () => {
     expect(telegramCapabilities).toEqual({
       maxTextLength: 4096,
       threads: true,
       markdown: "telegram-html",
       idempotentSends: false,
       format: "telegram-html",
+      attachmentsIn: ["image", "audio", "voice", "video", "file", "sticker", "location", "contact"],
+      attachmentsOut: true,
+      actions: true,
     });
   });
 
@@ -47,7 +50,13 @@ describe("telegram send", () => {
     });
     expect(result).toEqual({ messageId: String(sent?.message_id) });
     await telegram.send({ chatId: "42" }, { text: "plain" }, { idempotencyKey: "k2" });
-    expect(bed.fake.sent()[1]).toEqual({ message_id: expect.any(Number), chat_id: "42", text: "plain" });
+    expect(bed.fake.sent()[1]).toEqual({
+      message_id: expect.any(Number),
+      chat_id: "42",
+      text: "plain",
+      parse_mode: "HTML",
+      edits: 0,
+    });
   });
 
   it("splits a text longer than 4096 characters, replying with the first part only", async () => {

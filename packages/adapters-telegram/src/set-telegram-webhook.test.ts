@@ -21,7 +21,7 @@ describe("setTelegramWebhook", () => {
       secret_token: "hook-secret_1",
     });
     expect(fake.calls("setWebhook")[0]?.payload).toMatchObject({
-      allowed_updates: ["message"],
+      allowed_updates: ["message", "callback_query"],
       drop_pending_updates: false,
       max_connections: 1,
     });

@@ -1,6 +1,7 @@
 import { DowncityError, errorFromZod } from "@downcity/core";
 import { Api } from "grammy";
 import { z } from "zod";
+import { telegramAllowedUpdates } from "./telegram-allowed-updates.js";
 import { describeTelegramError } from "./telegram-error.js";
 
 const webhookRequestSchema = z.object({
@@ -38,7 +39,7 @@ export async function setTelegramWebhook(input: TelegramWebhookRequest): Promise
   try {
     await api.setWebhook(request.url, {
       secret_token: request.secretToken,
-      allowed_updates: ["message"],
+      allowed_updates: telegramAllowedUpdates,
       drop_pending_updates: request.dropPendingUpdates,
       // Telegram posts updates in parallel up to this many: one keeps each chat's messages in order.
       max_connections: request.maxConnections,

@@ -6,16 +6,17 @@ import {
   type ChannelContext,
   defineChannelAdapter,
   errorFromZod,
-  escapeHtml,
   type Logger,
-  renderTelegramChunks,
 } from "@downcity/core";
 import { Api } from "grammy";
+import { answerTelegramAction } from "./answer-telegram-action.js";
 import type { TelegramBotIdentity } from "./map-telegram-update.js";
 import { startPollingReceiver, type TelegramReceiver } from "./polling-receiver.js";
 import type { RetryBackoffOptions } from "./retry-backoff.js";
-import { sendHtmlChunk } from "./send-html-chunk.js";
+import { createTelegramReplySender } from "./send-telegram-reply.js";
 import { setTelegramCommandMenu } from "./telegram-command-menu.js";
+import { createTelegramEditing } from "./telegram-editing.js";
+import { createTelegramFileDownload } from "./telegram-file-download.js";
 import { parseListen, type TelegramOptions, telegramOptionsSchema } from "./telegram-options.js";
 import { createTelegramTyping } from "./telegram-typing.js";
 import { createTelegramWebhookService } from "./telegram-webhook-service.js";
@@ -23,7 +24,8 @@ import { startWebhookReceiver } from "./webhook-receiver.js";
 
 /**
  * What Telegram can hold: 4096 characters (UTF-16 units) a message, forum topics, no send idempotency key.
- * Replies are Markdown rendered to Telegram HTML by the adapter itself.
+ * Replies are Markdown rendered to Telegram HTML by the adapter itself; photos, files, voice notes,
+ * stickers, locations and contacts come in, files go out natively, and buttons are inline keyboards.
  */
 export const telegramCapabilities: ChannelCapabilities = Object.freeze({
   maxTextLength: 4096,
@@ -32,6 +34,18 @@ export const telegramCapabilities: ChannelCapabilities = Object.freeze({
   idempotentSends: false,
   // The adapter renders the Markdown and chunks the HTML, so the host hands it replies whole.
   format: "telegram-html",
+  attachmentsIn: Object.freeze([
+    "image",
+    "audio",
+    "voice",
+    "video",
+    "file",
+    "sticker",
+    "location",
+    "contact",
+  ] as const),
+  attachmentsOut: true,
+  actions: true,
 });
 
 /** Options of `createTelegramAdapter` beyond the channel's config. */
@@ -71,6 +85,13 @@ export function createTelegramAdapter(
     timeoutSeconds: options.pollTimeoutSeconds + 30,
   };
   const api = new Api(options.token, client);
+  const download = createTelegramFileDownload({ api, token: options.token, apiRoot: options.apiRoot });
+  const sendReply = createTelegramReplySender({
+    api,
+    token: options.token,
+    onFallback: ({ reason, chatId }) =>
+      logger?.warn({ chatId, reason }, "telegram refused the reply's HTML; sent it as plain text"),
+  });
   let identity: TelegramBotIdentity | undefined;
   let receiver: Promise<TelegramReceiver & { port?: number }> | undefined;
   let port: number | undefined;
@@ -99,6 +120,8 @@ export function createTelegramAdapter(
     bot: () => identity,
     webhookPort: () => port,
     typing: createTelegramTyping(api),
+    editing: createTelegramEditing(api, options.token),
+    answerAction: (event, text) => answerTelegramAction(api, options.token, event.action?.callbackId, text),
     async start(context: ChannelContext) {
       if (receiver) {
         await receiver;
@@ -126,6 +149,7 @@ export function createTelegramAdapter(
           secretToken: options.secretToken ?? "",
           backoff,
           onIdentity,
+          download,
         });
         try {
           port = (await receiver).port;
@@ -143,24 +167,12 @@ export function createTelegramAdapter(
           pollTimeoutSeconds: options.pollTimeoutSeconds,
           backoff,
           onIdentity,
+          download,
         }),
       );
     },
     stop,
-    async send(target, message) {
-      // The Markdown is rendered first and the HTML chunked after, so no chunk splits a tag or a fence.
-      const rendered = renderTelegramChunks(message.text, telegramCapabilities.maxTextLength);
-      // Nothing visible (an empty text): Telegram refuses it as it would have before.
-      const chunks = rendered.length > 0 ? rendered : [escapeHtml(message.text)];
-      const onFallback = ({ reason, chatId }: { reason: string; chatId: string }) =>
-        logger?.warn({ chatId, reason }, "telegram refused the reply's HTML; sent it as plain text");
-      let result = {};
-      for (const [index, chunk] of chunks.entries()) {
-        const chunkTarget = index === 0 ? target : { ...target, replyToMessageId: undefined };
-        result = await sendHtmlChunk(api, options.token, chunkTarget, chunk, onFallback);
-      }
-      return result;
-    },
+    send: sendReply,
   };
 }
 

@@ -116,11 +116,13 @@ describe("telegram webhook", () => {
   it("acknowledges updates that carry no message, and stops listening on stop", async () => {
     const { fake, recording, adapter } = await setup();
     const port = adapter.webhookPort() as number;
-    const sticker = JSON.stringify(fake.update(fake.injectMessage({ sticker: true })));
+    const sticker = JSON.stringify(fake.update(fake.injectMessage({ service: true })));
     expect((await post(port, sticker, { "x-telegram-bot-api-secret-token": secret })).status).toBe(200);
     expect(recording.attempts()).toBe(0);
     expect(
-      recording.logs.some((line) => line.level === "debug" && /sticker/.test(String(line.fields.reason))),
+      recording.logs.some(
+        (line) => line.level === "debug" && /pinned_message/.test(String(line.fields.reason)),
+      ),
     ).toBe(true);
     await adapter.stop();
     await adapter.stop();

@@ -4,6 +4,7 @@ import type { ChannelContext } from "@downcity/core";
 import { type Api, type ApiClientOptions, Bot, BotError, webhookCallback } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import { acceptUpdate } from "./accept-update.js";
+import type { TelegramFileDownload } from "./map-telegram-attachments.js";
 import type { TelegramBotIdentity } from "./map-telegram-update.js";
 import type { GrammySignal, TelegramReceiver } from "./polling-receiver.js";
 import { createRetryBackoff, type RetryBackoffOptions } from "./retry-backoff.js";
@@ -22,6 +23,8 @@ export interface WebhookReceiverOptions {
   secretToken: string;
   backoff: RetryBackoffOptions;
   onIdentity(bot: TelegramBotIdentity): void;
+  /** How incoming files are downloaded (the attachments' `fetch`). */
+  download?: TelegramFileDownload;
 }
 
 /** A listening webhook receiver. */
@@ -90,7 +93,7 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
           client: options.client,
         });
         bot.use(async (ctx) => {
-          await acceptUpdate(ctx.update, identity, context);
+          await acceptUpdate(ctx.update, identity, context, options.download);
         });
         handle = webhookCallback(bot, "http", {
           secretToken: options.secretToken,

@@ -14,6 +14,13 @@ export interface FakeMessageInput {
   replyTo?: { message_id: number; from: User };
   /** A sticker instead of text. */
   sticker?: boolean;
+  /**
+   * Media fields of the Message as Telegram sends them (`photo`, `voice`, `document`, `media_group_id`,
+   * `location`, ...), referencing files from `addFile`; with `caption` as its text, no text otherwise.
+   */
+  media?: Record<string, unknown>;
+  /** A service message (a pinned message) that carries nothing for the agent. */
+  service?: boolean;
 }
 
 /** Builds a Bot API Message as Telegram shapes it (forum topics, replies, captions, stickers). */
@@ -63,13 +70,20 @@ export function buildFakeMessage(input: FakeMessageInput, messageId: number): Me
   } else if (input.replyTo) {
     message.reply_to_message = { ...input.replyTo, chat, date: message.date, text: "earlier" };
   }
-  if (input.sticker) {
+  if (input.media) {
+    Object.assign(message, input.media);
+    if (input.caption !== undefined) message.caption = input.caption;
+    if (input.entities && input.caption !== undefined) message.caption_entities = input.entities;
+  } else if (input.service) {
+    message.pinned_message = { message_id: 1, chat, date: message.date, text: "pinned" };
+  } else if (input.sticker) {
     message.sticker = {
       file_id: "CAAC",
       file_unique_id: "AgAD",
       type: "regular",
       width: 512,
       height: 512,
+      emoji: "👍",
       is_animated: false,
       is_video: false,
     };

@@ -1,11 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Update, UserFromGetMe } from "grammy/types";
+import { parseMultipart } from "./fake-multipart.js";
+import { createFakeChat, type FakeSentMessage } from "./fake-telegram-chat.js";
+import { createFakeFiles, type FakeFile } from "./fake-telegram-files.js";
 import { buildFakeMessage, type FakeMessageInput } from "./fake-telegram-message.js";
 import { createFakeWebhookDelivery } from "./fake-webhook-delivery.js";
-import { shownText } from "./shown-text.js";
 
-export type { FakeMessageInput };
+export type { FakeFile, FakeMessageInput, FakeSentMessage };
 
 /** One recorded Bot API call. */
 export interface FakeTelegramCall {
@@ -13,15 +15,6 @@ export interface FakeTelegramCall {
   payload: Record<string, unknown>;
   /** When the fake received it (Date.now()). */
   at: number;
-}
-
-/** A message the fake delivered for sendMessage. */
-export interface FakeSentMessage {
-  message_id: number;
-  chat_id: string;
-  text: string;
-  message_thread_id?: number | string;
-  reply_parameters?: { message_id: number; allow_sending_without_reply?: boolean };
 }
 
 /** A scripted failure of the next call of one method. */
@@ -41,6 +34,17 @@ export interface FakeTelegramServer {
   injectMessage(input?: FakeMessageInput): number;
   /** Queues any update; returns its update_id. */
   injectUpdate(update: Omit<Update, "update_id">): number;
+  /**
+   * Queues a callback_query: `from` pressing the button with `data` under the bot's message `messageId`
+   * (in its chat and topic); returns the update_id. The query can be answered once.
+   */
+  pressButton(messageId: number, data: string, from?: { id: number; username?: string }): number;
+  /** Stores a file for injected media to reference (getFile and the download path serve it). */
+  addFile(data: Uint8Array, path?: string): FakeFile;
+  /** The file paths the adapter downloaded, in order. */
+  downloads(): string[];
+  /** The answers given to button presses (answerCallbackQuery), in order. */
+  callbackAnswers(): Array<{ callback_query_id: string; text?: string }>;
   /** The Update object of an injected update. */
   update(updateId: number): Update;
   /** True once getUpdates was called with an offset above `updateId` (or the webhook answered it 2xx). */
@@ -52,8 +56,8 @@ export interface FakeTelegramServer {
   /** Answers the next call of `method` with this error. */
   failNext(method: string, failure: FakeFailure): void;
   /**
-   * Answers an HTML sendMessage with Telegram's 400 "can't parse entities": the next one, or the one
-   * after `after` more go through (HTML the fake cannot parse is always refused that way).
+   * Answers an HTML text (a message, caption or edit) with Telegram's 400 "can't parse entities": the
+   * next one, or the one after `after` more go through (broken HTML is always refused that way).
    */
   failNextHtmlParse(after?: number): void;
   /** Destroys the connection of the next call of `method` without answering. */
@@ -92,14 +96,12 @@ export async function startFakeTelegramServer(
   let queue: Update[] = [];
   let nextUpdateId = 725_000_001;
   let nextMessageId = 1000;
-  let nextSentId = 50_000;
   let confirmedBelow = 0;
   const calls: FakeTelegramCall[] = [];
-  const sent: FakeSentMessage[] = [];
+  const chat = createFakeChat(bot);
+  const files = createFakeFiles();
   const failures = new Map<string, FakeFailure[]>();
   const drops = new Map<string, number>();
-  // How many HTML sends still go through before the injected parse error (undefined: none pending).
-  let htmlSendsBeforeParseError: number | undefined;
   let conflict = false;
   let hook: { url: string; secret_token?: string } | undefined;
   // With a webhook set, updates are pushed to it (and getUpdates answers 409), as Telegram does.
@@ -143,14 +145,29 @@ export async function startFakeTelegramServer(
   const readBody = async (request: IncomingMessage): Promise<Record<string, unknown>> => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString("utf8");
-    if (!text) return {};
-    if ((request.headers["content-type"] ?? "").includes("json")) return JSON.parse(text);
-    return Object.fromEntries(new URLSearchParams(text));
+    const body = Buffer.concat(chunks);
+    if (body.byteLength === 0) return {};
+    const type = request.headers["content-type"] ?? "";
+    if (type.startsWith("multipart/form-data")) return parseMultipart(body, type);
+    if (type.includes("json")) return JSON.parse(body.toString("utf8"));
+    return Object.fromEntries(new URLSearchParams(body.toString("utf8")));
+  };
+
+  // GET /file/bot<token>/<file_path>: the bytes getFile pointed at (404 for anything else).
+  const serveFile = (pathname: string, response: ServerResponse) => {
+    const match = /^\/file\/bot([^/]+)\/(.+)$/.exec(pathname);
+    const data = match?.[1] === token ? files.download(decodeURIComponent(match[2] as string)) : undefined;
+    if (!data) return error(response, 404, "Not Found");
+    response.writeHead(200, {
+      "content-type": "application/octet-stream",
+      "content-length": data.byteLength,
+    });
+    response.end(data);
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    if (url.pathname.startsWith("/file/")) return serveFile(url.pathname, response);
     const match = /^\/bot([^/]+)\/(\w+)$/.exec(url.pathname);
     if (!match) return error(response, 404, "Not Found");
     if (match[1] !== token) return error(response, 401, "Unauthorized");
@@ -203,13 +220,18 @@ export async function startFakeTelegramServer(
         });
       case "getUpdates":
         return getUpdates(payload, response);
-      case "sendMessage":
-        return sendMessage(payload, response);
+      case "getFile": {
+        const answer = files.getFile(payload);
+        return reply(response, answer.status, answer.body);
+      }
       case "sendChatAction":
       case "setMyCommands":
         return reply(response, 200, { ok: true, result: true });
-      default:
+      default: {
+        const answer = chat.handle(method, payload);
+        if (answer) return reply(response, answer.status, answer.body);
         return error(response, 404, "Not Found: method not found");
+      }
     }
   };
 
@@ -264,48 +286,6 @@ export async function startFakeTelegramServer(
     poller = waiter;
   };
 
-  const sendMessage = (payload: Record<string, unknown>, response: ServerResponse) => {
-    const raw = typeof payload.text === "string" ? payload.text : "";
-    if (payload.chat_id === undefined) return error(response, 400, "Bad Request: chat_id is empty");
-    const injected = payload.parse_mode === "HTML" && htmlSendsBeforeParseError === 0;
-    if (payload.parse_mode === "HTML" && htmlSendsBeforeParseError !== undefined)
-      htmlSendsBeforeParseError = injected ? undefined : htmlSendsBeforeParseError - 1;
-    const parsed = shownText(raw, payload.parse_mode, injected);
-    if (!parsed.ok) return error(response, 400, parsed.error);
-    const text = parsed.text;
-    if (!text.trim()) return error(response, 400, "Bad Request: message text is empty");
-    if (text.length > 4096) return error(response, 400, "Bad Request: message is too long");
-    const chatId = String(payload.chat_id);
-    if (chatId === "403") return error(response, 403, "Forbidden: bot was blocked by the user");
-    const record: FakeSentMessage = {
-      message_id: nextSentId++,
-      chat_id: chatId,
-      text: raw,
-      ...(payload.message_thread_id !== undefined
-        ? { message_thread_id: payload.message_thread_id as number | string }
-        : {}),
-      ...(payload.reply_parameters !== undefined
-        ? { reply_parameters: payload.reply_parameters as FakeSentMessage["reply_parameters"] & {} }
-        : {}),
-    };
-    sent.push(record);
-    const numericChat = Number(chatId);
-    const message = {
-      message_id: record.message_id,
-      from: bot,
-      chat:
-        numericChat > 0
-          ? { id: numericChat, type: "private", first_name: "User" }
-          : { id: numericChat, type: "supergroup", title: "Group" },
-      date: Math.floor(Date.now() / 1000),
-      text,
-      ...(record.message_thread_id !== undefined
-        ? { message_thread_id: record.message_thread_id, is_topic_message: true }
-        : {}),
-    };
-    return reply(response, 200, { ok: true, result: message });
-  };
-
   const server = createServer((request, response) => {
     handle(request, response).catch((cause: unknown) =>
       error(response, 500, `Internal Server Error: ${(cause as Error).message}`),
@@ -340,6 +320,13 @@ export async function startFakeTelegramServer(
     injectUpdate(update) {
       return push({ ...update, update_id: nextUpdateId++ } as Update);
     },
+    pressButton(messageId, data, from) {
+      const query = chat.pressButton(messageId, data, from);
+      return push({ update_id: nextUpdateId++, callback_query: query } as unknown as Update);
+    },
+    addFile: (data, path) => files.add(data, path),
+    downloads: () => files.downloads(),
+    callbackAnswers: () => chat.callbackAnswers(),
     update(updateId) {
       const update = all.get(updateId);
       if (!update) throw new Error(`no update ${updateId}`);
@@ -355,9 +342,7 @@ export async function startFakeTelegramServer(
       forced.push(update);
       wake();
     },
-    failNextHtmlParse(after = 0) {
-      htmlSendsBeforeParseError = after;
-    },
+    failNextHtmlParse: (after = 0) => chat.failNextHtmlParse(after),
     failNext(method, failure) {
       failures.set(method, [...(failures.get(method) ?? []), failure]);
     },
@@ -382,7 +367,7 @@ export async function startFakeTelegramServer(
     },
     calls: (method) =>
       calls.filter((call) => method === undefined || call.method === method).map((call) => ({ ...call })),
-    sent: () => sent.map((message) => ({ ...message })),
+    sent: () => chat.sent(),
     webhook: () => (hook ? { ...hook } : undefined),
     async close() {
       delivery.close();

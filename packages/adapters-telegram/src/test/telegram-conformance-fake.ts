@@ -50,7 +50,7 @@ export async function createTelegramConformanceFake(
           from: { id: message.userId, ...(message.username ? { username: message.username } : {}) },
           ...(message.threadId !== undefined ? { threadId: message.threadId } : {}),
           ...(message.nonText
-            ? { sticker: true }
+            ? { service: true }
             : {
                 text: `${mention}${message.text}`,
                 ...(message.mentionBot
