@@ -6,21 +6,35 @@ import {
   type Logger,
   silentLogger,
 } from "@downcity/core";
-import { Client, DefaultCache, LoggerLevel } from "@larksuiteoapi/node-sdk";
+import { createActionAnswers } from "./action-answers.js";
+import { createChatPlaces } from "./chat-places.js";
+import { downloadFeishuResource } from "./download-feishu-resource.js";
+import { createFeishuClient, type FeishuClient } from "./feishu-client.js";
+import { createFeishuEditing } from "./feishu-editing.js";
 import { type FeishuOptions, feishuOptionsSchema } from "./feishu-options.js";
-import { sendFeishuText } from "./feishu-sender.js";
-import { createFetchHttpInstance } from "./fetch-http-instance.js";
+import { sendFeishuMessage, sendUuid } from "./feishu-sender.js";
+import { createFeishuTyping } from "./feishu-typing.js";
 import { createMessageHandler } from "./message-handler.js";
+import { feishuAttachmentKinds } from "./read-feishu-content.js";
 import { createSdkLogger } from "./sdk-logger.js";
+import { sendFeishuReply } from "./send-feishu-reply.js";
 import { startWebhookReceiver } from "./webhook-receiver.js";
 import { type FeishuReceiver, startWebsocketReceiver } from "./websocket-receiver.js";
 
-/** What Lark holds: long text messages, threads (reply_in_thread), and sends deduplicated by `uuid`. */
+/**
+ * What Lark holds: replies as interactive cards (the adapter renders the Markdown and chunks the cards, 8,000
+ * characters of card markdown each), threads (reply_in_thread), sends deduplicated by `uuid`, files both ways,
+ * buttons on cards.
+ */
 export const feishuCapabilities: ChannelCapabilities = Object.freeze({
   maxTextLength: 8000,
   threads: true,
-  markdown: "none",
+  markdown: "lark-md",
   idempotentSends: true,
+  attachmentsIn: feishuAttachmentKinds,
+  attachmentsOut: true,
+  actions: true,
+  format: "feishu-card",
 });
 
 /** A Feishu/Lark channel adapter, which also tells its bot's open_id and its webhook port once known. */
@@ -31,57 +45,36 @@ export interface FeishuAdapter extends ChannelAdapter {
   webhookPort(): number | undefined;
 }
 
-/** Creates a Feishu/Lark adapter on `@larksuiteoapi/node-sdk`: the long connection or a webhook server, sends with `uuid`. */
+/** A button press as the host hands it back to `answerAction`. */
+type PressEvent = Parameters<NonNullable<ChannelAdapter["answerAction"]>>[0];
+
+/** Answers a button press too late for a toast: said in the chat, under the card, once. */
+function answerInChat(lark: FeishuClient, event: PressEvent, text: string) {
+  const target = {
+    chatId: event.chatId,
+    replyToMessageId: event.messageId,
+    ...(event.threadId ? { threadId: event.threadId } : {}),
+  };
+  const body = { msgType: "text" as const, content: JSON.stringify({ text }) };
+  return sendFeishuMessage(lark, target, body, sendUuid(`answer:${event.eventId}`));
+}
+
+/**
+ * Creates a Feishu/Lark adapter on `@larksuiteoapi/node-sdk`: the long connection or a webhook server,
+ * replies as cards with `uuid`, files in and out, a reaction while a run works, card edits and buttons.
+ */
 export function createFeishuAdapter(
   input: FeishuOptions | Record<string, unknown>,
   settings: { logger?: Logger } = {},
 ): FeishuAdapter {
   const options = feishuOptionsSchema.parse(input);
-  const secrets = [options.appSecret, options.encryptKey, options.verificationToken].filter(
-    (secret): secret is string => secret !== undefined,
-  );
-  const httpInstance = createFetchHttpInstance();
-  let tokenCache = new DefaultCache();
-  // The client reads its cache through this indirection, so a stale token can be dropped by swapping the cache.
-  const cache = {
-    get: (...args: Parameters<DefaultCache["get"]>) => tokenCache.get(...args),
-    set: (...args: Parameters<DefaultCache["set"]>) => tokenCache.set(...args),
-  };
-  const makeClient = (logger: Logger) =>
-    new Client({
-      appId: options.appId,
-      appSecret: options.appSecret,
-      domain: options.domain,
-      httpInstance,
-      cache,
-      logger: createSdkLogger(logger, "lark", secrets),
-      loggerLevel: LoggerLevel.warn,
-    });
-  let client = makeClient(settings.logger ?? silentLogger);
-  let botOpenId: Promise<string> | undefined;
+  let logger = settings.logger ?? silentLogger;
+  const lark = createFeishuClient(options, logger);
+  const places = createChatPlaces((chatId) => lark.chatType(chatId));
+  const answers = createActionAnswers();
   let receiver: Promise<FeishuReceiver & { port?: number }> | undefined;
   let port: number | undefined;
   let stopping: Promise<void> | undefined;
-
-  const askBotOpenId = () => {
-    botOpenId ??= client
-      .request<{ code?: number; msg?: string; bot?: { open_id?: string } }>({
-        url: "/open-apis/bot/v3/info",
-        method: "GET",
-      })
-      .then((answer) => {
-        const id = answer.bot?.open_id;
-        if (answer.code !== 0 || !id)
-          throw new Error(`Lark bot info answered code ${answer.code}: ${answer.msg ?? ""}`);
-        return id;
-      })
-      .catch((error: unknown) => {
-        // Not cached: the next mention asks again (a token outage must not poison the identity for good).
-        botOpenId = undefined;
-        throw error;
-      });
-    return botOpenId;
-  };
 
   const stop = async () => {
     if (!receiver) return;
@@ -97,46 +90,60 @@ export function createFeishuAdapter(
     await stopping;
   };
 
+  const start = async (context: ChannelContext) => {
+    if (receiver) return;
+    logger = context.logger;
+    lark.useLogger(context.logger);
+    const sdkLogger = createSdkLogger(context.logger, context.channel, lark.secrets);
+    const handler = createMessageHandler(context, {
+      botOpenId: () => lark.botOpenId(),
+      fetcher: (resource) => (fetchOptions) => downloadFeishuResource(lark.client, resource, fetchOptions),
+      places,
+      answers,
+    });
+    receiver =
+      options.mode === "webhook"
+        ? startWebhookReceiver({ options, context, handler, sdkLogger }).then((running) => {
+            port = running.port;
+            return running;
+          })
+        : startWebsocketReceiver({ options, context, handler, httpInstance: lark.httpInstance, sdkLogger });
+    context.signal.addEventListener("abort", () => void stop(), { once: true });
+    // Warm the identity so the first group mention needs no extra round trip; a failure is retried on use.
+    lark.botOpenId().catch(() => {});
+    try {
+      await receiver;
+    } catch (error) {
+      receiver = undefined;
+      throw error;
+    }
+  };
+
   return {
     // Polling and gateway modes pull events: with a shared store one worker at a time runs them.
     capabilities: options.mode === "webhook" ? feishuCapabilities : { ...feishuCapabilities, polls: true },
-    botOpenId: askBotOpenId,
+    botOpenId: () => lark.botOpenId(),
     webhookPort: () => port,
-    async start(context: ChannelContext) {
-      if (receiver) return;
-      client = makeClient(context.logger);
-      const sdkLogger = createSdkLogger(context.logger, context.channel, secrets);
-      const handler = createMessageHandler(context, askBotOpenId);
-      receiver =
-        options.mode === "webhook"
-          ? startWebhookReceiver({ options, context, handler, sdkLogger }).then((running) => {
-              port = running.port;
-              return running;
-            })
-          : startWebsocketReceiver({ options, context, handler, httpInstance, sdkLogger });
-      context.signal.addEventListener("abort", () => void stop(), { once: true });
-      // Warm the identity so the first group mention needs no extra round trip; a failure is retried on use.
-      askBotOpenId().catch(() => {});
-      try {
-        await receiver;
-      } catch (error) {
-        receiver = undefined;
-        throw error;
-      }
-    },
+    typing: createFeishuTyping(lark),
+    editing: createFeishuEditing(lark),
+    start,
     stop,
-    send: (target, message, sendOptions) =>
-      sendFeishuText(
-        {
-          client,
-          resetToken: () => {
-            tokenCache = new DefaultCache();
-          },
-        },
-        target,
-        message.text,
-        sendOptions.idempotencyKey,
-      ),
+    async send(target, message, sendOptions) {
+      places.noteChat(target.chatId, target.chatType);
+      const onFallback = ({ reason, chatId }: { reason: string; chatId: string }) =>
+        logger.warn(
+          { chatId, reason },
+          "Lark refused the reply card; sent the rest of the reply as plain text",
+        );
+      const result = await sendFeishuReply(lark, target, message, sendOptions.idempotencyKey, onFallback);
+      if (result.messageId) places.noteSent(result.messageId, target.threadId);
+      return result;
+    },
+    async answerAction(event, text) {
+      const callbackId = event.action?.callbackId;
+      if (callbackId && answers.answer(callbackId, text)) return;
+      await answerInChat(lark, event, text);
+    },
   };
 }
 

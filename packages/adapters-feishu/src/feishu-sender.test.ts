@@ -45,7 +45,12 @@ describe("sending to Lark", () => {
     const [request] = fake.sendRequests();
     expect(request?.path).toBe("/open-apis/im/v1/messages?receive_id_type=chat_id");
     expect(request?.authorization).toMatch(/^Bearer t-/);
-    expect(request?.body).toMatchObject({ receive_id: "oc_1", msg_type: "text", content: '{"text":"hi"}' });
+    expect(request?.body).toMatchObject({ receive_id: "oc_1", msg_type: "interactive" });
+    expect(JSON.parse(String(request?.body.content))).toEqual({
+      schema: "2.0",
+      config: { update_multi: true },
+      body: { elements: [{ tag: "markdown", content: "hi" }] },
+    });
   });
 
   it("replies in the thread of the message it answers", async () => {

@@ -21,43 +21,57 @@ export interface FeishuSenderOptions {
   resetToken(): void;
 }
 
+/** One Lark message body: its `msg_type` and its `content` (a JSON string, as the API takes it). */
+export interface FeishuMessageBody {
+  msgType: "text" | "interactive" | "image" | "file";
+  content: string;
+}
+
 /**
- * Sends one text: a reply (`im/v1/messages/:id/reply`, in the thread when the target has one) when the target
- * names the message it answers, else a new message in the chat; always with `uuid`, so a retry after a crash is
- * deduplicated by Lark itself.
+ * Sends one message: a reply (`im/v1/messages/:id/reply`, in the thread when the target has one) when the
+ * target names the message it answers, else a new message in the chat; always with `uuid`, so a retry after
+ * a crash is deduplicated by Lark itself. Failures are `ChannelSendError`s (see `feishuSendError`).
  */
-export async function sendFeishuText(
+export async function sendFeishuMessage(
   options: FeishuSenderOptions,
   target: ChannelTarget,
-  text: string,
-  idempotencyKey: string,
+  body: FeishuMessageBody,
+  uuid: string,
 ): Promise<ChannelSendResult> {
-  const content = JSON.stringify({ text });
-  const uuid = sendUuid(idempotencyKey);
+  const { content, msgType: msg_type } = body;
   let response: { code?: number; msg?: string; data?: { message_id?: string } };
   try {
     response = target.replyToMessageId
       ? await options.client.im.v1.message.reply({
           path: { message_id: target.replyToMessageId },
-          data: { content, msg_type: "text", uuid, ...(target.threadId ? { reply_in_thread: true } : {}) },
+          data: { content, msg_type, uuid, ...(target.threadId ? { reply_in_thread: true } : {}) },
         })
       : await options.client.im.v1.message.create({
           params: { receive_id_type: "chat_id" },
-          data: { receive_id: target.chatId, content, msg_type: "text", uuid },
+          data: { receive_id: target.chatId, content, msg_type, uuid },
         });
   } catch (error) {
-    throw sendError(options, error);
+    throw feishuSendError(options, error);
   }
-  if (response.code !== undefined && response.code !== 0)
-    throw sendError(
-      options,
-      new FeishuHttpError(200, response.code, `Lark answered code ${response.code}: ${response.msg ?? ""}`),
-    );
+  checkAnswer(options, response);
   const messageId = response.data?.message_id;
   return messageId ? { messageId } : {};
 }
 
-function sendError(options: FeishuSenderOptions, error: unknown): ChannelSendError {
+/** Throws the `ChannelSendError` for an answer whose `code` is not 0 (Lark says some failures with HTTP 200). */
+export function checkAnswer(options: FeishuSenderOptions, response: { code?: number; msg?: string }): void {
+  if (response.code !== undefined && response.code !== 0)
+    throw feishuSendError(
+      options,
+      new FeishuHttpError(200, response.code, `Lark answered code ${response.code}: ${response.msg ?? ""}`),
+    );
+}
+
+/**
+ * What a failed call to Lark means for the outbox: a rate limit waits as told, a stale token is dropped and
+ * retried, an unreachable or failing platform is retried, and any other refusal is permanent.
+ */
+export function feishuSendError(options: FeishuSenderOptions, error: unknown): ChannelSendError {
   if (!(error instanceof FeishuHttpError))
     // Token fetch failures and other client errors: retryable, with only the message (never the request).
     return new ChannelSendError(

@@ -1,3 +1,5 @@
+import { Readable } from "node:stream";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { HttpInstance } from "@larksuiteoapi/node-sdk";
 
 /** An HTTP failure of the open platform: status, Lark's `code`, and the wait a rate limit asked for. */
@@ -22,6 +24,33 @@ interface RequestOptions {
   params?: Record<string, unknown>;
   data?: unknown;
   timeout?: number;
+  /** "stream": the SDK's downloads (message resources) want the body as a Node stream. */
+  responseType?: string;
+  /** The SDK's downloads want `{ data, headers }` instead of the body alone. */
+  $return_headers?: boolean;
+}
+
+/** How long a download may wait for its response headers; its body is bounded by the caller's signal. */
+const streamHeadersTimeoutMs = 30_000;
+
+const isMultipart = (headers: Record<string, string>) =>
+  Object.entries(headers).some(
+    ([key, value]) => key.toLowerCase() === "content-type" && value.startsWith("multipart/form-data"),
+  );
+
+/**
+ * The SDK's uploads (`im/v1/images`, `im/v1/files`) pass a plain object under a multipart content type (axios
+ * would encode it): bytes become a file part named after `file_name` when there is one, the rest text fields.
+ */
+function formData(data: Record<string, unknown>): FormData {
+  const form = new FormData();
+  const fileName = typeof data.file_name === "string" ? data.file_name : "upload";
+  for (const [key, value] of Object.entries(data)) {
+    if (value === undefined || value === null) continue;
+    if (value instanceof Uint8Array) form.append(key, new Blob([new Uint8Array(value)]), fileName);
+    else form.append(key, String(value));
+  }
+  return form;
 }
 
 function withParams(url: string, params: Record<string, unknown> | undefined): string {
@@ -47,32 +76,55 @@ export function createFetchHttpInstance(options: { timeoutMs?: number } = {}): H
     for (const [key, value] of Object.entries(config.headers ?? {}))
       if (value !== undefined && value !== null) headers[key] = String(value);
     const hasBody = config.data !== undefined && method !== "GET" && method !== "HEAD";
-    if (hasBody) headers["content-type"] ??= "application/json; charset=utf-8";
+    let body: string | FormData | undefined;
+    if (hasBody && isMultipart(headers) && typeof config.data === "object") {
+      // fetch writes the multipart boundary into the content type itself.
+      for (const key of Object.keys(headers)) if (key.toLowerCase() === "content-type") delete headers[key];
+      body = formData(config.data as Record<string, unknown>);
+    } else if (hasBody) {
+      headers["content-type"] ??= "application/json; charset=utf-8";
+      body = JSON.stringify(config.data);
+    }
+    const streamed = config.responseType === "stream";
+    // A download's body may take longer than any fixed timeout: only its headers are timed here.
+    const aborter = new AbortController();
+    const timer = setTimeout(
+      () => aborter.abort(new DOMException("timed out", "TimeoutError")),
+      streamed ? streamHeadersTimeoutMs : (config.timeout ?? options.timeoutMs ?? 15_000),
+    );
     let response: Response;
     try {
       response = await fetch(url, {
         method,
         headers,
-        ...(hasBody ? { body: JSON.stringify(config.data) } : {}),
-        signal: AbortSignal.timeout(config.timeout ?? options.timeoutMs ?? 15_000),
+        ...(body === undefined ? {} : { body }),
+        signal: aborter.signal,
       });
     } catch (error) {
+      clearTimeout(timer);
       const reason = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
       throw new FeishuHttpError(0, undefined, `${method} ${new URL(url).pathname} failed: ${reason}`);
     }
-    const text = await response.text();
-    let body: unknown = text;
+    if (streamed && response.ok) {
+      clearTimeout(timer);
+      const data = response.body
+        ? Readable.fromWeb(response.body as WebReadableStream<Uint8Array>)
+        : Readable.from([]);
+      return config.$return_headers ? { data, headers: Object.fromEntries(response.headers) } : data;
+    }
+    const text = await response.text().finally(() => clearTimeout(timer));
+    let answer: unknown = text;
     try {
-      body = text ? JSON.parse(text) : {};
+      answer = text ? JSON.parse(text) : {};
     } catch {
       // A non-JSON answer (a proxy's HTML error page) is reported by status below.
     }
-    if (response.ok) return body;
+    if (response.ok) return answer;
     const code =
-      typeof (body as { code?: unknown }).code === "number" ? (body as { code: number }).code : undefined;
+      typeof (answer as { code?: unknown }).code === "number" ? (answer as { code: number }).code : undefined;
     const msg =
-      typeof (body as { msg?: unknown }).msg === "string"
-        ? (body as { msg: string }).msg
+      typeof (answer as { msg?: unknown }).msg === "string"
+        ? (answer as { msg: string }).msg
         : response.statusText;
     const reset =
       response.headers.get("x-ogw-ratelimit-reset") ?? response.headers.get("retry-after") ?? undefined;

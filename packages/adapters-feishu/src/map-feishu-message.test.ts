@@ -60,7 +60,7 @@ describe("mapFeishuMessage", () => {
     expect(other).toMatchObject({ text: "@Ada hi", mentionedBot: false });
   });
 
-  it("reads rich-text posts and ignores what has no text", () => {
+  it("reads rich-text posts (links keep their URL) and ignores what it cannot read", () => {
     const post = JSON.stringify({
       title: "Plan",
       content: [
@@ -76,11 +76,34 @@ describe("mapFeishuMessage", () => {
         event({ message_type: "post", content: post, mentions: [{ key: "@_user_1", id: { open_id: bot } }] }),
         bot,
       ),
-    ).toMatchObject({ text: "Plan\n ship it\nlink", mentionedBot: true });
+    ).toMatchObject({ text: "Plan\nship it\n[link](https://x)", mentionedBot: true });
+    expect(
+      mapFeishuMessage(event({ message_type: "share_chat", content: '{"chat_id":"oc_9"}' }), bot),
+    ).toBeUndefined();
+    expect(mapFeishuMessage(event({ content: "not json" }), bot)).toBeUndefined();
+  });
+
+  it("gives files an attachment whose fetch downloads that key of that message, and none without a fetcher", async () => {
+    const asked: unknown[] = [];
+    const fetcher = (resource: unknown) => async () => {
+      asked.push(resource);
+      return new Uint8Array([1, 2, 3]);
+    };
+    const mapped = mapFeishuMessage(
+      event({ message_type: "file", content: '{"file_key":"file_1","file_name":"report.pdf"}' }),
+      bot,
+      fetcher,
+    );
+    expect(mapped).toMatchObject({ text: "", attachments: [{ kind: "file", name: "report.pdf" }] });
+    const bytes = await mapped?.attachments?.[0]?.fetch?.({
+      maxBytes: 10,
+      signal: new AbortController().signal,
+    });
+    expect(bytes).toEqual(new Uint8Array([1, 2, 3]));
+    expect(asked).toEqual([{ messageId: "om_1", fileKey: "file_1", type: "file" }]);
     expect(
       mapFeishuMessage(event({ message_type: "image", content: '{"image_key":"k"}' }), bot),
     ).toBeUndefined();
-    expect(mapFeishuMessage(event({ content: "not json" }), bot)).toBeUndefined();
   });
 
   it("marks messages from apps (including this bot) as fromBot", () => {

@@ -1,5 +1,7 @@
-import type { ChannelEvent } from "@downcity/core";
+import type { AttachmentFetch, ChannelAttachment, ChannelEvent } from "@downcity/core";
 import { z } from "zod";
+import type { FeishuResource } from "./download-feishu-resource.js";
+import { type FeishuAttachmentRef, readFeishuContent } from "./read-feishu-content.js";
 
 const mentionSchema = z.object({
   key: z.string(),
@@ -32,37 +34,39 @@ export const feishuMessageEventSchema = z.object({
 /** A parsed `im.message.receive_v1` event. */
 export type FeishuMessageEvent = z.output<typeof feishuMessageEventSchema>;
 
+/** Makes the download of one resource of the message being mapped (the adapter's message resource API). */
+export type FeishuResourceFetcher = (resource: FeishuResource) => AttachmentFetch;
+
 /**
- * Maps a Lark message event to a channel event, or `undefined` for what the agent cannot read (stickers, images,
- * files). `p2p` chats are direct, everything else a group; the bot is mentioned when its open_id is among the
- * mentions (`@_all` is not a mention of the bot); the bot's mention key is stripped, other users' keys become @name.
+ * Maps a Lark message event to a channel event, or `undefined` for what the agent cannot read. Files (images,
+ * files, audio, video, a post's images) become attachments whose `fetch` uses `fetcher`; without one they are
+ * left out. `p2p` chats are direct, everything else a group; the bot is mentioned when its open_id is among
+ * the mentions (`@_all` is not a mention of the bot); the bot's mention key is stripped, other users' keys
+ * become @name.
  */
 export function mapFeishuMessage(
   event: FeishuMessageEvent,
   botOpenId: string | undefined,
+  fetcher?: FeishuResourceFetcher,
 ): ChannelEvent | undefined {
   const { message, sender } = event;
-  let text: string;
-  if (message.message_type === "text") {
-    const content = safeJson(message.content) as { text?: unknown } | undefined;
-    if (typeof content?.text !== "string") return undefined;
-    text = content.text;
-  } else if (message.message_type === "post") {
-    text = postText(safeJson(message.content));
-    if (!text) return undefined;
-  } else return undefined;
+  const content = readFeishuContent(message.message_type, message.content);
+  if (!content) return undefined;
+  const attachments = content.attachments.flatMap((ref) =>
+    channelAttachment(ref, message.message_id, fetcher),
+  );
+  if (!content.text.trim() && attachments.length === 0) return undefined;
 
+  let text = content.text;
   let mentionedBot = false;
   for (const mention of message.mentions ?? []) {
     const isBot = botOpenId !== undefined && mention.id?.open_id === botOpenId;
     if (isBot) mentionedBot = true;
+    // The bot's key goes with the space after it; spaces elsewhere (a post's code) are kept as written.
+    if (isBot) text = text.split(`${mention.key} `).join("");
     text = text.split(mention.key).join(isBot ? "" : `@${mention.name ?? mention.id?.open_id ?? "user"}`);
   }
-  text = text
-    .split("@_all")
-    .join("@all")
-    .replace(/[ \t]{2,}/g, " ")
-    .trim();
+  text = text.split("@_all").join("@all").trim();
 
   const userId = sender.sender_id?.open_id ?? sender.sender_id?.user_id ?? "unknown";
   return {
@@ -71,6 +75,7 @@ export function mapFeishuMessage(
     chatType: message.chat_type === "p2p" ? "direct" : "group",
     userId,
     text,
+    ...(attachments.length > 0 ? { attachments } : {}),
     messageId: message.message_id,
     ...(message.thread_id ? { threadId: message.thread_id } : {}),
     ...(message.parent_id ? { replyToMessageId: message.parent_id } : {}),
@@ -79,32 +84,13 @@ export function mapFeishuMessage(
   };
 }
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-// A rich-text post: { title, content: [[{ tag: "text", text }, { tag: "at", user_id }], ...] } (maybe under a locale).
-function postText(value: unknown): string {
-  if (typeof value !== "object" || value === null) return "";
-  const post = value as { title?: unknown; content?: unknown };
-  const body = Array.isArray(post.content) ? post : (Object.values(value)[0] as typeof post | undefined);
-  if (!body || !Array.isArray(body.content)) return "";
-  const lines = (body.content as unknown[]).map((paragraph) =>
-    Array.isArray(paragraph)
-      ? paragraph
-          .map((element) => {
-            const item = element as { tag?: string; text?: string; user_id?: string; href?: string };
-            if (item.tag === "text" || item.tag === "a") return item.text ?? "";
-            if (item.tag === "at") return item.user_id ?? "";
-            return "";
-          })
-          .join("")
-      : "",
-  );
-  const title = typeof body.title === "string" && body.title ? [body.title] : [];
-  return [...title, ...lines].join("\n").trim();
+function channelAttachment(
+  ref: FeishuAttachmentRef,
+  messageId: string,
+  fetcher: FeishuResourceFetcher | undefined,
+): ChannelAttachment[] {
+  const { resource, ...described } = ref;
+  if (!resource) return [described];
+  if (!fetcher) return [];
+  return [{ ...described, fetch: fetcher({ messageId, fileKey: resource.key, type: resource.type }) }];
 }

@@ -52,6 +52,7 @@ export async function startWebhookReceiver(settings: {
     loggerLevel: LoggerLevel.warn,
   }).register({
     "im.message.receive_v1": (data: unknown) => handler.handle(data),
+    "card.action.trigger": (data: unknown) => handler.handleCardAction(data),
   });
   const cipher = options.encryptKey ? new AESCipher(options.encryptKey) : undefined;
   const refuse = (response: ServerResponse, status: number, reason: string) => {
@@ -107,9 +108,10 @@ export async function startWebhookReceiver(settings: {
       );
       if (problem) return refuse(response, 401, problem);
     }
+    let result: unknown;
     try {
       // Already authenticated and decrypted here: the SDK parses the envelope and calls our handler.
-      await dispatcher.invoke(data, { needCheck: false });
+      result = await dispatcher.invoke(data, { needCheck: false });
     } catch (error) {
       context.logger.error(
         { channel: context.channel, err: { message: (error as Error).message } },
@@ -117,7 +119,8 @@ export async function startWebhookReceiver(settings: {
       );
       return answer(response, 500, { error: "not accepted, retry later" });
     }
-    answer(response, 200, {});
+    // A card callback's answer (a toast) is the response body; events answer an empty object.
+    answer(response, 200, typeof result === "object" && result !== null ? result : {});
   };
 
   const server = createServer((request, response) => {

@@ -38,6 +38,7 @@ export async function startWebsocketReceiver(settings: WebsocketReceiverOptions)
     loggerLevel: LoggerLevel.warn,
   }).register({
     "im.message.receive_v1": (data: unknown) => handler.handle(data),
+    "card.action.trigger": (data: unknown) => handler.handleCardAction(data),
   });
   let client: WSClient | undefined;
   let restartTimer: NodeJS.Timeout | undefined;

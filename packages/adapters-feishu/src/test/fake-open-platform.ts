@@ -1,17 +1,20 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ChannelFake, FakeSent } from "@downcity/core/test";
+import type { ChannelFake, FakeIncoming } from "@downcity/core/test";
 import { WebSocket, WebSocketServer } from "ws";
+import { type FakeRequest, writeAnswer } from "./fake-answer.js";
+import { createFakeImMedia, type FakeImMedia, type FakeResource } from "./fake-im-media.js";
+import { createFakeImMessages, type FakeImMessages } from "./fake-im-messages.js";
 import {
-  encryptLarkBody,
   fakeAppId,
   fakeAppSecret,
   fakeBotOpenId,
+  larkCardActionEnvelope,
   larkMessageEnvelope,
-  signLarkBody,
 } from "./lark-envelope.js";
 import { decodeLarkFrame, encodeLarkFrame, frameHeader, type LarkFrame } from "./lark-frame.js";
+import { type PushOutcome, postWebhookEvent, safeObject } from "./post-webhook-event.js";
 
 export {
   encryptLarkBody,
@@ -51,13 +54,40 @@ export interface FakeOpenPlatform extends ChannelFake {
   deliverEnvelope(envelope: Record<string, unknown>, timeoutMs?: number): Promise<boolean>;
   /** The request headers of every send, for checks on what the adapter put on the wire. */
   sendRequests(): Array<{ path: string; authorization: string | undefined; body: Record<string, unknown> }>;
+  /** Every message the bot sent (cards, texts, images, files), with edits and deletion. */
+  messages: FakeImMessages["messages"];
+  /** The next `count` card sends are refused as invalid card content (230099). */
+  refuseNextCards: FakeImMessages["refuseNextCards"];
+  uploads: FakeImMedia["uploads"];
+  reactions: FakeImMedia["reactions"];
+  downloads: FakeImMedia["downloads"];
+  /**
+   * Delivers a user's message of any type (`content` as Lark puts it in the event), whose `resources`
+   * (file key to bytes) the resource API then serves; returns the ack and the message id.
+   */
+  deliverMessage(message: RichIncoming): Promise<{ acked: boolean; eventId: string; messageId: string }>;
+  /** A user presses a button of a sent card: a `card.action.trigger` callback, and what the adapter answered. */
+  pressButton(press: {
+    messageId: string;
+    chatId: string;
+    userId: string;
+    value: Record<string, unknown>;
+  }): Promise<{ acked: boolean; answer: Record<string, unknown> | undefined }>;
+}
+
+/** A user's message of any type, for `deliverMessage`. */
+export interface RichIncoming extends Omit<FakeIncoming, "text" | "nonText"> {
+  messageType: string;
+  content: Record<string, unknown>;
+  resources?: Record<string, FakeResource>;
+  parentId?: string;
 }
 
 const readBody = (request: IncomingMessage) =>
-  new Promise<string>((resolve) => {
-    let body = "";
-    request.on("data", (chunk) => (body += chunk));
-    request.on("end", () => resolve(body));
+  new Promise<Buffer>((resolve) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => resolve(Buffer.concat(chunks)));
   });
 
 const json = (
@@ -69,19 +99,26 @@ const json = (
   response.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
 };
 
+/** How a pushed event ended on the long connection. */
+type Ack = PushOutcome | "closed" | "timeout" | "answered-failure";
+
+const place = (message: { chatId: string; threadId?: string | undefined }) => ({
+  chatId: message.chatId,
+  ...(message.threadId ? { threadId: message.threadId } : {}),
+});
+
 /** Starts the fake open platform on 127.0.0.1:0: token, bot info, endpoint discovery, long connection, send/reply with uuid dedupe. */
 export async function startFakeOpenPlatform(
   options: { delivery?: FakeDelivery } = {},
 ): Promise<FakeOpenPlatform> {
   const delivery = options.delivery ?? { mode: "websocket" };
   const tokens = new Set<string>();
-  const sent: FakeSent[] = [];
   const requests: Array<{ path: string; authorization: string | undefined; body: Record<string, unknown> }> =
     [];
-  const byUuid = new Map<string, string>();
-  const messages = new Map<string, { chatId: string; threadId?: string }>();
+  const im = createFakeImMessages();
+  const media = createFakeImMedia({ hasMessage: im.hasMessage, botOpenId: fakeBotOpenId });
   const sockets = new Set<WebSocket>();
-  const pendingAcks = new Map<string, (acked: boolean | "answered-failure") => void>();
+  const pendingAcks = new Map<string, (acked: Ack) => void>();
   // Lark waits about 3 s for an event's ack before pushing it again.
   const ackTimeoutMs = 3000;
   let connections = 0;
@@ -90,9 +127,6 @@ export async function startFakeOpenPlatform(
   let failTokens = 0;
   let endpointFailures = 0;
   let endpointCode = 0;
-  let limited = 0;
-  let retryAfterMs = 0;
-  let counter = 0;
   let origin = "";
 
   const authorized = (request: IncomingMessage) => {
@@ -100,50 +134,14 @@ export async function startFakeOpenPlatform(
     return tokens.has(header.replace(/^Bearer /, ""));
   };
 
-  const send = (
-    response: ServerResponse,
-    body: Record<string, unknown>,
-    place: { chatId: string; threadId?: string },
-  ) => {
-    if (limited > 0) {
-      limited -= 1;
-      json(
-        response,
-        429,
-        { code: 99991400, msg: "request trigger frequency limit" },
-        {
-          "x-ogw-ratelimit-reset": String(retryAfterMs / 1000),
-        },
-      );
-      return;
-    }
-    const uuid = typeof body.uuid === "string" ? body.uuid : undefined;
-    if (uuid !== undefined && uuid.length > 50) {
-      json(response, 400, { code: 99992402, msg: "field validation failed: uuid longer than 50" });
-      return;
-    }
-    const known = uuid ? byUuid.get(uuid) : undefined;
-    if (known) {
-      json(response, 200, { code: 0, msg: "success", data: { message_id: known } });
-      return;
-    }
-    const messageId = `om_sent_${++counter}`;
-    if (uuid) byUuid.set(uuid, messageId);
-    messages.set(messageId, place);
-    const content = JSON.parse(String(body.content ?? "{}")) as { text?: string };
-    sent.push({
-      chatId: place.chatId,
-      ...(place.threadId ? { threadId: place.threadId } : {}),
-      text: content.text ?? "",
-      ...(uuid ? { idempotencyKey: uuid } : {}),
-    });
-    json(response, 200, { code: 0, msg: "success", data: { message_id: messageId, chat_id: place.chatId } });
-  };
-
   const server: Server = createServer(async (request, response) => {
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
     const raw = await readBody(request);
-    const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+    const contentType = request.headers["content-type"] ?? "";
+    const body =
+      raw.length > 0 && contentType.startsWith("application/json")
+        ? (JSON.parse(raw.toString("utf8")) as Record<string, unknown>)
+        : {};
     if (url.pathname === "/open-apis/auth/v3/tenant_access_token/internal") {
       if (failTokens > 0) {
         failTokens -= 1;
@@ -186,26 +184,11 @@ export async function startFakeOpenPlatform(
       json(response, 200, { code: 0, msg: "ok", bot: { open_id: fakeBotOpenId, app_name: "Downcity" } });
       return;
     }
-    requests.push({ path: url.pathname + url.search, authorization: request.headers.authorization, body });
-    if (url.pathname === "/open-apis/im/v1/messages" && request.method === "POST") {
-      if (url.searchParams.get("receive_id_type") !== "chat_id") {
-        json(response, 400, { code: 230001, msg: "invalid receive_id_type" });
-        return;
-      }
-      send(response, body, { chatId: String(body.receive_id) });
-      return;
-    }
-    const reply = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/reply$/.exec(url.pathname);
-    if (reply && request.method === "POST") {
-      const parent = messages.get(decodeURIComponent(reply[1] ?? ""));
-      if (!parent) {
-        json(response, 400, { code: 230011, msg: "the message was withdrawn or does not exist" });
-        return;
-      }
-      send(response, body, parent);
-      return;
-    }
-    json(response, 404, { code: 404, msg: "not found" });
+    if (request.method === "POST" && /^\/open-apis\/im\/v1\/messages(\/[^/]+\/reply)?$/.test(url.pathname))
+      requests.push({ path: url.pathname + url.search, authorization: request.headers.authorization, body });
+    const fakeRequest: FakeRequest = { method: request.method ?? "GET", url, raw, contentType, json: body };
+    const answer = im.route(fakeRequest) ?? (await media.route(fakeRequest));
+    writeAnswer(response, answer ?? { status: 404, body: { code: 404, msg: "not found" } });
   });
 
   const wss = new WebSocketServer({ noServer: true });
@@ -244,10 +227,15 @@ export async function startFakeOpenPlatform(
         }
         if (frame.method === 1) {
           const id = frameHeader(frame, "message_id") ?? "";
-          const answer = JSON.parse(new TextDecoder().decode(frame.payload ?? new Uint8Array())) as {
+          const ack = JSON.parse(new TextDecoder().decode(frame.payload ?? new Uint8Array())) as {
             code?: number;
+            data?: string;
           };
-          pendingAcks.get(id)?.(answer.code === 200 ? true : "answered-failure");
+          // The handler's answer (a card callback's toast) travels base64-encoded in the ack's `data`.
+          const answer = ack.data ? safeObject(Buffer.from(ack.data, "base64").toString("utf8")) : undefined;
+          pendingAcks.get(id)?.(
+            ack.code === 200 ? { acked: true, ...(answer ? { answer } : {}) } : "answered-failure",
+          );
         }
       });
     });
@@ -265,50 +253,18 @@ export async function startFakeOpenPlatform(
     }
   };
 
-  const deliverEnvelope = async (envelope: Record<string, unknown>, timeoutMs = 10000): Promise<boolean> => {
+  const push = async (envelope: Record<string, unknown>, timeoutMs = 10000): Promise<PushOutcome> => {
     const deadline = Date.now() + timeoutMs;
     const payload = JSON.stringify(envelope);
-    if (delivery.mode === "webhook") {
-      const encrypted = delivery.encryptKey
-        ? JSON.stringify({ encrypt: encryptLarkBody(delivery.encryptKey, payload) })
-        : payload;
-      const timestamp = String(Math.floor(Date.now() / 1000));
-      const nonce = randomUUID();
-      const headers: Record<string, string> = { "content-type": "application/json" };
-      if (delivery.encryptKey) {
-        headers["x-lark-request-timestamp"] = timestamp;
-        headers["x-lark-request-nonce"] = nonce;
-        headers["x-lark-signature"] = signLarkBody(timestamp, nonce, delivery.encryptKey, encrypted);
-      }
-      for (;;) {
-        try {
-          const response = await fetch(delivery.url, {
-            method: "POST",
-            body: encrypted,
-            headers,
-            signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())),
-          });
-          await response.text();
-          return response.status === 200;
-        } catch (error) {
-          // The listener may still be starting; a refused connection is retried until the deadline.
-          if (
-            (error as { cause?: { code?: string } }).cause?.code !== "ECONNREFUSED" ||
-            Date.now() > deadline
-          )
-            return false;
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-      }
-    }
+    if (delivery.mode === "webhook") return postWebhookEvent(delivery, payload, deadline);
     // Like the real platform, an event without an ack (its socket closed, or no answer within the ack timeout) is
     // pushed again, on the newest connection.
     for (;;) {
       const socket = await openSocket(deadline);
-      if (!socket) return false;
+      if (!socket) return { acked: false };
       const outcome = await pushEvent(socket, payload, Math.min(deadline, Date.now() + ackTimeoutMs));
-      if (typeof outcome === "boolean" && (outcome || Date.now() >= deadline)) return outcome;
-      if (outcome === "answered-failure") return false;
+      if (typeof outcome === "object") return outcome;
+      if (outcome === "answered-failure" || Date.now() >= deadline) return { acked: false };
     }
   };
 
@@ -328,15 +284,15 @@ export async function startFakeOpenPlatform(
       ],
       payload: new TextEncoder().encode(payload),
     };
-    return new Promise<boolean | "closed" | "answered-failure">((resolve) => {
-      const finish = (outcome: boolean | "closed" | "answered-failure") => {
+    return new Promise<Ack>((resolve) => {
+      const finish = (outcome: Ack) => {
         clearTimeout(timer);
         pendingAcks.delete(id);
         socket.off("close", onClose);
         resolve(outcome);
       };
       const onClose = () => finish("closed");
-      const timer = setTimeout(() => finish(false), Math.max(1, deadline - Date.now()));
+      const timer = setTimeout(() => finish("timeout"), Math.max(1, deadline - Date.now()));
       pendingAcks.set(id, finish);
       socket.on("close", onClose);
       socket.send(encodeLarkFrame(frame));
@@ -348,20 +304,43 @@ export async function startFakeOpenPlatform(
     async deliver(message, deliverOptions) {
       const eventId = message.eventId ?? `ev_${randomUUID().replaceAll("-", "")}`;
       const messageId = `om_${eventId}`;
-      messages.set(messageId, {
-        chatId: message.chatId,
-        ...(message.threadId ? { threadId: message.threadId } : {}),
-      });
+      im.noteIncoming(messageId, place(message), message.chatType === "direct" ? "p2p" : "group");
       const envelope = larkMessageEnvelope({ ...message, eventId, messageId, botOpenId: fakeBotOpenId });
-      return { acked: await deliverEnvelope(envelope, deliverOptions?.timeoutMs), eventId };
+      return { acked: (await push(envelope, deliverOptions?.timeoutMs)).acked, eventId };
     },
-    deliverEnvelope,
-    sent: () => [...sent],
+    async deliverMessage(message) {
+      const eventId = message.eventId ?? `ev_${randomUUID().replaceAll("-", "")}`;
+      const messageId = `om_${eventId}`;
+      im.noteIncoming(messageId, place(message), message.chatType === "direct" ? "p2p" : "group");
+      for (const [key, resource] of Object.entries(message.resources ?? {}))
+        media.addResource(messageId, key, resource);
+      const envelope = larkMessageEnvelope({
+        ...message,
+        text: "",
+        eventId,
+        messageId,
+        botOpenId: fakeBotOpenId,
+        raw: { messageType: message.messageType, content: message.content },
+      });
+      return { acked: (await push(envelope)).acked, eventId, messageId };
+    },
+    async pressButton(press) {
+      const envelope = larkCardActionEnvelope({
+        ...press,
+        eventId: `ev_${randomUUID().replaceAll("-", "")}`,
+      });
+      const outcome = await push(envelope);
+      return { acked: outcome.acked, answer: outcome.answer };
+    },
+    deliverEnvelope: async (envelope, timeoutMs) => (await push(envelope, timeoutMs)).acked,
+    sent: im.sent,
+    messages: im.messages,
+    refuseNextCards: im.refuseNextCards,
+    uploads: media.uploads,
+    reactions: media.reactions,
+    downloads: media.downloads,
     sendRequests: () => [...requests],
-    rateLimitNextSends(count, ms) {
-      limited = count;
-      retryAfterMs = ms;
-    },
+    rateLimitNextSends: im.rateLimitNextSends,
     connectionCount: () => connections,
     openConnections: () => [...sockets].filter((socket) => socket.readyState === WebSocket.OPEN).length,
     pingCount: () => pings,

@@ -8,7 +8,15 @@ export const fakeBotOpenId = "ou_bot0000000000000000000000000001";
 
 /** Builds the `im.message.receive_v1` envelope a Lark user message arrives in. */
 export function larkMessageEnvelope(
-  message: FakeIncoming & { messageId: string; botOpenId: string; eventId: string; mentionAll?: boolean },
+  message: FakeIncoming & {
+    messageId: string;
+    botOpenId: string;
+    eventId: string;
+    mentionAll?: boolean;
+    /** A message of another type than text: its `message_type` and `content` object as Lark sends them. */
+    raw?: { messageType: string; content: Record<string, unknown> };
+    parentId?: string;
+  },
 ): Record<string, unknown> {
   const mentions: Array<Record<string, unknown>> = [];
   let text = message.text;
@@ -34,8 +42,12 @@ export function larkMessageEnvelope(
         chat_id: message.chatId,
         chat_type: message.chatType === "direct" ? "p2p" : "group",
         ...(message.threadId ? { thread_id: message.threadId, root_id: `${message.threadId}-root` } : {}),
-        message_type: message.nonText ? "sticker" : "text",
-        content: JSON.stringify(message.nonText ? { file_key: "sticker" } : { text }),
+        ...(message.parentId ? { parent_id: message.parentId, root_id: message.parentId } : {}),
+        // A shared group card is one of the message types the adapter does not read.
+        message_type: message.raw?.messageType ?? (message.nonText ? "share_chat" : "text"),
+        content: JSON.stringify(
+          message.raw?.content ?? (message.nonText ? { chat_id: "oc_shared" } : { text }),
+        ),
         ...(mentions.length > 0 ? { mentions } : {}),
       },
     },
@@ -55,4 +67,40 @@ export function signLarkBody(timestamp: string, nonce: string, encryptKey: strin
   return createHash("sha256")
     .update(timestamp + nonce + encryptKey + body)
     .digest("hex");
+}
+
+/**
+ * The `card.action.trigger` callback a press of a card button sends (schema 2.0): the operator, the button's
+ * `value`, and the card's message and chat under `context`.
+ */
+export function larkCardActionEnvelope(press: {
+  eventId: string;
+  messageId: string;
+  chatId: string;
+  userId: string;
+  value: Record<string, unknown>;
+}): Record<string, unknown> {
+  return {
+    schema: "2.0",
+    header: {
+      event_id: press.eventId,
+      token: "verification-token",
+      create_time: String(Date.now() * 1000),
+      event_type: "card.action.trigger",
+      tenant_key: "tenant",
+      app_id: fakeAppId,
+    },
+    event: {
+      operator: {
+        tenant_key: "tenant",
+        user_id: press.userId,
+        open_id: press.userId,
+        union_id: `on_${press.userId}`,
+      },
+      token: `c-${press.eventId}`,
+      action: { value: press.value, tag: "button" },
+      host: "im_message",
+      context: { open_message_id: press.messageId, open_chat_id: press.chatId },
+    },
+  };
 }
