@@ -16,11 +16,10 @@ describe("media QQ users send", () => {
         reconnectDelayMs: 20,
       }),
     );
-  const fetchOf = (attachment: ChannelAttachment | undefined, maxBytes: number) =>
-    (attachment?.fetch as NonNullable<ChannelAttachment["fetch"]>)({
-      maxBytes,
-      signal: AbortSignal.timeout(5000),
-    });
+  const fetchOf = (attachment: ChannelAttachment | undefined, maxBytes: number) => {
+    if (!attachment?.fetch) throw new Error("the attachment has no fetch");
+    return attachment.fetch({ maxBytes, signal: AbortSignal.timeout(5000) });
+  };
 
   it("hands a group image with text to the inbox with a fetch of its URL, within the size limit", async () => {
     await start();

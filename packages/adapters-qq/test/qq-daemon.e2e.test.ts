@@ -30,9 +30,14 @@ testDaemonScenario({
   },
   checkAnswer: (fake, question) => {
     // Sent as a reply to the question: its msg_id and a msg_seq fixed by the outbox key.
-    const request = fake.sendRequests().find((sent) => sent.body.content === "echo: what is 2+2?");
+    // QQ markdown (msg_type 2) while the bot may send it.
+    const request = fake
+      .sendRequests()
+      .find(
+        (sent) => (sent.body.markdown as { content?: string } | undefined)?.content === "echo: what is 2+2?",
+      );
     expect(request?.path).toBe("/v2/users/USEROPENIDADA/messages");
-    expect(request?.body).toMatchObject({ msg_type: 0, msg_id: `msg-${question.eventId}` });
+    expect(request?.body).toMatchObject({ msg_type: 2, msg_id: `msg-${question.eventId}` });
     expect(typeof request?.body.msg_seq).toBe("number");
   },
   redeliver: async (fake, slow) => {
