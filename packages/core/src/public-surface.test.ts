@@ -28,6 +28,8 @@ const surface: Record<string, string[]> = {
     "decodeContextId",
     "defaultLeaseMs",
     "defineChannelAdapter",
+    "defineChatAction",
+    "defineChatCommand",
     "definePlugin",
     "definePromptProvider",
     "defineService",
@@ -78,6 +80,7 @@ const surface: Record<string, string[]> = {
     "writeFileAtomic",
   ],
   "./test": [
+    "createRecordingChannel",
     "createRecordingContext",
     "testChannelAdapter",
     "testContextLease",

@@ -11,6 +11,12 @@ export { testHistoryStore } from "./test/history-store-conformance.js";
 export { testInboxStore } from "./test/inbox-store-conformance.js";
 export { testOutboxStore } from "./test/outbox-store-conformance.js";
 export {
+  createRecordingChannel,
+  type RecordedMessage,
+  type RecordingChannel,
+  type RecordingChannelOptions,
+} from "./test/recording-channel.js";
+export {
   createRecordingContext,
   type RecordingContext,
   type RecordingContextOptions,

@@ -18,6 +18,8 @@ export interface OutgoingMessage {
    * trigger and position (`<triggerMessageId ?? requestId>#<sequence>`).
    */
   key?: string;
+  /** Buttons under the reply (an approval's choices); shown where the adapter has `capabilities.actions`. */
+  actions?: Array<{ id: string; label: string }>;
   /** Position of this reply within its run (0, 1, ...). */
   sequence: number;
   /** The `messageId` of the message that started the run, when it had one (stable across replays). */

@@ -30,6 +30,8 @@ export interface OutboxInput {
   text: string;
   /** Files sent with this chunk, by content hash and project-relative path (never the bytes). */
   attachments?: OutgoingFile[];
+  /** Buttons under this chunk (`id` at most 64 bytes); adapters without `capabilities.actions` get none. */
+  actions?: Array<{ id: string; label: string }>;
 }
 
 /** One outgoing message chunk, recorded before the adapter is called. */

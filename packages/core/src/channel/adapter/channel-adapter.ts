@@ -28,6 +28,11 @@ export interface ChannelContext {
   signal: AbortSignal;
   /** A private folder for this instance's state (offsets, cursors), created before start. */
   stateDir: string;
+  /**
+   * The chat commands the host answers (built-ins and those the daemon's parts add), for platforms
+   * with a command menu (Telegram's setMyCommands); absent in older hosts.
+   */
+  commands?: ReadonlyArray<{ name: string; description: string }>;
   /** Reports the connection state (and the error behind `retrying` / `failed`). */
   setState(state: ChannelState, error?: string): void;
 }

@@ -115,7 +115,7 @@ export function createOutboxPump(options: OutboxPumpOptions): OutboxPump {
       return;
     }
     try {
-      const message = await outboxMessage(entry, options.rootDir);
+      const message = await outboxMessage(entry, options.rootDir, adapter.capabilities);
       const result = await adapter.send(entry.target, message, { idempotencyKey: entry.key });
       await outbox.complete(entry.key, result?.messageId);
       options.onSent?.(entry);

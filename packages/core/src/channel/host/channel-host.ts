@@ -5,6 +5,7 @@ import { DowncityError } from "../../errors/downcity-error.js";
 import type { Logger } from "../../logger/logger.js";
 import { createMediaStore } from "../../media/media-store.js";
 import { downcityPaths } from "../../paths/downcity-paths.js";
+import { createUsageLog } from "../../run/usage-log.js";
 import type { ServiceDefinition } from "../../service/define-service.js";
 import { defaultLeaseMs } from "../../store/context-lease.js";
 import type { DowncityStore } from "../../store/downcity-store.js";
@@ -14,14 +15,19 @@ import type { OutboxEntry } from "../../store/outbox-store.js";
 import type { ChannelInbox } from "../adapter/channel-adapter.js";
 import { createChannelDelivery, type DeliveryQueue } from "../delivery/channel-delivery.js";
 import { defaultDeliveryPolicy } from "../delivery/outbox-pump.js";
+import { builtinChatCommands } from "./builtin-chat-commands.js";
 import type { ChannelAccess } from "./channel-access.js";
 import type { ChannelInstance, ChannelStatus } from "./channel-instance.js";
-import { createChatCommands } from "./chat-commands.js";
+import { type ChatActionHandler, createChatActionDispatch } from "./chat-actions.js";
+import { createChatCommandDispatch } from "./chat-command-dispatch.js";
+import { type ChatCommandDefinition, createChatCommandRegistry } from "./chat-command-registry.js";
 import { type ContactBook, openContactBook } from "./contact-book.js";
 import { createFailureNotice } from "./failure-notice.js";
 import { createInboundEvents } from "./inbound-events.js";
 import type { PairingStore } from "./pairing-store.js";
+import { createProgressMessages } from "./progress-messages.js";
 import { createReplyRecorder } from "./reply-recorder.js";
+import { createRunActivity } from "./run-activity.js";
 import { newRunningChannel, type RunningChannel } from "./running-channel.js";
 import { startChannel, stopChannel } from "./start-channel.js";
 import { createTypingIndicators } from "./typing-indicators.js";
@@ -54,6 +60,14 @@ export interface ChannelHostOptions {
   concurrency?: number;
   /** Incoming files (`media` in downcity.json): the largest kept [20 MiB]; larger ones are refused visibly. */
   media?: { maxBytes?: number };
+  /** Chat commands besides the built-ins (`/stop`, `/new`, `/status`, `/usage`, `/help`), answered with no model call. */
+  commands?: readonly ChatCommandDefinition[];
+  /** Handlers of button presses, by the prefix of their action ids. */
+  actions?: readonly ChatActionHandler[];
+  /** Progress messages (`channels.<name>.progress: "status"`): least time between edits [2000 ms], longest wait for one [10000 ms]. */
+  progress?: { minIntervalMs?: number; timeoutMs?: number };
+  /** Configured keys and tokens, masked wherever a progress message or `/status` shows a command. */
+  secrets?: readonly string[];
 }
 
 /** Inbound and outbound delivery for every channel: durable inbox, outbox, access, contacts. */
@@ -111,7 +125,10 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     ...(options.maxSendAttempts ? { maxSendAttempts: options.maxSendAttempts } : {}),
     deliveryPolicy: (name) => channels.get(name)?.settings?.delivery ?? defaultDeliveryPolicy,
     adapter: (name) => channels.get(name)?.adapter,
-    onRun: (entry, run) => typing.during(entry, run),
+    onRun: (entry, run) => {
+      typing.during(entry, run);
+      progress.during(entry, run);
+    },
     onInboxDead: (entry, error) => {
       bump(entry.channel, "deadLettered");
       // Only a chat of a configured channel hears it; the CLI and HTTP callers get the error itself.
@@ -143,14 +160,34 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     rootDir: options.rootDir,
     ...(options.media?.maxBytes ? { maxBytes: options.media.maxBytes } : {}),
   });
-  const commands = createChatCommands({ runtime, replies, logger });
-  unregister.push(
-    runtime.on((event) => {
-      if (event.type === "run-start") commands.runStarted(event.contextId);
-      if (event.type === "run-end" || event.type === "run-error") commands.runEnded(event.contextId);
+  const activity = createRunActivity({ runtime, ...(options.secrets ? { secrets: options.secrets } : {}) });
+  unregister.push(() => activity.close());
+  const progress = createProgressMessages({
+    adapter: (name) => channels.get(name)?.adapter,
+    enabled: (name) => channels.get(name)?.settings?.progress === "status",
+    activity,
+    logger,
+    ...options.progress,
+  });
+  const registry = createChatCommandRegistry();
+  const usageLog = createUsageLog({ rootDir: options.rootDir });
+  for (const command of builtinChatCommands({ runtime, activity, usageLog, registry }))
+    registry.register(command);
+  for (const command of options.commands ?? []) registry.register(command);
+  const inbox = createInboundEvents({
+    delivery,
+    contacts,
+    replies,
+    logger,
+    media,
+    command: createChatCommandDispatch({ registry, replies, outbox: store.outbox, logger }),
+    action: createChatActionDispatch({
+      handlers: options.actions ?? [],
+      adapter: (name) => channels.get(name)?.adapter,
+      replies,
+      logger,
     }),
-  );
-  const inbox = createInboundEvents({ delivery, contacts, replies, logger, media, command: commands.handle });
+  });
 
   return {
     async start() {
@@ -170,6 +207,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
           replies,
           inbox,
           store,
+          commands: registry.list(),
           onClose: (undo) => unregister.push(undo),
           ...(options.interceptInbox ? { interceptInbox: options.interceptInbox } : {}),
         });
@@ -206,6 +244,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     async close() {
       // Indicators first, while the adapters can still take them down.
       await typing.close();
+      await progress.close();
       for (const running of channels.values()) await stopChannel(running, logger);
       for (const undo of unregister) undo();
       await delivery.close();

@@ -21,8 +21,14 @@ export function createInboundEvents(options: {
   logger: Logger;
   /** Where incoming files are kept before their event is recorded. */
   media: MediaStore;
-  /** Answers `/stop`, `/new`, `/status`, `/help` without a run: true when the event was one. */
-  command?(channel: string, contextId: string, event: ParsedChannelEvent): Promise<boolean>;
+  /** Answers a registered chat command without a run ("command"), or spots its redelivery ("duplicate"). */
+  command?(
+    channel: string,
+    contextId: string,
+    event: ParsedChannelEvent,
+  ): Promise<"command" | "duplicate" | undefined>;
+  /** Handles a button press (an event with `action`) without a run. */
+  action?(channel: string, contextId: string, event: ParsedChannelEvent): Promise<"action" | "duplicate">;
 }): (running: RunningChannel) => ChannelInbox {
   const { delivery, contacts, replies, logger } = options;
 
@@ -104,11 +110,21 @@ export function createInboundEvents(options: {
     const event = parsed.data;
     running.status.lastEventAt = new Date().toISOString();
     const approved = running.pairing?.approved() ?? new Set<string>();
-    const decision = decideAccess(event, running.accessConfig as ChannelAccess, approved);
+    // A button press names no one: the mention rule of groups does not apply to it.
+    const decision = decideAccess(
+      event.action ? { ...event, mentionedBot: true } : event,
+      running.accessConfig as ChannelAccess,
+      approved,
+    );
     if (!decision.allowed) return denied(running, event, decision.reason, decision.offerPairing === true);
     const contextId = channelContextId(name, event);
+    if (event.action) {
+      const pressed = options.action ? await options.action(name, contextId, event) : "action";
+      return pressed === "duplicate" ? "duplicate" : "accepted";
+    }
     // A command is the host's to answer, at once, even while a run holds the chat.
-    if (await options.command?.(name, contextId, event)) return "accepted";
+    const command = await options.command?.(name, contextId, event);
+    if (command) return command === "duplicate" ? "duplicate" : "accepted";
     const media = await storeEventAttachments(options.media, contextId, event);
     const accepted = await delivery.accept({
       channel: name,

@@ -2,7 +2,7 @@ import type { ChannelSender } from "../../chat/channel-sender.js";
 import type { OutgoingFile } from "../../chat/outgoing-file.js";
 import { DowncityError } from "../../errors/downcity-error.js";
 import { chunkMarkdown } from "../../format/chunk-markdown.js";
-import type { ChannelTarget } from "../../store/outbox-store.js";
+import type { ChannelTarget, OutboxInput } from "../../store/outbox-store.js";
 import type { ChannelDelivery } from "../delivery/channel-delivery.js";
 import { splitText } from "./split-text.js";
 
@@ -16,6 +16,7 @@ export interface ReplyRecorder {
     text: string,
     baseKey: string,
     files?: OutgoingFile[],
+    actions?: OutboxInput["actions"],
   ): Promise<void>;
   /** The runtime's sender for `channel`: routes a run's reply to the chat (and thread) that asked. */
   sender(channel: string): ChannelSender;
@@ -43,7 +44,15 @@ export function createReplyRecorder(options: {
   renders?(channel: string): boolean | undefined;
 }): ReplyRecorder {
   const { delivery } = options;
-  const record: ReplyRecorder["record"] = async (channel, contextId, target, text, baseKey, files) => {
+  const record: ReplyRecorder["record"] = async (
+    channel,
+    contextId,
+    target,
+    text,
+    baseKey,
+    files,
+    actions,
+  ) => {
     if (files?.length && options.sendsFiles?.(channel) === false)
       throw new DowncityError("INVALID_INPUT", `channel "${channel}" cannot send files; send the text only`, {
         field: "files",
@@ -60,8 +69,9 @@ export function createReplyRecorder(options: {
         contextId,
         target,
         text: chunk,
-        // The files go with the last chunk: after the text that introduces them.
+        // The files and buttons go with the last chunk: after the text that introduces them.
         ...(files?.length && index === chunks.length - 1 ? { attachments: files } : {}),
+        ...(actions?.length && index === chunks.length - 1 ? { actions } : {}),
       })),
     );
   };
@@ -84,7 +94,7 @@ export function createReplyRecorder(options: {
           : {}),
       };
       const base = message.key ?? `${message.triggerMessageId ?? message.requestId}#${message.sequence}`;
-      await record(channel, message.contextId, target, message.text, base, message.files);
+      await record(channel, message.contextId, target, message.text, base, message.files, message.actions);
     },
   };
 }

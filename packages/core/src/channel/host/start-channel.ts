@@ -10,6 +10,7 @@ import type { DowncityStore } from "../../store/downcity-store.js";
 import type { ChannelContext, ChannelInbox, ChannelState } from "../adapter/channel-adapter.js";
 import { channelAccessSchema } from "./channel-access.js";
 import { parseChannelSettings } from "./channel-settings.js";
+import type { ChatCommandSummary } from "./chat-command-registry.js";
 import { openPairingStore } from "./pairing-store.js";
 import { pollWhenElected } from "./poller-election.js";
 import type { ReplyRecorder } from "./reply-recorder.js";
@@ -27,6 +28,8 @@ export interface StartChannelDeps {
   interceptInbox?: (channel: string, inbox: ChannelInbox) => ChannelInbox;
   /** The store; with a poller lock, a polling adapter runs on one worker at a time. */
   store: DowncityStore;
+  /** The chat commands the host answers, for adapters with a command menu. */
+  commands?: readonly ChatCommandSummary[];
   /** Undoes what starting registered (the runtime's sender), at close. */
   onClose(undo: () => void): void;
 }
@@ -88,6 +91,7 @@ export async function startChannel(running: RunningChannel, deps: StartChannelDe
       logger,
       signal: running.abort.signal,
       stateDir,
+      commands: deps.commands ?? [],
       setState: (state: ChannelState | "standby", error?: string) => {
         running.status.state = state;
         if (error) running.status.error = error;
