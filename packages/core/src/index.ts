@@ -56,21 +56,9 @@ export type { ChannelEditing } from "./channel/adapter/channel-editing.js";
 export type { ChannelEvent } from "./channel/adapter/channel-event.js";
 export { ChannelSendError } from "./channel/adapter/channel-send-error.js";
 export type { ChannelTyping } from "./channel/adapter/channel-typing.js";
-export { type ChatCommand, chatCommands } from "./channel/host/builtin-chat-commands.js";
 export { type ChannelHost, type ChannelHostOptions, createChannelHost } from "./channel/host/channel-host.js";
 export type { ChannelInstance, ChannelStatus } from "./channel/host/channel-instance.js";
-export {
-  type ChatActionHandler,
-  type ChatActionInput,
-  type ChatActionOutcome,
-  defineChatAction,
-} from "./channel/host/chat-actions.js";
-export {
-  type ChatCommandDefinition,
-  type ChatCommandInput,
-  type ChatCommandSummary,
-  defineChatCommand,
-} from "./channel/host/chat-command-registry.js";
+export { type ChatCommand, chatCommands } from "./channel/host/chat-commands.js";
 export type { ChannelSender, OutgoingMessage } from "./chat/channel-sender.js";
 export type { OutgoingFile } from "./chat/outgoing-file.js";
 export type { DowncityConfig, LlmConfig } from "./config/config-schema.js";
@@ -125,6 +113,7 @@ export {
 // The error type and codes, atomic writes, the file lock, paths and process identity: also light
 // on their own, without the runtime.
 export * from "./primitives.js";
+export type { ToolApprovalRequest, ToolApprover } from "./approval/approval-gated-tools.js";
 export type { ChannelRendering } from "./prompt/channel-rendering.js";
 export { promptCacheMiddleware } from "./prompt/prompt-cache-middleware.js";
 export {
@@ -136,6 +125,7 @@ export {
 export type { CancelTarget } from "./run/active-runs.js";
 export type { Recipient, RecipientDirectory } from "./run/reply-routing.js";
 export { RunAbortedError, type RunAbortReason } from "./run/run-aborted-error.js";
+export { whileRunWaits } from "./run/run-hold.js";
 export type { RuntimeHistory } from "./run/run-context.js";
 export type { RunUsage } from "./run/run-usage.js";
 export type { RunLimits } from "./run/run-watchdog.js";
@@ -189,6 +179,7 @@ export type { InboxEntry, InboxInput, InboxMessage, InboxStore } from "./store/i
 export type { ClaimOptions, ClaimPolicy, KeyedQueue, QueuedEntry } from "./store/keyed-queue.js";
 export type { ChannelTarget, OutboxEntry, OutboxInput, OutboxStore } from "./store/outbox-store.js";
 export {
+  type ApprovalRecord,
   type JournalOutcome,
   type JournalRecord,
   type JournalUsage,

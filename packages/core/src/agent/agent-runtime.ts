@@ -141,6 +141,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     senders: registry.senders,
     renderings: registry.renderings,
     directory: registry.directory,
+    toolApprover: registry.toolApprover,
     withCachedSchemas: createToolSchemaCache(),
     activeRuns: active,
     ...(options.journal ? { journal: options.journal, redact: createRedactor(options.secrets ?? []) } : {}),

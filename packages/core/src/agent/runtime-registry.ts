@@ -1,3 +1,4 @@
+import type { ToolApprover } from "../approval/approval-gated-tools.js";
 import type { ChannelSender } from "../chat/channel-sender.js";
 import { errorFields, type Logger } from "../logger/logger.js";
 import type { ChannelRendering } from "../prompt/channel-rendering.js";
@@ -14,6 +15,8 @@ export interface RuntimeRegistrations {
   registerDirectory(directory: RecipientDirectory): () => void;
   addPromptProvider(provider: PromptProvider): () => void;
   addTools(source: ToolSource): () => void;
+  /** Decides tool calls whose tool declares `needsApproval` (the host's approval flow); the last one registered wins. */
+  registerToolApprover(approver: ToolApprover): () => void;
   on(listener: RuntimeEventListener): () => void;
   /** Emits a `tool-progress` event for a run (tools that wait report through it). */
   reportProgress(progress: Omit<Extract<RuntimeEvent, { type: "tool-progress" }>, "type">): void;
@@ -28,6 +31,7 @@ export interface RuntimeRegistry {
   readonly senders: ReadonlyMap<string, ChannelSender>;
   readonly renderings: ReadonlyMap<string, ChannelRendering>;
   directory(): RecipientDirectory | undefined;
+  toolApprover(): ToolApprover | undefined;
   /** Sends an event to every listener; a listener that throws is logged and skipped. */
   emit(event: RuntimeEvent): void;
 }
@@ -53,6 +57,7 @@ export function createRuntimeRegistry(options: {
   const senders = new Map<string, ChannelSender>();
   const renderings = new Map<string, ChannelRendering>();
   let directory: RecipientDirectory | undefined;
+  let toolApprover: ToolApprover | undefined;
   const listeners = new Set<RuntimeEventListener>();
 
   const emit = (event: RuntimeEvent) => {
@@ -86,6 +91,12 @@ export function createRuntimeRegistry(options: {
       promptProviders.push(provider);
       return () => removeFrom(promptProviders, provider);
     },
+    registerToolApprover(approver) {
+      toolApprover = approver;
+      return () => {
+        if (toolApprover === approver) toolApprover = undefined;
+      };
+    },
     addTools(source) {
       toolSources.push(source);
       return () => removeFrom(toolSources, source);
@@ -104,6 +115,7 @@ export function createRuntimeRegistry(options: {
     senders,
     renderings,
     directory: () => directory,
+    toolApprover: () => toolApprover,
     emit,
   };
 }

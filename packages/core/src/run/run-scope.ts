@@ -1,4 +1,5 @@
 import type { LanguageModel, ToolSet } from "ai";
+import type { ToolApprover } from "../approval/approval-gated-tools.js";
 import type { ChannelSender } from "../chat/channel-sender.js";
 import type { RequestContext } from "../context/request-context.js";
 import type { HistoryMessage } from "../history/history-message.js";
@@ -52,6 +53,8 @@ export interface RunDeps {
   /** How each channel renders replies (the runtime note tells the model). */
   renderings?: ReadonlyMap<string, ChannelRendering>;
   directory: () => RecipientDirectory | undefined;
+  /** Decides calls of tools that declare `needsApproval` (absent: such calls are refused). */
+  toolApprover?: () => ToolApprover | undefined;
   withCachedSchemas: (tools: ToolSet) => ToolSet;
   activeRuns: ActiveRuns;
   /** Where runs are journaled; absent, runs are not journaled. */

@@ -1,4 +1,5 @@
 import type { ToolSet } from "ai";
+import { approvalGatedTools } from "../approval/approval-gated-tools.js";
 import { createChatTools } from "../chat/chat-tools.js";
 import { prepareOutgoingFile } from "../chat/outgoing-file.js";
 import type { RunContext } from "./run-context.js";
@@ -9,7 +10,7 @@ import type { RunDeps, RunScope } from "./run-scope.js";
  * the chat tools bound to this run's history and replies, with each zod schema converted once.
  */
 export async function assembleRunTools(
-  deps: Pick<RunDeps, "toolSources" | "withCachedSchemas" | "rootDir">,
+  deps: Pick<RunDeps, "toolSources" | "withCachedSchemas" | "rootDir" | "toolApprover">,
   scope: RunScope,
   run: { context: RunContext; visibleMessageIds: () => Set<string> },
 ): Promise<ToolSet> {
@@ -29,5 +30,6 @@ export async function assembleRunTools(
       prepareFiles: (paths) => Promise.all(paths.map((path) => prepareOutgoingFile(deps.rootDir, path))),
     }),
   );
-  return deps.withCachedSchemas(tools);
+  // Tools that declare needsApproval ask the host's approval flow before they run.
+  return deps.withCachedSchemas(approvalGatedTools(tools, deps.toolApprover?.(), run.context));
 }

@@ -28,6 +28,11 @@ export interface RunWatchdog {
   toolStarted(): void;
   /** A tool finished. */
   toolFinished(): void;
+  /**
+   * A tool waits for a person (an approval): the step and run clocks stop until the returned
+   * function is called; the step clock then starts again from zero and the run clock goes on.
+   */
+  hold(): () => void;
   /** Clears every timer (the run is over). */
   dispose(): void;
 }
@@ -42,6 +47,10 @@ export function createRunWatchdog(options: { limits: RunLimits; parent: AbortSig
   let stepTimer: NodeJS.Timeout | undefined;
   let idleTimer: NodeJS.Timeout | undefined;
   let toolsRunning = 0;
+  let holds = 0;
+  // When the run clock must fire, kept so a hold can stop it and give back the time it did not use.
+  let runDeadline = 0;
+  let runLeft = 0;
 
   const clearAll = () => {
     clearTimeout(runTimer);
@@ -79,7 +88,8 @@ export function createRunWatchdog(options: { limits: RunLimits; parent: AbortSig
 
   if (parent.aborted) onParentAbort();
   else parent.addEventListener("abort", onParentAbort, { once: true });
-  if (limits.runTimeoutMs > 0 && !controller.signal.aborted) {
+  const armRun = (delayMs: number) => {
+    runDeadline = Date.now() + delayMs;
     runTimer = setTimeout(
       () =>
         abort(
@@ -89,15 +99,16 @@ export function createRunWatchdog(options: { limits: RunLimits; parent: AbortSig
             { field: "run.runTimeoutMs" },
           ),
         ),
-      limits.runTimeoutMs,
+      delayMs,
     );
-  }
+  };
+  if (limits.runTimeoutMs > 0 && !controller.signal.aborted) armRun(limits.runTimeoutMs);
 
-  return {
+  const watchdog: RunWatchdog = {
     signal: controller.signal,
     stepStarted() {
       clearTimeout(stepTimer);
-      if (limits.stepTimeoutMs > 0 && !controller.signal.aborted) {
+      if (limits.stepTimeoutMs > 0 && !controller.signal.aborted && holds === 0) {
         stepTimer = setTimeout(
           () =>
             abort(
@@ -121,9 +132,27 @@ export function createRunWatchdog(options: { limits: RunLimits; parent: AbortSig
       toolsRunning = Math.max(0, toolsRunning - 1);
       armIdle();
     },
+    hold() {
+      holds++;
+      if (holds === 1) {
+        clearTimeout(stepTimer);
+        clearTimeout(runTimer);
+        runLeft = Math.max(0, runDeadline - Date.now());
+      }
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        holds--;
+        if (holds > 0 || controller.signal.aborted) return;
+        if (limits.runTimeoutMs > 0) armRun(runLeft);
+        watchdog.stepStarted();
+      };
+    },
     dispose() {
       clearAll();
       parent.removeEventListener("abort", onParentAbort);
     },
   };
+  return watchdog;
 }

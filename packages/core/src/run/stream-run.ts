@@ -16,6 +16,7 @@ import { retryOnContextOverflow } from "./context-overflow-retry.js";
 import { streamFailure } from "./model-failure.js";
 import { defaultModelRetry, type ModelRetryPolicy, retryModelCalls } from "./model-retry.js";
 import type { RunAbortedError } from "./run-aborted-error.js";
+import { withRunHold } from "./run-hold.js";
 import { createRunProgress, type RunProgress } from "./run-progress.js";
 import type { RunOutcome } from "./run-result.js";
 import { createRunWatchdog, defaultRunLimits, type RunLimits, type RunWatchdog } from "./run-watchdog.js";
@@ -90,7 +91,14 @@ export async function streamRun(options: StreamRunOptions): Promise<StreamedRun>
   try {
     return await retryOnContextOverflow({
       keepLast: options.keepLast,
-      attempt: (window) => retryTransient(run, () => streamAttempt(run, window)),
+      // Tools that wait for a person pause the run's clocks (`whileRunWaits`).
+      attempt: (window) =>
+        retryTransient(run, () =>
+          withRunHold(
+            () => watchdog.hold(),
+            () => streamAttempt(run, window),
+          ),
+        ),
       windowSent: () => run.windowSent,
       compact: (keep) =>
         options.historyWindow.compact(options.contextId, keep, "context-window-exceeded", signal),

@@ -130,6 +130,24 @@ export interface ReplyRecord extends RecordBase {
   text: string;
 }
 
+/**
+ * A person's approval, asked for or given (written by the host's approval flow): one record when
+ * the request goes out (`requested`), one when it is settled (the decision, a timeout included).
+ */
+export interface ApprovalRecord extends RecordBase {
+  type: "approval";
+  /** The short code people answer with (`/approve K7Q2`). */
+  code: string;
+  state: "requested" | "once" | "always" | "deny" | "timeout";
+  /** What waited: a shell command (secrets masked) or a tool call. */
+  subject: { kind: "command"; command: string } | { kind: "tool"; toolName: string; input: unknown };
+  toolCallId?: string;
+  /** Who answered: `<channel>:<userId>`, `cli`, or `timeout`. */
+  by?: string;
+  /** Patterns an `always` answer stored. */
+  rules?: string[];
+}
+
 /** The last record of a run. */
 export interface RunEndRecord extends RecordBase {
   type: "end";
@@ -150,6 +168,7 @@ export type JournalRecord =
   | ToolEndRecord
   | StepRecord
   | ReplyRecord
+  | ApprovalRecord
   | RunEndRecord;
 
 /** A journal record before the driver stamps it: `v` is added when it is written. */
