@@ -56,9 +56,21 @@ export type { ChannelEditing } from "./channel/adapter/channel-editing.js";
 export type { ChannelEvent } from "./channel/adapter/channel-event.js";
 export { ChannelSendError } from "./channel/adapter/channel-send-error.js";
 export type { ChannelTyping } from "./channel/adapter/channel-typing.js";
+export { type ChatCommand, chatCommands } from "./channel/host/builtin-chat-commands.js";
 export { type ChannelHost, type ChannelHostOptions, createChannelHost } from "./channel/host/channel-host.js";
 export type { ChannelInstance, ChannelStatus } from "./channel/host/channel-instance.js";
-export { type ChatCommand, chatCommands } from "./channel/host/chat-commands.js";
+export {
+  type ChatActionHandler,
+  type ChatActionInput,
+  type ChatActionOutcome,
+  defineChatAction,
+} from "./channel/host/chat-actions.js";
+export {
+  type ChatCommandDefinition,
+  type ChatCommandInput,
+  type ChatCommandSummary,
+  defineChatCommand,
+} from "./channel/host/chat-command-registry.js";
 export type { ChannelSender, OutgoingMessage } from "./chat/channel-sender.js";
 export type { OutgoingFile } from "./chat/outgoing-file.js";
 export type { DowncityConfig, LlmConfig } from "./config/config-schema.js";

@@ -28,6 +28,8 @@ const surface: Record<string, string[]> = {
     "decodeContextId",
     "defaultLeaseMs",
     "defineChannelAdapter",
+    "defineChatAction",
+    "defineChatCommand",
     "definePlugin",
     "definePromptProvider",
     "defineService",
@@ -79,6 +81,7 @@ const surface: Record<string, string[]> = {
     "writeFileAtomic",
   ],
   "./test": [
+    "createRecordingChannel",
     "createRecordingContext",
     "testChannelAdapter",
     "testContextLease",
