@@ -32,6 +32,7 @@ export {
   type ToolSource,
 } from "./agent/agent-runtime.js";
 export type { IncomingMessage } from "./agent/incoming-message.js";
+export type { ToolApprovalRequest, ToolApprover } from "./approval/approval-gated-tools.js";
 export {
   type AcceptResult,
   type ChannelAction,
@@ -125,7 +126,6 @@ export {
 // The error type and codes, atomic writes, the file lock, paths and process identity: also light
 // on their own, without the runtime.
 export * from "./primitives.js";
-export type { ToolApprovalRequest, ToolApprover } from "./approval/approval-gated-tools.js";
 export type { ChannelRendering } from "./prompt/channel-rendering.js";
 export { promptCacheMiddleware } from "./prompt/prompt-cache-middleware.js";
 export {
@@ -137,8 +137,8 @@ export {
 export type { CancelTarget } from "./run/active-runs.js";
 export type { Recipient, RecipientDirectory } from "./run/reply-routing.js";
 export { RunAbortedError, type RunAbortReason } from "./run/run-aborted-error.js";
-export { whileRunWaits } from "./run/run-hold.js";
 export type { RuntimeHistory } from "./run/run-context.js";
+export { whileRunWaits } from "./run/run-hold.js";
 export type { RunUsage } from "./run/run-usage.js";
 export type { RunLimits } from "./run/run-watchdog.js";
 export type { RuntimeEvent, RuntimeEventListener } from "./run/runtime-event.js";
