@@ -24,6 +24,7 @@ const allowedCommands: Record<string, readonly string[]> = {
   mcp: ["list", "tools", "reconnect"],
   channels: ["list"],
   access: ["list", "approve", "deny", "revoke"],
+  approvals: ["list", "approve", "deny"],
 };
 
 const commandBody = z.strictObject({
@@ -148,6 +149,24 @@ export function createConsoleApiRoutes(agents: ConsoleAgents): ConsoleApiRoutes 
       );
       const { agent, ...filters } = input;
       return (await agents.client(agent)).logs({ ...filters, limit: 500 });
+    },
+    // The run journal through the daemon (so runs on a shared store show too).
+    "GET runs": async ({ query }) => {
+      const input = parse(
+        agentQuery({
+          context: z.string().min(1).optional(),
+          status: z.enum(["running", "completed", "aborted", "failed", "interrupted"]).optional(),
+          since: z.string().min(1).optional(),
+          limit: z.coerce.number().int().min(1).max(1000).default(100),
+        }),
+        queryObject(query),
+      );
+      const { agent, ...filters } = input;
+      return (await agents.client(agent)).runs(filters);
+    },
+    "GET run": async ({ query }) => {
+      const input = parse(agentQuery({ requestId: z.string().min(1) }), queryObject(query));
+      return (await agents.client(input.agent)).run(input.requestId);
     },
     "GET memory": async ({ query }) => {
       const input = parse(agentQuery({}), queryObject(query));

@@ -9,6 +9,7 @@ import { createConsoleApiRoutes } from "./console-api-routes.js";
 import { type ConsoleAuth, createConsoleAuth } from "./console-auth.js";
 import { openEventResponse, relayChatEvents, relayShellOutput } from "./console-event-streams.js";
 import { setSecurityHeaders } from "./console-headers.js";
+import { sendMediaFile } from "./console-media.js";
 import { readCookie, sessionCookie, sessionCookieName } from "./console-session-cookie.js";
 import { createStaticFiles } from "./console-static-files.js";
 import { consoleWebRoot } from "./console-web-root.js";
@@ -142,6 +143,11 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
     }
     if (method === "GET" && path === "/api/agents")
       return sendJson(response, 200, await listAgents({ env: options.env }));
+    // Images and files of chats, by their history reference; nothing outside the media folder.
+    if (method === "GET" && path === "/console/api/media") {
+      const root = await agents.root(url.searchParams.get("agent") ?? "");
+      return sendMediaFile(response, root, url.searchParams.get("path") ?? "");
+    }
     if (method === "GET" && (path === "/console/api/events" || path === "/console/api/shell/output")) {
       const agent = url.searchParams.get("agent") ?? "";
       const client = await agents.client(agent);
