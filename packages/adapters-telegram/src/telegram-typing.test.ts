@@ -3,8 +3,10 @@ import { until } from "@downcity/testkit";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { useTelegramHostWorld } from "./test/telegram-host.js";
+import { useFakeTelegramAdapter } from "./test/use-fake-telegram-adapter.js";
 
 const world = useTelegramHostWorld("downcity-tg-typing-");
+const bed = useFakeTelegramAdapter();
 
 describe("telegram typing while a run is in progress", () => {
   it("shows typing within 1 s of the update, renews it during a 12 s tool run, and sends none after the answer", async () => {
@@ -44,4 +46,17 @@ describe("telegram typing while a run is in progress", () => {
     const last = server.calls("sendChatAction").at(-1);
     expect(last?.at ?? 0).toBeLessThan(answeredAt);
   }, 60_000);
+});
+
+describe("telegram typing in forum topics", () => {
+  it("targets the topic with message_thread_id, and the chat alone without one", async () => {
+    const telegram = await bed.adapter();
+    expect(telegram.typing?.refreshMs).toBe(4500);
+    await telegram.typing?.start({ chatId: "-1001234567890", threadId: "88", replyToMessageId: "3" });
+    await telegram.typing?.start({ chatId: "42" });
+    expect(bed.fake.calls("sendChatAction").map((call) => call.payload)).toEqual([
+      { chat_id: "-1001234567890", action: "typing", message_thread_id: 88 },
+      { chat_id: "42", action: "typing" },
+    ]);
+  });
 });
