@@ -22,12 +22,13 @@ describe("downcity runs", () => {
       );
       const list = captureCliIo(env, rootDir);
       expect(await runCli({ argv: ["runs", "list", "--json"], io: list.io }), list.out.stderr).toBe(0);
-      const runs = JSON.parse(list.out.stdout) as Array<{
-        requestId: string;
-        status: string;
-        steps: number;
-        toolCalls: number;
-      }>;
+      const listed = JSON.parse(list.out.stdout) as {
+        source: string;
+        runs: Array<{ requestId: string; status: string; steps: number; toolCalls: number }>;
+      };
+      // The daemon runs: the runs come through it (so a shared store's journal would show too).
+      expect(listed.source).toBe("daemon");
+      const runs = listed.runs;
       expect(runs).toHaveLength(1);
       expect(runs[0]).toMatchObject({ status: "completed", steps: 3, toolCalls: 2 });
       const requestId = runs[0]?.requestId ?? "";
@@ -69,6 +70,19 @@ describe("downcity runs", () => {
       const missing = captureCliIo(env, rootDir);
       expect(await runCli({ argv: ["runs", "show", "nope"], io: missing.io })).toBe(1);
       expect(missing.out.stderr).toContain("No run nope");
+      // Without a daemon, the runs are read from the files, and the output says so.
+      await daemon.close();
+      const offline = captureCliIo(env, rootDir);
+      expect(await runCli({ argv: ["runs", "list", "--json"], io: offline.io }), offline.out.stderr).toBe(0);
+      expect(JSON.parse(offline.out.stdout)).toMatchObject({
+        source: "files",
+        note: expect.stringContaining("no daemon runs"),
+        runs: [{ requestId, status: "completed" }],
+      });
+      const offlineShow = captureCliIo(env, rootDir);
+      expect(await runCli({ argv: ["runs", "show", requestId], io: offlineShow.io })).toBe(0);
+      expect(offlineShow.out.stdout).toContain("Both ran.");
+      expect(offlineShow.out.stderr).toContain("read .downcity/runs directly");
     } finally {
       await daemon.close();
     }

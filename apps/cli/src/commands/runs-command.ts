@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { CliExit, CliUsageError, exitCodes } from "../cli-exit.js";
 import type { CliIo } from "../cli-io.js";
 import { printData } from "../output/print-data.js";
-import { findProjectRoot } from "../project/find-project-root.js";
+import { openRunSource, type RunSource } from "./run-source.js";
 import { parseSinceValue } from "./usage-command.js";
 
 type ListOptions = {
@@ -18,14 +18,15 @@ type ReplayOptions = { dir?: string; json?: boolean; file?: string; tools?: stri
 
 const statuses = ["running", "completed", "aborted", "failed", "interrupted"];
 
-/** Opens the project's run journal (`.downcity/runs/`); core is loaded only when a runs command runs. */
-async function projectJournal(io: CliIo, dir: string | undefined) {
-  const rootDir = findProjectRoot(io.cwd, dir);
-  const { openFileRunJournal } = await import("@downcity/core");
-  return { rootDir, journal: openFileRunJournal({ rootDir }) };
+/** Tells the user the runs came from the files, not the daemon (stderr: stdout stays the data). */
+function noteSource(io: CliIo, source: RunSource, json: boolean | undefined): void {
+  if (source.note && !json) io.stderr.write(`(${source.note})\n`);
 }
 
-/** `downcity runs list|show|replay`: every run the agent made, from its journal; no daemon needed. */
+/**
+ * `downcity runs list|show|replay`: every run the agent made, from its journal: through the daemon
+ * when it runs (runs on a shared store included), else from `.downcity/runs/`.
+ */
 export function registerRunsCommand(program: Command, io: CliIo): void {
   const runs = program.command("runs").description("Runs of the agent, end to end, from the run journal");
   runs
@@ -42,15 +43,20 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
     .action(async (options: ListOptions) => {
       if (options.status && !statuses.includes(options.status))
         throw new CliUsageError(`--status must be one of ${statuses.join(", ")}`);
-      const { journal } = await projectJournal(io, options.dir);
+      const source = await openRunSource(io, options.dir);
       const { describeRunList } = await import("../output/run-timeline.js");
-      const list = await journal.list({
+      const list = await source.list({
         ...(options.context ? { contextId: options.context } : {}),
         ...(options.since ? { since: options.since } : {}),
         ...(options.status ? { status: options.status as "running" } : {}),
         limit: Math.max(1, Number(options.limit) || 50),
       });
-      printData(io, list, { json: options.json, human: () => describeRunList(list) });
+      printData(
+        io,
+        { source: source.from, ...(source.note ? { note: source.note } : {}), runs: list },
+        { json: options.json, human: () => describeRunList(list) },
+      );
+      noteSource(io, source, options.json);
     });
   runs
     .command("show <requestId>")
@@ -59,20 +65,22 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
     .option("--dir <dir>", "project directory (default: the nearest folder with downcity.json)")
     .option("--json", "print the run's records as JSON")
     .action(async (requestId: string, options: ShowOptions) => {
-      const { journal } = await projectJournal(io, options.dir);
+      const source = await openRunSource(io, options.dir);
       const { summarizeRun } = await import("@downcity/core");
       const { describeRun } = await import("../output/run-timeline.js");
-      const records = await journal.read(requestId);
+      const records = await source.read(requestId);
       const summary = records && summarizeRun(records);
       if (!records || !summary) {
         io.stderr.write(`No run ${requestId} in the journal (downcity runs list shows the recorded ones).\n`);
+        noteSource(io, source, options.json);
         throw new CliExit(exitCodes.error);
       }
       printData(
         io,
-        { summary, records },
+        { source: source.from, ...(source.note ? { note: source.note } : {}), summary, records },
         { json: options.json, human: () => describeRun(records, summary, options.full) },
       );
+      noteSource(io, source, options.json);
     });
   runs
     .command("replay [requestId]")
@@ -93,7 +101,7 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
       const { readJournalFile } = await import("./read-journal-file.js");
       const records = options.file
         ? await readJournalFile(options.file)
-        : await (await projectJournal(io, options.dir)).journal.read(requestId ?? "");
+        : await (await openRunSource(io, options.dir)).read(requestId ?? "");
       if (!records || records.length === 0) {
         io.stderr.write(`No run ${options.file ?? requestId} to replay.\n`);
         throw new CliExit(exitCodes.error);

@@ -11,8 +11,9 @@ function bounded(value: unknown, full: boolean, limit = boundedLength): string {
   return full || line.length <= limit ? line : `${line.slice(0, limit)}… (${line.length} chars)`;
 }
 
-const tokens = (usage: { inputTokens: number; outputTokens: number }) =>
-  `${usage.inputTokens} in / ${usage.outputTokens} out`;
+/** Input and output tokens; the cached part of the input (served by the provider's prompt cache) when any. */
+const tokens = (usage: { inputTokens: number; outputTokens: number; cachedInputTokens?: number }) =>
+  `${usage.inputTokens} in${usage.cachedInputTokens ? ` (${usage.cachedInputTokens} cached)` : ""} / ${usage.outputTokens} out`;
 
 /** One line per run, for `downcity runs list`. */
 export function describeRunList(runs: RunSummary[]): string {
@@ -25,7 +26,7 @@ export function describeRunList(runs: RunSummary[]): string {
         run.requestId,
         run.contextId,
         `${run.steps} step${run.steps === 1 ? "" : "s"}, ${run.toolCalls} tool call${run.toolCalls === 1 ? "" : "s"}`,
-        `${run.usage.totalTokens} tokens`,
+        `${run.usage.totalTokens} tokens${run.usage.cachedInputTokens ? ` (${run.usage.cachedInputTokens} cached input)` : ""}`,
         ...(run.attempts > 1 ? [`${run.attempts} attempts`] : []),
       ].join("  "),
     )
@@ -43,7 +44,8 @@ export function describeRun(records: JournalRecord[], summary: RunSummary, full 
     `  context   ${summary.contextId}${start?.route?.channel ? ` (${start.route.channel})` : ""}`,
     `  started   ${summary.startedAt}${summary.endedAt ? `, ended ${summary.endedAt}` : ""}`,
     ...(summary.model ? [`  model     ${summary.model.provider} ${summary.model.modelId}`] : []),
-    `  usage     ${tokens(summary.usage)} (${summary.usage.totalTokens} total)${summary.attempts > 1 ? `, ${summary.attempts} attempts` : ""}`,
+    // Cached input shown even at 0: the run's prompt-cache hit is what the cost depends on.
+    `  usage     ${summary.usage.inputTokens} in, ${summary.usage.cachedInputTokens} cached in / ${summary.usage.outputTokens} out (${summary.usage.totalTokens} total)${summary.attempts > 1 ? `, ${summary.attempts} attempts` : ""}`,
   ];
   const steps = new Map<number, JournalRecord[]>();
   for (const record of records) {

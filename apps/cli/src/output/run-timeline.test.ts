@@ -1,0 +1,49 @@
+import { type JournalRecord, runJournalVersion, summarizeRun } from "@downcity/core";
+import { describe, expect, it } from "vitest";
+import { describeRun, describeRunList } from "./run-timeline.js";
+
+const at = "2026-11-26T10:00:00.000Z";
+const usage = { inputTokens: 1200, outputTokens: 30, cachedInputTokens: 1024, totalTokens: 1230 };
+const records = [
+  {
+    type: "run",
+    requestId: "r1",
+    contextId: "web:a",
+    messageIds: ["m1"],
+    eventIds: [],
+    origin: "user",
+    settings: { maxSteps: 8, keepLast: 40 },
+  },
+  {
+    type: "model-call",
+    step: 0,
+    purpose: "step",
+    request: { historyIds: ["m1"], messageCount: 3, tools: [] },
+    response: { content: [{ type: "text", text: "Hello." }], finishReason: "stop", usage },
+    startedAt: at,
+    latencyMs: 40,
+  },
+  {
+    type: "step",
+    step: 0,
+    finishReason: "stop",
+    usage,
+    text: "Hello.",
+    toolCallIds: [],
+    messages: [],
+    latencyMs: 41,
+  },
+  { type: "end", outcome: "completed", steps: 1, usage },
+].map((record) => ({ v: runJournalVersion, at, ...record })) as JournalRecord[];
+
+describe("run timeline", () => {
+  it("shows the cached input tokens of the run and of each step", () => {
+    const summary = summarizeRun(records);
+    expect(summary?.usage.cachedInputTokens).toBe(1024);
+    const text = describeRun(records, summary!);
+    expect(text).toContain("usage     1200 in, 1024 cached in / 30 out (1230 total)");
+    expect(text).toMatch(/step 0 +stop, 1200 in \(1024 cached\) \/ 30 out, 41 ms/);
+    expect(text).toMatch(/model call +40 ms, 1200 in \(1024 cached\) \/ 30 out/);
+    expect(describeRunList([summary!])).toContain("1230 tokens (1024 cached input)");
+  });
+});
