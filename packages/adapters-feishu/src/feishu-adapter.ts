@@ -15,6 +15,7 @@ import { type FeishuOptions, feishuOptionsSchema } from "./feishu-options.js";
 import { sendFeishuMessage, sendUuid } from "./feishu-sender.js";
 import { createFeishuTyping } from "./feishu-typing.js";
 import { createMessageHandler } from "./message-handler.js";
+import { quotedText } from "./quoted-text.js";
 import { feishuAttachmentKinds } from "./read-feishu-content.js";
 import { createSdkLogger } from "./sdk-logger.js";
 import { sendFeishuReply } from "./send-feishu-reply.js";
@@ -100,6 +101,7 @@ export function createFeishuAdapter(
       fetcher: (resource) => (fetchOptions) => downloadFeishuResource(lark.client, resource, fetchOptions),
       places,
       answers,
+      quote: (messageId) => quotedText(lark.client, messageId),
     });
     receiver =
       options.mode === "webhook"

@@ -133,4 +133,32 @@ describe("feishu media", () => {
     expect(String((refused as Error).message)).toMatch(/234011/);
     expect(bed.fake.messages()).toHaveLength(3);
   });
+
+  it("gives the quoted message's text with a reply: a user's text, or the markdown of the bot's card", async () => {
+    const adapter = await start();
+    const first = await bed.fake.deliver({
+      chatType: "direct",
+      chatId: "oc_dm",
+      userId: "ou_ada",
+      text: "the plan",
+    });
+    const answer = await adapter.send(
+      { chatId: "oc_dm", chatType: "direct", replyToMessageId: `om_${first.eventId}` },
+      { text: "**Step 1**: build" },
+      { idempotencyKey: "quote-1" },
+    );
+    for (const parentId of [`om_${first.eventId}`, answer.messageId ?? ""])
+      await bed.fake.deliverMessage({
+        chatType: "direct",
+        chatId: "oc_dm",
+        userId: "ou_ada",
+        messageType: "text",
+        content: { text: "and then?" },
+        parentId,
+      });
+    expect(bed.recording.events.slice(1).map((event) => [event.text, event.quotedText])).toEqual([
+      ["and then?", "the plan"],
+      ["and then?", "**Step 1**: build"],
+    ]);
+  });
 });

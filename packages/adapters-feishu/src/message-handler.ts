@@ -28,6 +28,8 @@ export interface MessageHandlerOptions {
   fetcher: FeishuResourceFetcher;
   places: ChatPlaces;
   answers: ActionAnswers;
+  /** The text of a quoted message (a reply's `parent_id`), or undefined when it cannot be read in time. */
+  quote?(messageId: string): Promise<string | undefined>;
 }
 
 /**
@@ -57,7 +59,8 @@ export function createMessageHandler(
     const bot = (message.mentions?.length ?? 0) > 0 ? await options.botOpenId() : undefined;
     const event = mapFeishuMessage(parsed.data, bot, options.fetcher);
     if (!event) return;
-    await context.inbox.accept({ ...event, raw: data });
+    const quoted = event.replyToMessageId ? await options.quote?.(event.replyToMessageId) : undefined;
+    await context.inbox.accept({ ...event, ...(quoted ? { quotedText: quoted } : {}), raw: data });
   };
 
   const handleCardAction = async (data: unknown): Promise<CardActionAnswer> => {

@@ -47,6 +47,7 @@ const parseContent = (content: unknown): Record<string, unknown> | undefined => 
 export function createFakeImMessages() {
   const places = new Map<string, { chatId: string; threadId?: string }>();
   const chats = new Map<string, "p2p" | "group">();
+  const incoming = new Map<string, { msgType: string; content: string; senderId: string }>();
   const byUuid = new Map<string, string>();
   const sentMessages: FakeBotMessage[] = [];
   let counter = 0;
@@ -132,6 +133,36 @@ export function createFakeImMessages() {
     return ok({});
   };
 
+  // `GET im/v1/messages/:id`: the message as `items[0]`, its content as the JSON string Lark stores.
+  const getMessage = (messageId: string): FakeAnswer => {
+    const sent = sentMessages.find((candidate) => candidate.messageId === messageId && !candidate.deleted);
+    const user = incoming.get(messageId);
+    const place = places.get(messageId);
+    if (!place || (!sent && !user)) return refuse(230011, "The message was withdrawn or does not exist");
+    const item = sent
+      ? {
+          msg_type: sent.msgType,
+          content: JSON.stringify(sent.content),
+          sender: { id: "cli_fake", id_type: "app_id", sender_type: "app" },
+        }
+      : {
+          msg_type: user?.msgType,
+          content: user?.content,
+          sender: { id: user?.senderId, id_type: "open_id", sender_type: "user" },
+        };
+    return ok({
+      items: [
+        {
+          message_id: messageId,
+          chat_id: place.chatId,
+          msg_type: item.msg_type,
+          body: { content: item.content },
+          sender: item.sender,
+        },
+      ],
+    });
+  };
+
   const route = (request: FakeRequest): FakeAnswer | undefined => {
     const { method, url, json } = request;
     if (url.pathname === "/open-apis/im/v1/messages" && method === "POST") {
@@ -148,6 +179,7 @@ export function createFakeImMessages() {
     }
     const one = /^\/open-apis\/im\/v1\/messages\/([^/]+)$/.exec(url.pathname);
     if (one && method === "PATCH") return patch(decodeURIComponent(one[1] ?? ""), json);
+    if (one && method === "GET") return getMessage(decodeURIComponent(one[1] ?? ""));
     if (one && method === "DELETE") {
       const message = sentMessages.find(
         (candidate) => candidate.messageId === decodeURIComponent(one[1] ?? ""),
@@ -168,9 +200,15 @@ export function createFakeImMessages() {
   return {
     route,
     /** Notes a user's message (so replies and resources find it) and its chat's type. */
-    noteIncoming(messageId: string, place: { chatId: string; threadId?: string }, chatType: "p2p" | "group") {
+    noteIncoming(
+      messageId: string,
+      place: { chatId: string; threadId?: string },
+      chatType: "p2p" | "group",
+      body?: { msgType: string; content: string; senderId: string },
+    ) {
       places.set(messageId, place);
       chats.set(place.chatId, chatType);
+      if (body) incoming.set(messageId, body);
     },
     hasMessage: (messageId: string) => places.has(messageId),
     messages: () => [...sentMessages],

@@ -253,6 +253,20 @@ export async function startFakeOpenPlatform(
     }
   };
 
+  // The platform knows every message it pushed: replies, resources and `GET im/v1/messages/:id` find it.
+  const noteIncoming = (
+    messageId: string,
+    message: FakeIncoming | RichIncoming,
+    envelope: Record<string, unknown>,
+  ) => {
+    const sent = (envelope.event as { message: { message_type: string; content: string } }).message;
+    im.noteIncoming(messageId, place(message), message.chatType === "direct" ? "p2p" : "group", {
+      msgType: sent.message_type,
+      content: sent.content,
+      senderId: message.userId,
+    });
+  };
+
   const push = async (envelope: Record<string, unknown>, timeoutMs = 10000): Promise<PushOutcome> => {
     const deadline = Date.now() + timeoutMs;
     const payload = JSON.stringify(envelope);
@@ -304,14 +318,13 @@ export async function startFakeOpenPlatform(
     async deliver(message, deliverOptions) {
       const eventId = message.eventId ?? `ev_${randomUUID().replaceAll("-", "")}`;
       const messageId = `om_${eventId}`;
-      im.noteIncoming(messageId, place(message), message.chatType === "direct" ? "p2p" : "group");
       const envelope = larkMessageEnvelope({ ...message, eventId, messageId, botOpenId: fakeBotOpenId });
+      noteIncoming(messageId, message, envelope);
       return { acked: (await push(envelope, deliverOptions?.timeoutMs)).acked, eventId };
     },
     async deliverMessage(message) {
       const eventId = message.eventId ?? `ev_${randomUUID().replaceAll("-", "")}`;
       const messageId = `om_${eventId}`;
-      im.noteIncoming(messageId, place(message), message.chatType === "direct" ? "p2p" : "group");
       for (const [key, resource] of Object.entries(message.resources ?? {}))
         media.addResource(messageId, key, resource);
       const envelope = larkMessageEnvelope({
@@ -322,6 +335,7 @@ export async function startFakeOpenPlatform(
         botOpenId: fakeBotOpenId,
         raw: { messageType: message.messageType, content: message.content },
       });
+      noteIncoming(messageId, message, envelope);
       return { acked: (await push(envelope)).acked, eventId, messageId };
     },
     async pressButton(press) {
