@@ -1,6 +1,7 @@
 import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { postJson } from "./api/console-api.js";
+import { ApprovalsBadge } from "./approvals/approvals-badge.js";
 import { AgentsPage } from "./pages/agents-page.js";
 import { agentPages } from "./routing/agent-pages.js";
 import { routeHref, useHashRoute } from "./routing/use-hash-route.js";
@@ -36,6 +37,7 @@ export function App(): JSX.Element {
                     aria-current={route.page === item.page ? "page" : undefined}
                   >
                     {item.label}
+                    {item.page === "approvals" ? <ApprovalsBadge agent={agent} /> : null}
                   </a>
                 </li>
               ))}

@@ -27,6 +27,11 @@ export interface MessagePart {
   input?: unknown;
   output?: unknown;
   errorText?: string;
+  /** File parts: the media type, the project-relative `.downcity/media/...` path and the name. */
+  mediaType?: string;
+  url?: string;
+  filename?: string;
+  providerMetadata?: { downcity?: { kind?: string; size?: number } };
 }
 
 /** One persisted message of a context. */
@@ -34,5 +39,11 @@ export interface HistoryMessage {
   id: string;
   role: "user" | "assistant" | "system";
   parts: MessagePart[];
-  metadata?: { createdAt?: string; requestId?: string; [key: string]: unknown };
+  metadata?: {
+    createdAt?: string;
+    requestId?: string;
+    /** `console`: typed by the operator in the web console into this chat. */
+    sentFrom?: string;
+    [key: string]: unknown;
+  };
 }

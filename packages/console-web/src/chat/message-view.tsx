@@ -1,5 +1,8 @@
 import type { JSX } from "preact";
 import type { HistoryMessage, MessagePart } from "../api/console-types.js";
+import { MarkdownView } from "../markdown/markdown-view.js";
+import { routeHref } from "../routing/use-hash-route.js";
+import { MediaPartView } from "./media-part-view.js";
 
 function pretty(value: unknown): string {
   if (value === undefined) return "";
@@ -24,10 +27,18 @@ export function ToolCallView(props: { part: MessagePart }): JSX.Element {
   );
 }
 
-/** One history message: its text parts and its tool calls (collapsed). */
-export function MessageView(props: { message: HistoryMessage; focused?: boolean }): JSX.Element {
-  const { message } = props;
+/**
+ * One history message: its text as sanitised Markdown, the files it carries (images shown), its
+ * tool calls collapsed, and for the agent's answers a link to the run that wrote them.
+ */
+export function MessageView(props: {
+  agent: string;
+  message: HistoryMessage;
+  focused?: boolean;
+}): JSX.Element {
+  const { message, agent } = props;
   const internal = message.metadata?.origin === "internal";
+  const requestId = message.metadata?.requestId;
   return (
     <article
       id={`message-${message.id}`}
@@ -35,15 +46,34 @@ export function MessageView(props: { message: HistoryMessage; focused?: boolean 
     >
       <header>
         <strong>{internal ? "system" : message.role}</strong>
+        {message.metadata?.sentFrom === "console" ? (
+          <small class="sent-from" data-testid="sent-from-console">
+            {" "}
+            · sent from the console
+          </small>
+        ) : null}
         {message.metadata?.createdAt ? (
           <small> · {new Date(message.metadata.createdAt).toLocaleTimeString()}</small>
         ) : null}
-        {message.metadata?.requestId ? (
-          <small class="request-id"> · {message.metadata.requestId}</small>
+        {requestId ? (
+          <small class="request-id">
+            {" · "}
+            {message.role === "assistant" ? (
+              <a
+                href={routeHref({ page: "runs", agent, detail: requestId })}
+                title="The run that wrote this answer"
+              >
+                run {requestId}
+              </a>
+            ) : (
+              requestId
+            )}
+          </small>
         ) : null}
       </header>
       {message.parts.map((part, index) => {
-        if (part.type === "text") return <p key={index}>{part.text}</p>;
+        if (part.type === "text") return <MarkdownView key={index} text={part.text ?? ""} />;
+        if (part.type === "file") return <MediaPartView key={index} agent={agent} part={part} />;
         if (part.type === "dynamic-tool" || part.type.startsWith("tool-"))
           return <ToolCallView key={index} part={part} />;
         return null;

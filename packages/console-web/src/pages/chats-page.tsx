@@ -149,7 +149,12 @@ export function ChatsPage(props: {
         <div class="messages" role="log" aria-label="Messages" aria-live="polite">
           {!history.value ? <p aria-busy="true">Loading history…</p> : null}
           {history.value?.messages.map((message) => (
-            <MessageView key={message.id} message={message} focused={message.id === props.focus} />
+            <MessageView
+              key={message.id}
+              agent={agent}
+              message={message}
+              focused={message.id === props.focus}
+            />
           ))}
           {pending.map((text, index) => (
             <article key={`pending-${index}`} class="message message-user pending">

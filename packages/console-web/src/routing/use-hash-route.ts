@@ -1,15 +1,35 @@
 import { useEffect, useState } from "preact/hooks";
 
-/** Where the page is: `#/` lists agents, `#/agent/<root>/<page>[/<context>]` shows one agent's page. */
+/** Where the page is: `#/` lists agents, `#/agent/<root>/<page>[/<context or run>]` shows one agent's page. */
 export interface Route {
-  page: "agents" | "chats" | "shell" | "tasks" | "memory" | "extensions" | "channels" | "logs";
+  page:
+    | "agents"
+    | "chats"
+    | "runs"
+    | "approvals"
+    | "shell"
+    | "tasks"
+    | "memory"
+    | "extensions"
+    | "channels"
+    | "logs";
   agent?: string;
   detail?: string;
   /** A message to scroll to (memory provenance links). */
   focus?: string;
 }
 
-const pages = new Set<Route["page"]>(["chats", "shell", "tasks", "memory", "extensions", "channels", "logs"]);
+const pages = new Set<Route["page"]>([
+  "chats",
+  "runs",
+  "approvals",
+  "shell",
+  "tasks",
+  "memory",
+  "extensions",
+  "channels",
+  "logs",
+]);
 
 /** Parses a location hash into a route; anything unknown is the agents list. */
 export function parseHash(hash: string): Route {
