@@ -2,6 +2,8 @@
  * The complete public surface of @downcity/mcp: a supervised set of MCP servers exposed as AI SDK
  * tools, and the `mcp` service that reports and reconnects them. Nothing else is public.
  */
+
+export type { McpApproval } from "./config/mcp-approval.js";
 export {
   type McpConfig,
   type McpServerConfig,

@@ -1,6 +1,10 @@
 import { z } from "zod";
+import { mcpApprovalSchema } from "./mcp-approval.js";
 
-const mcpCommon = { enabled: z.boolean().default(true).describe("Set false to skip this server") };
+const mcpCommon = {
+  enabled: z.boolean().default(true).describe("Set false to skip this server"),
+  approval: mcpApprovalSchema,
+};
 
 /** One MCP server of `mcp.servers`: stdio child process, SSE, or Streamable HTTP (`http`). */
 export const mcpServerConfigSchema = z.discriminatedUnion("type", [

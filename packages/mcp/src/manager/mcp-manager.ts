@@ -1,6 +1,7 @@
 import { DowncityError, errorFromZod, type Logger, silentLogger } from "@downcity/core";
 import type { ToolSet } from "ai";
 import { z } from "zod";
+import { mcpToolNeedsApproval } from "../config/mcp-approval.js";
 import { type McpServerConfig, mcpServerConfigSchema, mcpServerNameSchema } from "../config/mcp-config.js";
 import { assignToolNames, toolNameKey } from "../tools/assign-tool-names.js";
 import { createMcpTool } from "../tools/mcp-tool.js";
@@ -33,6 +34,8 @@ export interface McpToolInfo {
   server: string;
   tool: string;
   description?: string;
+  /** Its calls wait for a person's approval (the server's `approval`). */
+  needsApproval: boolean;
 }
 
 /** What the manager reports to listeners: status transitions and tool list changes. */
@@ -117,6 +120,11 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     return identities.map((identity) => ({ ...identity, name: names.get(toolNameKey(identity)) ?? "" }));
   };
 
+  const needsApproval = (server: string, tool: string) => {
+    const approval = parsed.data[server]?.approval;
+    return approval === undefined ? false : mcpToolNeedsApproval(approval, tool);
+  };
+
   const lookup = (name: string): ServerConnection => {
     const connection = connections.get(name);
     if (!connection) {
@@ -150,6 +158,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
           server: entry.server,
           definition: entry.definition,
           call: (input, abortSignal) => connection.call(entry.tool, input, abortSignal),
+          needsApproval: needsApproval(entry.server, entry.tool),
         });
       }
       cachedTools = set;
@@ -164,6 +173,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
           server: entry.server,
           tool: entry.tool,
           ...(entry.definition.description ? { description: entry.definition.description } : {}),
+          needsApproval: needsApproval(entry.server, entry.tool),
         }));
     },
     on(listener) {

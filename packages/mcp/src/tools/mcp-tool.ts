@@ -20,6 +20,8 @@ export function createMcpTool(options: {
   server: string;
   definition: McpToolDefinition;
   call: McpToolCaller;
+  /** Each call waits for a person's approval (the server's `approval` setting). */
+  needsApproval?: boolean;
 }): Tool {
   const { definition } = options;
   const { $schema: _dialect, ...schema } = definition.inputSchema;
@@ -33,5 +35,6 @@ export function createMcpTool(options: {
     execute: (input, { abortSignal }) =>
       options.call(input && typeof input === "object" ? (input as Record<string, unknown>) : {}, abortSignal),
     toModelOutput: ({ output }) => mcpResultToModelOutput(output as McpToolResult),
+    ...(options.needsApproval ? { needsApproval: true } : {}),
   });
 }
