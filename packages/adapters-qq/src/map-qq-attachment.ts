@@ -1,4 +1,9 @@
-import { type AttachmentKind, type ChannelAttachment, fetchLimited } from "@downcity/core";
+import {
+  type AttachmentFetchOptions,
+  type AttachmentKind,
+  type ChannelAttachment,
+  fetchLimited,
+} from "@downcity/core";
 import { z } from "zod";
 
 /**
@@ -7,12 +12,13 @@ import { z } from "zod";
  * rendition (`voice_wav_url`) and the platform's transcript (`asr_refer_text`).
  */
 export const qqAttachmentSchema = z.object({
-  content_type: z.string().default(""),
-  url: z.string().min(1),
-  filename: z.string().optional(),
-  size: z.coerce.number().int().min(0).optional(),
-  voice_wav_url: z.string().optional(),
-  asr_refer_text: z.string().optional(),
+  content_type: z.string().catch(""),
+  // Without a URL the host cannot download it, and says so to the user rather than dropping it.
+  url: z.string().min(1).optional().catch(undefined),
+  filename: z.string().optional().catch(undefined),
+  size: z.coerce.number().int().min(0).optional().catch(undefined),
+  voice_wav_url: z.string().min(1).optional().catch(undefined),
+  asr_refer_text: z.string().optional().catch(undefined),
 });
 
 /** A QQ attachment as the platform sends it. */
@@ -43,7 +49,7 @@ function kindOf(contentType: string): (typeof qqAttachmentKinds)[number] {
 export function mapQqAttachment(attachment: QqAttachment, timeoutMs: number): ChannelAttachment {
   const kind = kindOf(attachment.content_type);
   const wav = kind === "voice" && attachment.voice_wav_url ? absolute(attachment.voice_wav_url) : undefined;
-  const url = wav ?? absolute(attachment.url);
+  const url = wav ?? (attachment.url ? absolute(attachment.url) : undefined);
   const mediaType = wav
     ? "audio/wav"
     : attachment.content_type.includes("/")
@@ -55,8 +61,15 @@ export function mapQqAttachment(attachment: QqAttachment, timeoutMs: number): Ch
     ...(attachment.filename ? { name: attachment.filename.slice(0, 1024) } : {}),
     // The size QQ states is the original file's; the WAV rendition of a voice note differs.
     ...(attachment.size !== undefined && !wav ? { size: attachment.size } : {}),
-    fetch: ({ maxBytes, signal }) =>
-      fetchLimited(url, { maxBytes, signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) }),
+    ...(url
+      ? {
+          fetch: ({ maxBytes, signal }: AttachmentFetchOptions) =>
+            fetchLimited(url, {
+              maxBytes,
+              signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+            }),
+        }
+      : {}),
   };
 }
 

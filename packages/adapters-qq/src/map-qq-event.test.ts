@@ -74,6 +74,8 @@ describe("mapQqEvent", () => {
       { kind: "file", name: "r.pdf", size: 99, fetch: expect.any(Function) },
       // The WAV rendition is fetched; the size QQ states is the SILK original's, so it is left out.
       { kind: "voice", mediaType: "audio/wav", fetch: expect.any(Function) },
+      // No URL: the host cannot download it and tells the user so.
+      { kind: "image", mediaType: "image/png" },
     ]);
   });
 
@@ -91,7 +93,7 @@ describe("mapQqEvent", () => {
         id: "m",
         author: { user_openid: "U" },
         content: "  ",
-        attachments: [{ content_type: "image/png" }],
+        attachments: [],
       }),
     ).toBeUndefined();
     expect(mapQqEvent("C2C_MESSAGE_CREATE", "x", { id: "m" })).toBeUndefined();

@@ -2,11 +2,12 @@ import type { ChannelEvent } from "@downcity/core";
 import { z } from "zod";
 import { mapQqAttachment, qqAttachmentSchema, qqVoiceTranscripts } from "./map-qq-attachment.js";
 
-// An attachment the schema cannot read (no URL) is left out rather than failing the whole message.
+// Every field of an attachment is read leniently: a malformed one still reaches the host, which tells the user.
 const attachments = z
-  .array(z.unknown())
+  .array(qqAttachmentSchema)
+  .catch([])
   .default([])
-  .transform((list) => list.flatMap((item) => qqAttachmentSchema.safeParse(item).data ?? []).slice(0, 32));
+  .transform((list) => list.slice(0, 32));
 
 const c2cSchema = z.object({
   id: z.string().min(1),
