@@ -129,7 +129,7 @@ export function createTelegramAdapter(
       }
       logger = context.logger;
       // The command menu is a convenience: a failure is only logged.
-      setTelegramCommandMenu(api).catch((error: unknown) =>
+      setTelegramCommandMenu(api, context.commands).catch((error: unknown) =>
         context.logger.warn({ error: String(error) }, "could not set the bot's command menu"),
       );
       const onIdentity = (bot: TelegramBotIdentity) => {

@@ -1,3 +1,4 @@
+import type { ChatCommandDefinition } from "@downcity/core";
 import type { ApprovalGate } from "./approval-gate.js";
 
 const command = /^\s*\/(approve|deny)(?:@\S+)?(?:\s+(\S+))?(?:\s+(\S+))?\s*$/i;
@@ -28,4 +29,21 @@ export async function handleApprovalChatCommand(
   });
   // A settled request's outcome is posted by the gate itself; only a failure needs an answer here.
   return result.ok ? undefined : result.message;
+}
+
+/**
+ * `/approve` and `/deny` as chat commands of the channel host's registry: answered with no model
+ * call, after access control, deduped by event id like every command.
+ */
+export function approvalChatCommands(gate: ApprovalGate): ChatCommandDefinition[] {
+  const command = (verb: "approve" | "deny", description: string): ChatCommandDefinition => ({
+    name: verb,
+    description,
+    handler: ({ channel, event, args }) =>
+      handleApprovalChatCommand(gate, { channel, userId: event.userId, text: `/${verb} ${args}` }),
+  });
+  return [
+    command("approve", "Approve a command the agent asked to run: /approve CODE [always]"),
+    command("deny", "Refuse a command the agent asked to run: /deny CODE"),
+  ];
 }

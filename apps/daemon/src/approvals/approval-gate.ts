@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
-import { errorFields, type Logger } from "@downcity/core";
+import { type ChannelAction, errorFields, type Logger } from "@downcity/core";
 import type { BashCommandParser } from "@downcity/skills";
+import { approvalButtons } from "./approval-buttons.js";
 import { newApprovalCode, normalizeCode } from "./approval-code.js";
 import { approvalOutcomeText, approvalRequestText, modelRefusalText } from "./approval-messages.js";
 import type { ApprovalStore, PendingApproval } from "./approval-store.js";
@@ -33,8 +34,14 @@ export interface ApprovalGateOptions {
   logger: Logger;
   /** The chat a context's replies go to, or undefined when nobody there can answer (a task run). */
   route(contextId: string): Promise<ApprovalRoute | undefined>;
-  /** Posts a notice to a chat under a stable key. */
-  notify(route: ApprovalRoute, contextId: string, key: string, text: string): Promise<void>;
+  /** Posts a notice to a chat under a stable key, with buttons where the chat's platform shows them. */
+  notify(
+    route: ApprovalRoute,
+    contextId: string,
+    key: string,
+    text: string,
+    actions?: ChannelAction[],
+  ): Promise<void>;
   /** Runs an approved command whose run is gone (the daemon restarted meanwhile). */
   runOrphan(pending: PendingApproval): Promise<void>;
   /** Masks secrets in a command before it is shown or stored. */
@@ -74,10 +81,16 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
   // Who answered, for the model's refusal text.
   const answeredBy = new Map<string, string>();
 
-  const tell = async (pending: PendingApproval, suffix: string, text: string) => {
+  const tell = async (pending: PendingApproval, suffix: string, text: string, actions?: ChannelAction[]) => {
     if (!pending.route) return;
     try {
-      await options.notify(pending.route, pending.contextId, `approval:${pending.code}:${suffix}`, text);
+      await options.notify(
+        pending.route,
+        pending.contextId,
+        `approval:${pending.code}:${suffix}`,
+        text,
+        actions,
+      );
     } catch (error) {
       logger.warn({ code: pending.code, ...errorFields(error) }, "could not post an approval notice");
     }
@@ -184,6 +197,7 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
         pending,
         "request",
         approvalRequestText(pending, { timeoutMs: config.timeoutMs, approvers: [...approvers] }),
+        approvalButtons(pending),
       );
       const result = await outcome;
       if (result === "once" || result === "always") return undefined;

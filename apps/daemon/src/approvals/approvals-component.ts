@@ -4,17 +4,18 @@ import { createBashCommandParser } from "@downcity/skills";
 import { daemonComponent } from "../host/daemon-parts.js";
 import { journalSecrets } from "../runtime/journal-secrets.js";
 import { downcityHome } from "../token/downcity-home.js";
-import { handleApprovalChatCommand } from "./approval-chat-command.js";
+import { approvalActionHandler } from "./approval-buttons.js";
+import { approvalChatCommands } from "./approval-chat-command.js";
 import { createApprovalGate } from "./approval-gate.js";
 import { openApprovalStore } from "./approval-store.js";
 import { approvalsSection } from "./approvals-section.js";
 import { createChatNotices } from "./chat-notices.js";
 import { defaultApprovers } from "./default-approvers.js";
-import { interceptApprovalCommands } from "./intercept-approval-commands.js";
 
 /**
  * Approvals (`approvals` in downcity.json): the gate every shell command of a run passes after the
- * skills' check, the `/approve` and `/deny` answers in chats, and the requests a previous daemon
+ * skills' check, the `/approve` and `/deny` chat commands and the buttons of requests (both answered
+ * by the channel host, with no model call), and the requests a previous daemon
  * left pending. The channel host is handed a runtime view that lets notices reach its chats.
  */
 export const approvalsComponent = daemonComponent({
@@ -40,7 +41,7 @@ export const approvalsComponent = daemonComponent({
       parser: createBashCommandParser(),
       logger,
       route: (contextId) => notices.route(contextId),
-      notify: (route, contextId, key, text) => notices.notify(route, contextId, key, text),
+      notify: (route, contextId, key, text, actions) => notices.notify(route, contextId, key, text, actions),
       mask,
       async runOrphan(pending) {
         // The run that asked is gone (a restart): the approved command runs once, on its own.
@@ -70,11 +71,8 @@ export const approvalsComponent = daemonComponent({
         store,
         mode: section.mode,
         runtimeForChannels: notices.runtime,
-        interceptInbox: interceptApprovalCommands({
-          answer: (input) => handleApprovalChatCommand(gate, input),
-          notify: notices.notify,
-          logger,
-        }),
+        chatCommands: approvalChatCommands(gate),
+        chatActions: [approvalActionHandler(gate)],
       },
       close: () => gate.close(),
     };

@@ -1,4 +1,4 @@
-import type { AgentRuntime, ChannelInbox } from "@downcity/core";
+import type { AgentRuntime, ChatActionHandler, ChatCommandDefinition } from "@downcity/core";
 import type { ApprovalGate } from "./approval-gate.js";
 import type { ApprovalStore } from "./approval-store.js";
 
@@ -10,6 +10,8 @@ export interface Approvals {
   mode: "off" | "ask" | "deny";
   /** The runtime the channel host gets, so approval notices reach its chats. */
   runtimeForChannels: AgentRuntime;
-  /** The channel host's `interceptInbox`: answers `/approve` and `/deny`. */
-  interceptInbox: (channel: string, inbox: ChannelInbox) => ChannelInbox;
+  /** `/approve` and `/deny`, for the channel host's command registry. */
+  chatCommands: ChatCommandDefinition[];
+  /** The handler of approval buttons (`approval:<code>:<choice>`), for the channel host. */
+  chatActions: ChatActionHandler[];
 }

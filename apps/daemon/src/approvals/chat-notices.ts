@@ -1,11 +1,18 @@
-import type { AgentRuntime, ChannelRendering, ChannelSender } from "@downcity/core";
+import type { AgentRuntime, ChannelAction, ChannelRendering, ChannelSender } from "@downcity/core";
 import type { ApprovalRoute } from "./approval-gate.js";
 
 /** Posting approval notices into chats through the senders the channel host registers. */
 export interface ChatNotices {
   /** The runtime to hand the channel host: the same runtime, remembering each channel's sender. */
   runtime: AgentRuntime;
-  notify(route: ApprovalRoute, contextId: string, key: string, text: string): Promise<void>;
+  /** Posts `text` (and buttons, shown where the platform has them) under a stable outbox key. */
+  notify(
+    route: ApprovalRoute,
+    contextId: string,
+    key: string,
+    text: string,
+    actions?: ChannelAction[],
+  ): Promise<void>;
   /** The chat a context's replies go to: its last routed user message, the thread from its id. */
   route(contextId: string): Promise<ApprovalRoute | undefined>;
 }
@@ -31,7 +38,7 @@ export function createChatNotices(runtime: AgentRuntime): ChatNotices {
   });
   return {
     runtime: wrapped,
-    async notify(route, contextId, key, text) {
+    async notify(route, contextId, key, text, actions) {
       const sender = senders.get(route.channel);
       if (!sender) throw new Error(`channel ${route.channel} is not running`);
       await sender({
@@ -41,6 +48,7 @@ export function createChatNotices(runtime: AgentRuntime): ChatNotices {
         chatId: route.chatId,
         ...(route.threadId ? { threadId: route.threadId } : {}),
         text,
+        ...(actions?.length ? { actions } : {}),
         sequence: 0,
       });
     },

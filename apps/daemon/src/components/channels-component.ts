@@ -1,6 +1,7 @@
 import { createChannelHost } from "@downcity/core";
 import { loadChannels } from "../channels/load-channels.js";
 import { daemonComponent } from "../host/daemon-parts.js";
+import { journalSecrets } from "../runtime/journal-secrets.js";
 
 /** The channel host: durable inbox and outbox of every configured channel; it closes after the runs, so their replies are recorded. */
 export const channelsComponent = daemonComponent({
@@ -12,7 +13,10 @@ export const channelsComponent = daemonComponent({
       rootDir,
       // The approvals' view of the runtime: their notices reach chats through the host's senders.
       runtime: approvals.runtimeForChannels,
-      interceptInbox: approvals.interceptInbox,
+      commands: approvals.chatCommands,
+      actions: approvals.chatActions,
+      // Masked wherever a progress message or /status shows a command.
+      secrets: journalSecrets(config, context.configEnv),
       logger,
       channels: await loadChannels(rootDir, config.channels),
       ...(config.media ? { media: config.media } : {}),

@@ -1,0 +1,156 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type AgentRuntime,
+  type ChannelHost,
+  createAgentRuntime,
+  createChannelHost,
+  silentLogger,
+} from "@downcity/core";
+import { createScriptedModel } from "@downcity/core/scripted";
+import { createRecordingChannel, type RecordingChannel } from "@downcity/core/test";
+import { createBashCommandParser } from "@downcity/skills";
+import { until } from "@downcity/testkit";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { approvalActionHandler, approvalButtons } from "./approval-buttons.js";
+import { approvalChatCommands } from "./approval-chat-command.js";
+import { type ApprovalGate, createApprovalGate } from "./approval-gate.js";
+import { openApprovalStore } from "./approval-store.js";
+import { approvalsSection } from "./approvals-section.js";
+import { createChatNotices } from "./chat-notices.js";
+
+let rootDir: string;
+let runtime: AgentRuntime | undefined;
+let host: ChannelHost | undefined;
+let gate: ApprovalGate | undefined;
+let channel: RecordingChannel;
+
+// The real channel host and approval gate; the chat platform is a recording channel.
+async function start(options: Parameters<typeof createRecordingChannel>[0]) {
+  channel = createRecordingChannel(options);
+  runtime = createAgentRuntime({
+    rootDir,
+    model: createScriptedModel([], { fallback: "model" }).model,
+    logger: silentLogger,
+  });
+  const notices = createChatNotices(runtime);
+  const approvals = createApprovalGate({
+    places: { rootDir, home: "/home/agent", downcityHome: "/home/agent/.downcity" },
+    config: approvalsSection.config.parse({ mode: "ask" }),
+    approvers: ["rec:boss"],
+    store: openApprovalStore(rootDir),
+    parser: createBashCommandParser(),
+    logger: silentLogger,
+    route: async () => ({ channel: "rec", chatId: "c1" }),
+    notify: (route, contextId, key, text, actions) => notices.notify(route, contextId, key, text, actions),
+    runOrphan: async () => {},
+    mask: (text) => text,
+  });
+  gate = approvals;
+  host = await createChannelHost({
+    rootDir,
+    runtime: notices.runtime,
+    logger: silentLogger,
+    retryDelayMs: 20,
+    commands: approvalChatCommands(approvals),
+    actions: [approvalActionHandler(approvals)],
+    channels: [
+      {
+        name: "rec",
+        source: "recording",
+        definition: channel.definition,
+        options: {},
+        access: { dm: "open", groups: "open" },
+      },
+    ],
+  });
+  await host.start();
+  return approvals;
+}
+let presses = 0;
+const press = (messageId: string, id: string, userId: string) =>
+  channel.deliver({
+    eventId: `press-${++presses}`,
+    chatId: "c1",
+    chatType: "group",
+    userId,
+    messageId,
+    text: "",
+    action: { id, callbackId: `cb-${presses}` },
+  });
+const request = () =>
+  (gate as ApprovalGate).check({ command: "touch marker", tty: false, contextId: "rec:c1" });
+
+beforeEach(() => {
+  rootDir = mkdtempSync(join(tmpdir(), "dc-approval-buttons-"));
+});
+afterEach(async () => {
+  gate?.close();
+  gate = undefined;
+  await runtime?.close();
+  await host?.close();
+  rmSync(rootDir, { recursive: true, force: true });
+});
+
+describe("approval buttons", () => {
+  test("ids encode the code and the choice within 64 bytes; the label names the prefix", () => {
+    const buttons = approvalButtons({ code: "K7Q2X9", prefixes: ["git push *"] });
+    expect(buttons.map((button) => [button.id, button.label])).toEqual([
+      ["approval:K7Q2X9:once", "Allow once"],
+      ["approval:K7Q2X9:always", "Always allow git push *"],
+      ["approval:K7Q2X9:deny", "Deny"],
+    ]);
+    for (const button of buttons) expect(Buffer.byteLength(button.id)).toBeLessThanOrEqual(64);
+  });
+
+  test("a non-approver's press is told privately and runs nothing; an approver's press decides and removes the buttons", async () => {
+    await start({ actions: true, editing: true });
+    const decided = request();
+    const asked = await until(
+      () => channel.messages.find((message) => message.actions),
+      "the request with buttons",
+    );
+    const code = /\(([A-Z0-9]{4,6})\)/.exec(asked.text)?.[1] as string;
+    expect(asked.actions?.map((action) => action.label)).toEqual([
+      "Allow once",
+      "Always allow touch *",
+      "Deny",
+    ]);
+
+    expect(await press(asked.messageId, `approval:${code}:once`, "intruder")).toBe("accepted");
+    expect(channel.answers.at(-1)?.text).toBe("Only approvers can answer");
+    expect(gate?.pending().map((pending) => pending.code)).toEqual([code]);
+    expect(asked.actions).toHaveLength(3);
+
+    await press(asked.messageId, `approval:${code}:once`, "boss");
+    expect(await decided).toBeUndefined();
+    expect(channel.answers.at(-1)?.text).toBe("Allowed once");
+    expect(asked.text).toContain("Approved once by rec:boss");
+    expect(asked.actions).toBeUndefined();
+
+    // A second press (another approver's phone, an old screen) gets a clear answer, not silence.
+    await press(asked.messageId, `approval:${code}:deny`, "boss");
+    expect(channel.answers.at(-1)?.text).toContain("already settled");
+    await press(asked.messageId, "approval:ZZZZ:once", "boss");
+    expect(channel.answers.at(-1)?.text).toContain("No pending approval has the code ZZZZ");
+  });
+
+  test("where the platform has no buttons, the request says how to answer and /deny works", async () => {
+    await start({});
+    const decided = request();
+    const asked = await until(() => channel.messages[0], "the request");
+    expect(asked.actions).toBeUndefined();
+    const code = /\(([A-Z0-9]{4,6})\)/.exec(asked.text)?.[1] as string;
+    expect(asked.text).toContain(`/deny ${code}`);
+    await channel.deliver({
+      eventId: "d1",
+      chatId: "c1",
+      chatType: "direct",
+      userId: "boss",
+      messageId: "p1",
+      text: `/deny ${code}`,
+    });
+    expect(await decided).toContain("an approver denied");
+  });
+});
