@@ -7,7 +7,7 @@ import { journalSecrets } from "../runtime/journal-secrets.js";
 export const channelsComponent = daemonComponent({
   name: "channels",
   dependsOn: ["context", "runtime", "store", "approvals"],
-  async setup({ context, store, approvals }) {
+  async setup({ context, runtime, store, approvals }) {
     const { rootDir, config, logger } = context;
     const channelHost = await createChannelHost({
       rootDir,
@@ -18,6 +18,7 @@ export const channelsComponent = daemonComponent({
       // Masked wherever a progress message or /status shows a command.
       secrets: journalSecrets(config, context.configEnv),
       logger,
+      workerId: runtime.workerId,
       channels: await loadChannels(rootDir, config.channels),
       ...(config.media ? { media: config.media } : {}),
       ...(store

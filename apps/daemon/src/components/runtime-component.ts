@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import { createAgentRuntime } from "@downcity/core";
 import { daemonComponent } from "../host/daemon-parts.js";
 import { createModel } from "../runtime/create-model.js";
@@ -19,6 +21,8 @@ export const runtimeComponent = daemonComponent({
       : await createModel(config.llm, context.configEnv);
     const historyFolders = createHistoryFolders();
     const journal = await openRunJournal(context, store);
+    // One name for this process in the run journal and the channel host (workers share a store).
+    const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     const runtime = createAgentRuntime({
       rootDir: context.rootDir,
       ...(choice.model ? { model: choice.model } : { modelHint: choice.hint }),
@@ -43,6 +47,7 @@ export const runtimeComponent = daemonComponent({
       closeGraceMs: context.closeGraceMs,
       journal: journal.journal,
       secrets: journal.secrets,
+      workerId,
     });
     return {
       value: {
@@ -50,6 +55,7 @@ export const runtimeComponent = daemonComponent({
         ...(choice.model ? { model: choice.model } : {}),
         historyFolders,
         journal: journal.journal,
+        workerId,
       },
       close: journal.close,
     };

@@ -51,6 +51,8 @@ export interface DaemonParts {
     historyFolders: HistoryFolders;
     /** Where runs are journaled: the store's journal, else `.downcity/runs/`. */
     journal: RunJournal;
+    /** This process's name in the run journal and the channel host (`<host>:<pid>:<random>`). */
+    workerId: string;
   };
   usage: undefined;
   /** `checks`: more command checks, run after the skills' (approvals add theirs). */

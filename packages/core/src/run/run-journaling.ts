@@ -38,7 +38,7 @@ export async function beginRunJournal(
       { attempt: resume.attempt, fromStep: resume.finishedSteps, closedCalls: resume.closedCalls.length },
       "resuming the run from its journal",
     );
-    await recorder.resumed(resume, "restart");
+    await recorder.resumed(resume, "restart", deps.workerId);
     // Replies continue after the steps the journal holds; keys earlier attempts used stay theirs.
     const used = resume.records.flatMap((record) => (record.type === "reply" ? [record.key] : []));
     scope.replyKeys.continueRun({ run: scope.requestId, finishedSteps: recorder.step(), used });

@@ -56,7 +56,7 @@ export interface RunRecorder {
   /** Index of the step under way. */
   step(): number;
   /** A further attempt of this run: what the journal closed for it, written before it goes on. */
-  resumed(point: ResumePoint, reason: "restart" | "retry"): Promise<void>;
+  resumed(point: ResumePoint, reason: "restart" | "retry", worker?: string): Promise<void>;
   /** Every record of the run so far: earlier attempts' (when resumed), then this attempt's, in order. */
   records(): readonly NewJournalRecord[];
 }
@@ -194,10 +194,17 @@ export function createRunRecorder(options: {
       return flush(false);
     },
     step: () => finishedSteps,
-    resumed(point, reason) {
+    resumed(point, reason, worker) {
       written = [...point.records, ...written];
       finishedSteps = point.finishedSteps;
-      push({ type: "attempt", at: at(), attempt: point.attempt, fromStep: point.finishedSteps, reason });
+      push({
+        type: "attempt",
+        at: at(),
+        attempt: point.attempt,
+        fromStep: point.finishedSteps,
+        reason,
+        ...(worker ? { worker } : {}),
+      });
       if (point.closedCalls.length > 0) {
         for (const call of point.closedCalls)
           push({ type: "tool-end", at: at(), step: finishedSteps, durationMs: 0, ...call });

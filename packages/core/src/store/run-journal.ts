@@ -44,6 +44,8 @@ export interface RunAttemptRecord extends RecordBase {
   /** The finished steps it continues from. */
   fromStep: number;
   reason: "restart" | "retry";
+  /** The worker that continues the run (another than the `run` record's after a failover). */
+  worker?: string;
 }
 
 /** Content stored once and referred to by its hash (system messages). */
