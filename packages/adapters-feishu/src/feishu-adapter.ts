@@ -144,7 +144,8 @@ export function createFeishuAdapter(
     async answerAction(event, text) {
       const callbackId = event.action?.callbackId;
       if (callbackId && answers.answer(callbackId, text)) return;
-      await answerInChat(lark, event, text);
+      // Too late for a toast: a real answer is said under the card; an empty one has nothing to say.
+      if (text) await answerInChat(lark, event, text);
     },
   };
 }

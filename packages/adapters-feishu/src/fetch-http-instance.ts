@@ -63,6 +63,41 @@ function withParams(url: string, params: Record<string, unknown> | undefined): s
   return target.toString();
 }
 
+/** The body of a request: JSON, or multipart form data for the SDK's uploads (headers adjusted to match). */
+function requestBody(
+  config: RequestOptions,
+  method: string,
+  headers: Record<string, string>,
+): string | FormData | undefined {
+  if (config.data === undefined || method === "GET" || method === "HEAD") return undefined;
+  if (isMultipart(headers) && typeof config.data === "object" && config.data !== null) {
+    // fetch writes the multipart boundary into the content type itself.
+    for (const key of Object.keys(headers)) if (key.toLowerCase() === "content-type") delete headers[key];
+    return formData(config.data as Record<string, unknown>);
+  }
+  headers["content-type"] ??= "application/json; charset=utf-8";
+  return JSON.stringify(config.data);
+}
+
+/** The error for a non-2xx answer: status, Lark's code and message, and the wait a rate limit names. */
+function httpError(response: Response, answer: unknown, what: string): FeishuHttpError {
+  const code =
+    typeof (answer as { code?: unknown }).code === "number" ? (answer as { code: number }).code : undefined;
+  const msg =
+    typeof (answer as { msg?: unknown }).msg === "string"
+      ? (answer as { msg: string }).msg
+      : response.statusText;
+  const reset =
+    response.headers.get("x-ogw-ratelimit-reset") ?? response.headers.get("retry-after") ?? undefined;
+  const seconds = reset === undefined ? Number.NaN : Number(reset);
+  return new FeishuHttpError(
+    response.status,
+    code,
+    `${what} answered ${response.status}${code === undefined ? "" : ` (code ${code})`}: ${msg}`,
+    Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds * 1000) : undefined,
+  );
+}
+
 /**
  * The SDK's HTTP client on Node's fetch instead of axios: fetch ignores HTTP(S)_PROXY, so a proxy set for the
  * rest of the machine never captures the open platform on 127.0.0.1 (or anywhere), and errors never carry the
@@ -75,16 +110,7 @@ export function createFetchHttpInstance(options: { timeoutMs?: number } = {}): H
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(config.headers ?? {}))
       if (value !== undefined && value !== null) headers[key] = String(value);
-    const hasBody = config.data !== undefined && method !== "GET" && method !== "HEAD";
-    let body: string | FormData | undefined;
-    if (hasBody && isMultipart(headers) && typeof config.data === "object") {
-      // fetch writes the multipart boundary into the content type itself.
-      for (const key of Object.keys(headers)) if (key.toLowerCase() === "content-type") delete headers[key];
-      body = formData(config.data as Record<string, unknown>);
-    } else if (hasBody) {
-      headers["content-type"] ??= "application/json; charset=utf-8";
-      body = JSON.stringify(config.data);
-    }
+    const body = requestBody(config, method, headers);
     const streamed = config.responseType === "stream";
     // A download's body may take longer than any fixed timeout: only its headers are timed here.
     const aborter = new AbortController();
@@ -120,21 +146,7 @@ export function createFetchHttpInstance(options: { timeoutMs?: number } = {}): H
       // A non-JSON answer (a proxy's HTML error page) is reported by status below.
     }
     if (response.ok) return answer;
-    const code =
-      typeof (answer as { code?: unknown }).code === "number" ? (answer as { code: number }).code : undefined;
-    const msg =
-      typeof (answer as { msg?: unknown }).msg === "string"
-        ? (answer as { msg: string }).msg
-        : response.statusText;
-    const reset =
-      response.headers.get("x-ogw-ratelimit-reset") ?? response.headers.get("retry-after") ?? undefined;
-    const seconds = reset === undefined ? Number.NaN : Number(reset);
-    throw new FeishuHttpError(
-      response.status,
-      code,
-      `${method} ${new URL(url).pathname} answered ${response.status}${code === undefined ? "" : ` (code ${code})`}: ${msg}`,
-      Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds * 1000) : undefined,
-    );
+    throw httpError(response, answer, `${method} ${new URL(url).pathname}`);
   };
   const withBody =
     (method: string) =>

@@ -81,7 +81,8 @@ export function createMessageHandler(
       throw error;
     }
     const toast = options.answers.close(callbackId);
-    return toast === undefined ? undefined : { toast: { type: "info", content: toast } };
+    // An empty answer only ends the press (no toast), as on platforms with a spinner.
+    return toast ? { toast: { type: "info", content: toast } } : undefined;
   };
 
   // One at a time, in arrival order: the inbox sees a chat's messages in the order Lark pushed them.
