@@ -1,5 +1,12 @@
 import { isAbsolute, resolve } from "node:path";
-import { type ChannelAction, errorFields, type Logger } from "@downcity/core";
+import {
+  type ApprovalRecord,
+  type ChannelAction,
+  currentRequestContext,
+  errorFields,
+  type Logger,
+  whileRunWaits,
+} from "@downcity/core";
 import type { BashCommandParser } from "@downcity/skills";
 import { approvalButtons } from "./approval-buttons.js";
 import { newApprovalCode, normalizeCode } from "./approval-code.js";
@@ -46,6 +53,11 @@ export interface ApprovalGateOptions {
   runOrphan(pending: PendingApproval): Promise<void>;
   /** Masks secrets in a command before it is shown or stored. */
   mask(text: string): string;
+  /**
+   * Writes a request and its decision to the run journal of the run that asked (`approval`
+   * records); failures are the caller's to log, never the gate's to throw.
+   */
+  journal?(requestId: string, record: Omit<ApprovalRecord, "v" | "at" | "type">): Promise<void>;
   now?: () => number;
 }
 
@@ -58,6 +70,12 @@ export interface ApprovalGate {
     contextId?: string;
     cwd?: string;
   }): Promise<string | undefined>;
+  /**
+   * Asks for `pending` in its chat and waits (the run paused) for the answer or the timeout. A request
+   * the same context already has pending with nobody waiting (its run was cut off by a restart) is
+   * waited on again instead of asked twice; one approved meanwhile passes at once.
+   */
+  ask(pending: PendingApproval): Promise<Outcome>;
   /** Settles a pending request; the message is the answer to show whoever answered. */
   answer(answer: ApprovalAnswer): Promise<{ ok: boolean; message: string }>;
   /** Whether `who` (`<channel>:<userId>`) may answer requests shown in chats. */
@@ -68,7 +86,8 @@ export interface ApprovalGate {
   close(): void;
 }
 
-type Outcome = "once" | "always" | "deny" | "timeout";
+/** How a request ended. */
+export type Outcome = "once" | "always" | "deny" | "timeout";
 
 /** Creates the gate; plug `check` into the shell engine after the project's other checks. */
 export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
@@ -116,6 +135,7 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
       });
     });
     logger.info({ code: pending.code, outcome, by, contextId: pending.contextId }, "approval settled");
+    record(pending, outcome, by);
     await tell(pending, outcome, approvalOutcomeText(pending, outcome, by, pending.prefixes));
     const waiter = waiters.get(pending.code);
     waiters.delete(pending.code);
@@ -136,6 +156,61 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
     }, delay);
     timer.unref();
     timers.set(pending.code, timer);
+  };
+
+  const record = (pending: PendingApproval, state: ApprovalRecord["state"], by?: string) => {
+    if (!options.journal || !pending.requestId) return;
+    const subject: ApprovalRecord["subject"] = pending.tool
+      ? { kind: "tool", toolName: pending.tool.name, input: pending.tool.input }
+      : { kind: "command", command: pending.command };
+    options
+      .journal(pending.requestId, {
+        code: pending.code,
+        state,
+        subject,
+        ...(pending.tool?.toolCallId ? { toolCallId: pending.tool.toolCallId } : {}),
+        ...(by ? { by } : {}),
+        ...(state === "always" ? { rules: pending.prefixes } : {}),
+      })
+      .catch((error: unknown) =>
+        logger.warn({ code: pending.code, ...errorFields(error) }, "could not journal an approval"),
+      );
+  };
+
+  // Records a new request, tells its chat, and waits for the answer with the run paused.
+  const waitFor = async (pending: PendingApproval, fresh: boolean): Promise<Outcome> => {
+    const outcome = new Promise<Outcome>((done) => {
+      waiters.set(pending.code, (result, by) => {
+        answeredBy.set(pending.code, by);
+        done(result);
+      });
+    });
+    if (fresh) {
+      await store.update((file) => {
+        file.pending.push(pending);
+      });
+      arm(pending);
+      await tell(
+        pending,
+        "request",
+        approvalRequestText(pending, { timeoutMs: config.timeoutMs, approvers: [...approvers] }),
+        approvalButtons(pending),
+      );
+      record(pending, "requested");
+    }
+    return whileRunWaits(() => outcome);
+  };
+
+  const ask = async (pending: PendingApproval): Promise<Outcome> => {
+    const key = `${pending.contextId}\0${pending.raw}`;
+    if (preapproved.delete(key)) return "once";
+    const earlier = store
+      .read()
+      .pending.find(
+        (entry) =>
+          entry.contextId === pending.contextId && entry.raw === pending.raw && !waiters.has(entry.code),
+      );
+    return waitFor(earlier ?? pending, earlier === undefined);
   };
 
   const approvers = new Set(options.approvers);
@@ -171,6 +246,7 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
         ? undefined
         : await options.route(request.contextId);
       if (!route) return modelRefusalText(shown, "unanswerable");
+      const requestId = currentRequestContext()?.requestId;
       const pending: PendingApproval = {
         code: newApprovalCode(new Set(store.read().pending.map((entry) => entry.code))),
         command: shown,
@@ -178,31 +254,18 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
         cwd,
         tty: request.tty,
         contextId: request.contextId,
+        ...(requestId ? { requestId } : {}),
         route,
         prefixes: verdict.prefixes,
         createdAt: new Date(now()).toISOString(),
         expiresAt: new Date(now() + config.timeoutMs).toISOString(),
       };
-      const outcome = new Promise<Outcome>((done) => {
-        waiters.set(pending.code, (result, by) => {
-          answeredBy.set(pending.code, by);
-          done(result);
-        });
-      });
-      await store.update((file) => {
-        file.pending.push(pending);
-      });
-      arm(pending);
-      await tell(
-        pending,
-        "request",
-        approvalRequestText(pending, { timeoutMs: config.timeoutMs, approvers: [...approvers] }),
-        approvalButtons(pending),
-      );
-      const result = await outcome;
+      const result = await ask(pending);
       if (result === "once" || result === "always") return undefined;
       return modelRefusalText(shown, result, `by ${answeredBy.get(pending.code) ?? "an approver"}`);
     },
+
+    ask,
 
     async answer(answer) {
       const code = normalizeCode(answer.code);

@@ -17,6 +17,8 @@ const pendingSchema = z.object({
   /** The chat the request went to. */
   route: z.object({ channel: z.string(), chatId: z.string(), threadId: z.string().optional() }).optional(),
   reason: z.string().optional(),
+  /** Set when a tool call (an MCP or plug-in tool declaring needsApproval) waits, not a shell command. */
+  tool: z.object({ name: z.string(), input: z.unknown(), toolCallId: z.string().optional() }).optional(),
   prefixes: z.array(z.string()),
   createdAt: z.string(),
   expiresAt: z.string(),

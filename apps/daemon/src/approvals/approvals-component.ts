@@ -11,6 +11,7 @@ import { openApprovalStore } from "./approval-store.js";
 import { approvalsSection } from "./approvals-section.js";
 import { createChatNotices } from "./chat-notices.js";
 import { defaultApprovers } from "./default-approvers.js";
+import { approvedToolOrphanText, createToolApprover } from "./tool-approval.js";
 
 /**
  * Approvals (`approvals` in downcity.json): the gate every shell command of a run passes after the
@@ -21,7 +22,7 @@ import { defaultApprovers } from "./default-approvers.js";
 export const approvalsComponent = daemonComponent({
   name: "approvals",
   dependsOn: ["context", "runtime", "shell"],
-  async setup({ context, runtime: { runtime }, shell }) {
+  async setup({ context, runtime: { runtime, journal }, shell }) {
     const { rootDir, config, logger, env } = context;
     const section = readConfigSection(config, approvalsSection).value;
     const notices = createChatNotices(runtime);
@@ -43,7 +44,25 @@ export const approvalsComponent = daemonComponent({
       route: (contextId) => notices.route(contextId),
       notify: (route, contextId, key, text, actions) => notices.notify(route, contextId, key, text, actions),
       mask,
+      // Every request and decision goes into the journal of the run that asked.
+      journal: (requestId, record) =>
+        journal.append(requestId, [{ type: "approval", at: new Date().toISOString(), ...record }]),
       async runOrphan(pending) {
+        // A tool call's request outlived its run: nothing runs now; the resumed run's same call passes once.
+        if (pending.tool) {
+          if (pending.route)
+            await notices
+              .notify(
+                pending.route,
+                pending.contextId,
+                `approval:${pending.code}:orphan-result`,
+                approvedToolOrphanText(pending),
+              )
+              .catch((error) =>
+                logger.warn(errorFields(error), "could not post an approved tool call's notice"),
+              );
+          return;
+        }
         // The run that asked is gone (a restart): the approved command runs once, on its own.
         const result = await shell.engine
           .exec(
@@ -64,6 +83,17 @@ export const approvalsComponent = daemonComponent({
       },
     });
     shell.checks.push((request) => gate.check(request));
+    // MCP and plug-in tools that declare needsApproval go through the same gate.
+    const stopApprovingTools = runtime.registerToolApprover(
+      createToolApprover({
+        gate,
+        config: section,
+        store,
+        rootDir,
+        mask,
+        route: (contextId) => notices.route(contextId),
+      }),
+    );
     await gate.recover();
     return {
       value: {
@@ -74,7 +104,10 @@ export const approvalsComponent = daemonComponent({
         chatCommands: approvalChatCommands(gate),
         chatActions: [approvalActionHandler(gate)],
       },
-      close: () => gate.close(),
+      close: () => {
+        stopApprovingTools();
+        gate.close();
+      },
     };
   },
 });
