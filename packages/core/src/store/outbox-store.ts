@@ -22,7 +22,7 @@ export interface ChannelTarget {
 
 /** A chunk as the outbox records it. */
 export interface OutboxInput {
-  /** Stable for a given run and position, so a replayed run finds what it already sent. */
+  /** Stable for a given reply (`<requestId>:<step>:<part>` for a run's), so a replayed or resumed run finds what it already sent. */
   key: string;
   channel: string;
   contextId: string;
@@ -43,7 +43,7 @@ export interface OutboxEntry extends OutboxInput {
 }
 
 /**
- * The outbox: reply chunks keyed by run position, claimed per chat (a chat's chunks go out in
+ * The outbox: reply chunks keyed by reply (run, step, part), claimed per chat (a chat's chunks go out in
  * order whoever sends them), completed once sent, dead-lettered after repeated failures.
  */
 export interface OutboxStore extends KeyedQueue<OutboxEntry> {
