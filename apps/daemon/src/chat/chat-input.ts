@@ -13,6 +13,8 @@ export const chatSendInput = z.strictObject({
   messageId: z.string().min(1).max(200).optional(),
   /** false: answer once the message is durable (HTTP 202), without waiting for the reply. */
   wait: z.boolean().default(true),
+  /** Who typed it: the web console marks its messages so history shows where they came from [cli]. */
+  sentFrom: z.enum(["cli", "console"]).optional(),
 });
 
 /** A validated chat message. */
@@ -32,6 +34,7 @@ export function incomingChatMessage(input: ChatSendInput, callerContextId?: stri
     channel: cliChannel,
     ...(chatId ? { chatId } : {}),
     ...(input.messageId ? { messageId: input.messageId } : {}),
+    ...(input.sentFrom ? { sentFrom: input.sentFrom } : {}),
     origin: "user",
   };
 }

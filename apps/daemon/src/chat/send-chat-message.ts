@@ -1,5 +1,6 @@
-import type { ChannelHost, RunResult } from "@downcity/core";
+import type { AgentRuntime, ChannelHost, RunResult } from "@downcity/core";
 import { type ChatSendInput, incomingChatMessage } from "./chat-input.js";
+import { platformRoute } from "./platform-route.js";
 
 /** What sending a chat message came to. */
 export type ChatSendOutcome =
@@ -8,20 +9,31 @@ export type ChatSendOutcome =
   | { status: "duplicate"; messageId: string; contextId: string };
 
 /**
- * The one way a chat message from the CLI or the HTTP API enters the agent: it is written to the
- * durable inbox first (so a crash cannot lose it), then, unless `wait` is false, its run is awaited.
+ * The one way a chat message from the CLI, the web console or the HTTP API enters the agent: it is
+ * written to the durable inbox first (so a crash cannot lose it), then, unless `wait` is false, its
+ * run is awaited. A message into a platform chat's context (`telegram:42`) goes in through that
+ * channel, so the answer and later follow-ups reach the platform chat, marked as sent by the operator.
  */
 export async function sendChatMessage(
   host: ChannelHost,
+  runtime: AgentRuntime,
   input: ChatSendInput,
   callerContextId?: string,
 ): Promise<ChatSendOutcome> {
   const message = incomingChatMessage(input, callerContextId);
+  const platform = await platformRoute(runtime, message.contextId, host.channelNames());
+  // In a platform chat every operator message is marked; elsewhere only the console's.
+  const sentFrom = input.sentFrom ?? (platform ? "cli" : undefined);
+  const { channel, ...target } = platform ?? { channel: message.channel ?? "cli" };
   const accepted = await host.submit({
-    channel: message.channel ?? "cli",
+    channel,
     contextId: message.contextId,
     ...(input.messageId ? { eventId: input.messageId } : {}),
-    message: { text: message.text, ...(message.chatId ? { chatId: message.chatId } : {}) },
+    message: {
+      text: message.text,
+      ...(platform ? target : message.chatId ? { chatId: message.chatId } : {}),
+      ...(sentFrom ? { sentFrom } : {}),
+    },
   });
   const run = host.result(accepted.id);
   if (input.wait === false || (accepted.result === "duplicate" && !run)) {

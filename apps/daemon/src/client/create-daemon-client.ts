@@ -46,6 +46,8 @@ export interface DaemonClient {
     text: string;
     contextId?: string;
     messageId?: string;
+    /** `console` marks the message in history as typed in the web console. */
+    sentFrom?: "cli" | "console";
   }): Promise<{ messageId: string; contextId: string; duplicate?: boolean }>;
   /** Stops the running run of a context, or one run by request id; answers once the lane is free. */
   chatCancel(
@@ -147,6 +149,7 @@ export function createDaemonClient(target: DaemonTarget): DaemonClient {
         wait: false,
         ...((input.contextId ?? target.contextId) ? { contextId: input.contextId ?? target.contextId } : {}),
         ...(input.messageId ? { messageId: input.messageId } : {}),
+        ...(input.sentFrom ? { sentFrom: input.sentFrom } : {}),
       }),
     chatHistory: (input = {}) =>
       call(

@@ -103,6 +103,7 @@ export function createConsoleApiRoutes(agents: ConsoleAgents): ConsoleApiRoutes 
       );
       return (await agents.client(input.agent)).chatQueue({
         text: input.text,
+        sentFrom: "console",
         ...(input.contextId ? { contextId: input.contextId } : {}),
       });
     },

@@ -46,7 +46,7 @@ export async function chatRoutes(
   typed.post("/api/chat/send", { schema: { body: chatSendInput } }, async (request, reply) => {
     // Without a channel host (an app built for tests or embedding), messages go straight to the runtime.
     const outcome = options.channels
-      ? await sendChatMessage(options.channels, request.body)
+      ? await sendChatMessage(options.channels, runtime, request.body)
       : { status: "answered" as const, result: await runtime.send(incomingChatMessage(request.body)) };
     if (outcome.status === "queued")
       return reply.code(202).send({ messageId: outcome.messageId, contextId: outcome.contextId });

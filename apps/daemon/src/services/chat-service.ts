@@ -12,10 +12,11 @@ export function createChatService(runtime: AgentRuntime, channels: ChannelHost) 
     description: "Conversations of this agent",
     actions: {
       send: {
-        description: "Send a message through the cli channel; with wait (the default) return the reply",
+        description:
+          "Send a message (through the platform's channel when the context is a platform chat, else the cli channel); with wait (the default) return the reply",
         input: chatSendInput,
         handler: async (input, context) => {
-          const outcome = await sendChatMessage(channels, input, context.contextId);
+          const outcome = await sendChatMessage(channels, runtime, input, context.contextId);
           if (outcome.status !== "answered") return outcome;
           const { result } = outcome;
           return { contextId: result.contextId, requestId: result.requestId, text: result.text };

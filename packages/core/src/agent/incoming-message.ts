@@ -18,6 +18,8 @@ export const incomingMessageSchema = z.strictObject({
   /** The text of the message this one replies to. */
   quotedText: z.string().optional(),
   threadId: z.string().optional(),
+  /** Typed by the operator from the web console or the CLI into this (platform) chat. */
+  sentFrom: z.enum(["console", "cli"]).optional(),
   origin: z.enum(["user", "internal"]).default("user"),
 });
 

@@ -43,6 +43,7 @@ export function toHistoryMessage(
       ...(message.username ? { username: message.username } : {}),
       ...(message.displayName ? { displayName: message.displayName } : {}),
       ...(message.chatType ? { chatType: message.chatType } : {}),
+      ...(message.sentFrom ? { sentFrom: message.sentFrom } : {}),
     },
   };
 }

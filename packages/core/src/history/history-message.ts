@@ -15,6 +15,8 @@ export interface HistoryMetadata {
   threadId?: string;
   userId?: string;
   username?: string;
+  /** Typed by the operator from the web console or the CLI into this chat, not by the platform's user. */
+  sentFrom?: "console" | "cli";
   /** Set on the assistant message of a run that was stopped (why) or failed (the error code). */
   aborted?: string;
   failed?: string;

@@ -16,6 +16,8 @@ export interface InboxMessage {
   quotedText?: string;
   /** The platform's id of the message (replies thread to it). */
   platformMessageId?: string;
+  /** Typed by the operator into this chat from the web console or the CLI, not by the platform's user. */
+  sentFrom?: "console" | "cli";
 }
 
 /** An event as the inbox records it. */

@@ -62,6 +62,7 @@ function inboxEntryMessage(entry: InboxEntry): IncomingMessage {
     ...(entry.message.chatType ? { chatType: entry.message.chatType } : {}),
     ...(entry.message.attachments?.length ? { attachments: entry.message.attachments } : {}),
     ...(entry.message.quotedText ? { quotedText: entry.message.quotedText } : {}),
+    ...(entry.message.sentFrom ? { sentFrom: entry.message.sentFrom } : {}),
     origin: "user",
   };
 }
