@@ -6,6 +6,7 @@ import {
   encryptLarkBody,
   fakeAppId,
   fakeAppSecret,
+  larkCardActionEnvelope,
   larkMessageEnvelope,
   signLarkBody,
   startFakeOpenPlatform,
@@ -114,5 +115,50 @@ describe("feishu webhook mode", () => {
       (await post(JSON.stringify({ challenge: "c-9", token: "nope", type: "url_verification" }))).status,
     ).toBe(401);
     expect(bed.recording.events).toHaveLength(1);
+  });
+
+  it("takes a card button press (card.action.trigger) from the same URL; a late answer is posted under the card", async () => {
+    await start({ encryptKey });
+    const adapter = createFeishuAdapter({
+      appId: fakeAppId,
+      appSecret: fakeAppSecret,
+      domain: bed.fake.domain,
+    });
+    const card = await adapter.send(
+      { chatId: "oc_1", chatType: "direct" },
+      { text: "Allow?", actions: [{ id: "approve:K7Q2:once", label: "Allow once" }] },
+      { idempotencyKey: "card-1" },
+    );
+    const messageId = card.messageId ?? "";
+    const press = JSON.stringify(
+      larkCardActionEnvelope({
+        eventId: "ev_press_1",
+        messageId,
+        chatId: "oc_1",
+        userId: "ou_1",
+        value: { downcity_action: "approve:K7Q2:once" },
+      }),
+    );
+    const body = JSON.stringify({ encrypt: encryptLarkBody(encryptKey, press) });
+    const answer = await post(body, signed(body));
+    expect(answer).toEqual({ status: 200, body: "{}" });
+    expect(bed.recording.events.at(-1)).toMatchObject({
+      eventId: "ev_press_1",
+      userId: "ou_1",
+      text: "",
+      messageId,
+      action: { id: "approve:K7Q2:once", callbackId: "ev_press_1" },
+    });
+    // The receiving adapter never saw this chat and the chats API does not know it: the stricter type.
+    expect(bed.recording.events.at(-1)?.chatType).toBe("group");
+    await adapter.answerAction?.(
+      { ...(bed.recording.events.at(-1) as never), mentionedBot: true, fromBot: false },
+      "Already answered.",
+    );
+    expect(bed.fake.messages().at(-1)).toMatchObject({
+      msgType: "text",
+      replyTo: messageId,
+      content: { text: "Already answered." },
+    });
   });
 });

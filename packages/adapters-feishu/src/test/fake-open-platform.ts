@@ -21,6 +21,7 @@ export {
   fakeAppId,
   fakeAppSecret,
   fakeBotOpenId,
+  larkCardActionEnvelope,
   larkMessageEnvelope,
   signLarkBody,
 } from "./lark-envelope.js";
