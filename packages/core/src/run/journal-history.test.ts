@@ -1,6 +1,6 @@
 import { until } from "@downcity/testkit";
 import { useTempDir } from "@downcity/testkit/vitest";
-import { tool } from "ai";
+import { APICallError, tool } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgentRuntime } from "../agent/agent-runtime.js";
@@ -21,6 +21,7 @@ function journaledRuntime(turns: ScriptedTurn[]) {
     rootDir: temp.path,
     model: scripted.model,
     journal,
+    modelRetry: { baseDelayMs: 1, maxDelayMs: 5 },
     tools: {
       add: tool({
         inputSchema: z.object({ a: z.number(), b: z.number() }),
@@ -97,9 +98,9 @@ describe("the history message of a journaled run, from its journal", () => {
     expect((await journal.list()).map((run) => run.status).sort()).toEqual(["completed", "failed"]);
   });
 
-  it("a context-window retry keeps the steps of the stream it replaced", async () => {
+  it("a context-window retry keeps the steps of the stream it replaced, without asking for them again", async () => {
     const overflow = new Error("This model's maximum context length is 8192 tokens");
-    const { runtime, journal } = journaledRuntime([addCall, overflow, "The sum is 5."]);
+    const { runtime, journal, executions, scripted } = journaledRuntime([addCall, overflow, "The sum is 5."]);
     const result = await runtime.send({ contextId: "console:overflow", text: "add" });
     const [message] = await assistantMessages(runtime, "console:overflow");
     await runtime.close();
@@ -111,5 +112,32 @@ describe("the history message of a journaled run, from its journal", () => {
     // The replaced stream's step keeps its own messages; the retry's step records only its own.
     expect(steps[0]?.messages).toHaveLength(2);
     expect(steps.at(-1)?.messages).toHaveLength(1);
+    // The retry's call carried step 0's call and result: the tool ran once.
+    expect(executions).toHaveLength(1);
+    expect(scripted.calls.at(-1)?.messages.at(-1)).toMatchObject({ role: "tool" });
+    expect(records.filter((record) => record.type === "attempt")).toEqual([
+      expect.objectContaining({ attempt: 2, fromStep: 1, reason: "retry" }),
+    ]);
+  });
+
+  it("a retry after a failed model call keeps the finished steps: the model is not asked for them, their tools do not run again", async () => {
+    const unavailable = new APICallError({
+      message: "overloaded",
+      url: "http://127.0.0.1/v1/chat",
+      requestBodyValues: {},
+      statusCode: 503,
+    });
+    const { runtime, executions, scripted } = journaledRuntime([
+      addCall,
+      unavailable,
+      (call) => (call.messages.at(-1)?.role === "tool" ? "The sum is 5." : addCall),
+    ]);
+    const result = await runtime.send({ contextId: "console:retry", text: "add" });
+    const [message] = await assistantMessages(runtime, "console:retry");
+    await runtime.close();
+    expect(result.text).toBe("The sum is 5.");
+    expect(executions).toHaveLength(1);
+    expect(scripted.calls).toHaveLength(3);
+    expect(message?.parts.filter((part) => part.type === "dynamic-tool")).toEqual([addPart]);
   });
 });

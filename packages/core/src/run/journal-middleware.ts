@@ -155,21 +155,33 @@ function recordStream(
 }
 
 /**
- * The model of a resumed run: every call's prompt gets the messages the run's finished steps added,
- * right after the prompt the run started with (and before what this attempt's steps add).
+ * The model of a run that continues finished steps (resumed after a crash, or retried after a
+ * failed model call or a context-window overflow): every call's prompt gets the messages those
+ * steps added, right after the prompt the stream started with (and before what the stream's own
+ * steps add). `carried()` names the stream under way and the messages it continues from; a new
+ * stream (another `stream` number) starts from a prompt of its own length.
  */
-export function resumedModel(model: LanguageModel, messages: readonly unknown[]): LanguageModel {
-  if (typeof model === "string" || model.specificationVersion !== "v3" || messages.length === 0) return model;
-  let startLength: number | undefined;
+export function continuedModel(
+  model: LanguageModel,
+  carried: () => { stream: number; messages: readonly unknown[] },
+): LanguageModel {
+  if (typeof model === "string" || model.specificationVersion !== "v3") return model;
+  let stream: number | undefined;
+  let startLength = 0;
   return wrapLanguageModel({
     model: model as LanguageModelV3,
     middleware: {
       specificationVersion: "v3",
       transformParams: async ({ params }) => {
-        startLength ??= params.prompt.length;
+        const current = carried();
+        if (current.messages.length === 0) return params;
+        if (current.stream !== stream) {
+          stream = current.stream;
+          startLength = params.prompt.length;
+        }
         const prompt = [...params.prompt];
         // Step and tool messages share the prompt's shape (role, content parts with the same fields).
-        prompt.splice(startLength, 0, ...(messages as LanguageModelV3CallOptions["prompt"]));
+        prompt.splice(startLength, 0, ...(current.messages as LanguageModelV3CallOptions["prompt"]));
         return { ...params, prompt };
       },
     },

@@ -1,5 +1,5 @@
 import type { ModelMessage, ToolSet } from "ai";
-import { journaledModel, resumedModel } from "./journal-middleware.js";
+import { continuedModel, journaledModel } from "./journal-middleware.js";
 import { journaledTools } from "./journaled-tools.js";
 import type { ResumePoint } from "./resume-point.js";
 import { createRunRecorder } from "./run-recorder.js";
@@ -76,7 +76,12 @@ export async function beginRunJournal(
   });
 }
 
-/** The stream options of a journaled run: the model behind the journal's middleware, its tools journaled. */
+/**
+ * The stream options of a journaled run: the model behind the journal's middleware, its tools
+ * journaled. Each model stream continues the steps the journal holds as finished: a resumed run's
+ * earlier attempts, and the steps a stream replaced by a retry (a failed model call, a context-window
+ * overflow) had finished, so the model is not asked for them again and their tools do not run again.
+ */
 export function journaledStream(
   scope: RunScope,
   stream: StreamRunOptions,
@@ -85,7 +90,10 @@ export function journaledStream(
 ): StreamRunOptions {
   const recorder = scope.recorder;
   if (!recorder) return stream;
-  const model = resume ? resumedModel(stream.model, resume.messages) : stream.model;
+  // Steps from here on are this attempt's (a resumed run's closing step is in `resume.messages`).
+  const firstStep = recorder.step();
+  const carried = { stream: 0, messages: [...(resume?.messages ?? [])] as unknown[] };
+  const model = continuedModel(stream.model, () => carried);
   recorder.system(system);
   const tools: ToolSet = journaledTools(stream.tools, recorder);
   recorder.toolsOffered(stream.tools);
@@ -95,7 +103,16 @@ export function journaledStream(
     tools,
     // A resumed run has used steps already: the limit counts them.
     maxSteps: Math.max(1, stream.maxSteps - (resume?.finishedSteps ?? 0)),
+    // Called as each model stream starts: a retry's stream carries the steps finished before it.
     onWindow: (ids) => {
+      carried.stream++;
+      if (carried.stream > 1) {
+        const finished = recorder
+          .records()
+          .flatMap((record) => (record.type === "step" && record.step >= firstStep ? record.messages : []));
+        carried.messages = [...(resume?.messages ?? []), ...finished];
+        recorder.retried();
+      }
       recorder.windowSent(ids);
       stream.onWindow(ids);
     },

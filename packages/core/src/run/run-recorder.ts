@@ -57,6 +57,8 @@ export interface RunRecorder {
   step(): number;
   /** A further attempt of this run: what the journal closed for it, written before it goes on. */
   resumed(point: ResumePoint, reason: "restart" | "retry", worker?: string): Promise<void>;
+  /** A retry (after a failed model call or a context-window overflow) continues from the steps finished so far. */
+  retried(): void;
   /** Every record of the run so far: earlier attempts' (when resumed), then this attempt's, in order. */
   records(): readonly NewJournalRecord[];
 }
@@ -77,6 +79,7 @@ export function createRunRecorder(options: {
   let written: NewJournalRecord[] = [];
   let writing: Promise<void> = Promise.resolve();
   let finishedSteps = 0;
+  let attempt = 1;
   let systemHash: string | undefined;
   let historyIds: string[] = [];
   let tools: string[] = [];
@@ -196,6 +199,7 @@ export function createRunRecorder(options: {
     step: () => finishedSteps,
     resumed(point, reason, worker) {
       written = [...point.records, ...written];
+      attempt = point.attempt;
       finishedSteps = point.finishedSteps;
       push({
         type: "attempt",
@@ -223,6 +227,10 @@ export function createRunRecorder(options: {
         finishedSteps++;
       }
       return flush();
+    },
+    retried() {
+      attempt++;
+      push({ type: "attempt", at: at(), attempt, fromStep: finishedSteps, reason: "retry" });
     },
     records: () => written,
   };
