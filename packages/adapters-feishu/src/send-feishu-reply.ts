@@ -3,6 +3,7 @@ import {
   ChannelSendError,
   type ChannelSendResult,
   type ChannelTarget,
+  renderFeishuCard,
   renderFeishuCards,
   renderPlainText,
 } from "@downcity/core";
@@ -43,8 +44,9 @@ export async function sendFeishuReply(
 ): Promise<ChannelSendResult> {
   const cards = renderFeishuCards(message.text);
   const files = message.attachments ?? [];
-  // Nothing to render and nothing to send: still one (empty) card, so a reply of buttons only shows them.
-  if (cards.length === 0 && files.length === 0) cards.push(...renderFeishuCards(" "));
+  // No text: still one card when there is nothing else to send, or buttons to show.
+  if (cards.length === 0 && (files.length === 0 || message.actions?.length))
+    cards.push(renderFeishuCard(message.text));
   const uuid = (suffix: string) => sendUuid(suffix ? `${idempotencyKey}#${suffix}` : idempotencyKey);
   let asText = false;
   let result: ChannelSendResult = {};
