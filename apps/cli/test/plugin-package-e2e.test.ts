@@ -56,7 +56,7 @@ describe("a third-party plug-in packed as a tarball and installed with npm", () 
   let project: string;
   let model: OpenAICompatibleServer;
   const cli = (args: string[]) =>
-    runBuiltCli(args, { cwd: project, env: { DOWNCITY_HOME: home }, timeoutMs: 30000 });
+    runBuiltCli(args, { cwd: project, env: { DOWNCITY_HOME: home } });
 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), "downcity-plugin-pack-"));

@@ -32,5 +32,6 @@ describe("runNode", () => {
   it("kills a run that outlives its timeout", async () => {
     const run = await runNode("-e", ["setInterval(() => {}, 1000)"], { timeoutMs: 200 });
     expect(run.code).toBeNull();
+    expect(run.stderr).toMatch(/killed after \d+ ms without exiting/);
   });
 });

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { scaledMs } from "./time-scale.js";
 
 /** What one run printed and how it ended (`code` null when it was killed). */
 export interface NodeRun {
@@ -13,7 +14,10 @@ export interface RunNodeOptions {
   env?: Record<string, string | undefined>;
   /** Written to stdin, which is then closed (empty by default). */
   input?: string;
-  /** Killed with SIGKILL after this long. Default 30 s. */
+  /**
+   * A hang guard, not a time budget: killed with SIGKILL after this long (default 30 s), stretched by
+   * the test time scale (CI, `DOWNCITY_TEST_TIME_SCALE`) so a busy machine is not mistaken for a hang.
+   */
   timeoutMs?: number;
   /** Options for node itself, before the entry (e.g. `--import` of a preload). */
   nodeArgs?: string[];
@@ -39,7 +43,12 @@ export function runNode(entry: string, args: string[], options: RunNodeOptions =
     child.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString("utf8");
     });
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 30_000);
+    const limitMs = scaledMs(options.timeoutMs ?? 30_000);
+    // Said in stderr, so a failed assertion on `code: null` shows why the run ended.
+    const timer = setTimeout(() => {
+      stderr += `\n[runNode] ${entry} ${args.join(" ")}: killed after ${limitMs} ms without exiting\n`;
+      child.kill("SIGKILL");
+    }, limitMs);
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);
