@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ChannelFake, FakeIncoming } from "@downcity/core/test";
+import type { ChannelFake, ChannelFakeLiveness, FakeIncoming } from "@downcity/core/test";
 import { WebSocket, WebSocketServer } from "ws";
 import { type FakeRequest, writeAnswer } from "./fake-answer.js";
 import { createFakeImMedia, type FakeImMedia, type FakeResource } from "./fake-im-media.js";
-import { createFakeImMessages, type FakeImMessages } from "./fake-im-messages.js";
+import { cardMarkdown, createFakeImMessages, type FakeImMessages } from "./fake-im-messages.js";
 import {
   fakeAppId,
   fakeAppSecret,
@@ -32,7 +32,7 @@ export type FakeDelivery =
   | { mode: "webhook"; url: string; encryptKey?: string; verificationToken?: string };
 
 /** The fake Lark/Feishu open platform the tests drive. */
-export interface FakeOpenPlatform extends ChannelFake {
+export interface FakeOpenPlatform extends ChannelFake, ChannelFakeLiveness {
   /** `http://127.0.0.1:<port>`, the adapter's `domain`. */
   readonly domain: string;
   /** Sockets accepted on the long connection so far. */
@@ -254,12 +254,15 @@ export async function startFakeOpenPlatform(
     }
   };
 
+  // Where each pushed user message was, for the typing reactions put on it.
+  const delivered = new Map<string, { chatId: string; threadId?: string }>();
   // The platform knows every message it pushed: replies, resources and `GET im/v1/messages/:id` find it.
   const noteIncoming = (
     messageId: string,
     message: FakeIncoming | RichIncoming,
     envelope: Record<string, unknown>,
   ) => {
+    delivered.set(messageId, place(message));
     const sent = (envelope.event as { message: { message_type: string; content: string } }).message;
     im.noteIncoming(messageId, place(message), message.chatType === "direct" ? "p2p" : "group", {
       msgType: sent.message_type,
@@ -353,6 +356,20 @@ export async function startFakeOpenPlatform(
     refuseNextCards: im.refuseNextCards,
     uploads: media.uploads,
     reactions: media.reactions,
+    // Typing on Feishu is a reaction on the user's message: its chat and thread are the message's.
+    typingSeen: () =>
+      media.reactions().flatMap((reaction) => {
+        const where = delivered.get(reaction.messageId);
+        return where
+          ? [{ chatId: where.chatId, ...(where.threadId ? { threadId: where.threadId } : {}) }]
+          : [];
+      }),
+    sentMessage(messageId) {
+      const message = im.messages().find((candidate) => candidate.messageId === messageId);
+      if (!message) return undefined;
+      const text = cardMarkdown(message.content) ?? String(message.content.text ?? "");
+      return { text, deleted: message.deleted };
+    },
     downloads: media.downloads,
     sendRequests: () => [...requests],
     rateLimitNextSends: im.rateLimitNextSends,

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ChannelFake, FakeIncoming } from "@downcity/core/test";
+import type { ChannelFake, ChannelFakeLiveness, FakeIncoming } from "@downcity/core/test";
 import { WebSocket, WebSocketServer } from "ws";
 import { qqSign, qqSigningKeys } from "../qq-signature.js";
 import { createFakeQqMediaHost, type FakeQqAttachment } from "./fake-qq-attachment.js";
@@ -30,6 +30,7 @@ export type FakeQqIncoming = FakeIncoming & { attachments?: FakeQqAttachment[] }
 /** The fake QQ bot platform the tests drive (its send endpoints: `FakeQqOpenApi`). */
 export interface FakeQqPlatform
   extends ChannelFake,
+    ChannelFakeLiveness,
     Omit<FakeQqOpenApi, "handle" | "received" | "sent" | "rateLimitNextSends"> {
   deliver(
     message: FakeQqIncoming,
@@ -318,6 +319,7 @@ export async function startFakeQqPlatform(
     uploads: () => openApi.uploads(),
     mediaSent: () => openApi.mediaSent(),
     typingNotices: () => openApi.typingNotices(),
+    typingSeen: () => openApi.typingNotices().map(({ chatId }) => ({ chatId })),
     rateLimitNextSends: (count, ms) => openApi.rateLimitNextSends(count, ms),
     allowMarkdown: (allowed) => openApi.allowMarkdown(allowed),
     allowProactive: (allowed) => openApi.allowProactive(allowed),

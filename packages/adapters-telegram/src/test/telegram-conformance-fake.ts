@@ -1,4 +1,4 @@
-import type { ChannelFake, FakeIncoming, FakeSent } from "@downcity/core/test";
+import type { ChannelFake, ChannelFakeLiveness, FakeIncoming, FakeSent } from "@downcity/core/test";
 import { freePort } from "@downcity/testkit";
 import { setTelegramWebhook } from "../set-telegram-webhook.js";
 import { type FakeTelegramServer, startFakeTelegramServer } from "./fake-telegram-server.js";
@@ -7,7 +7,7 @@ import { type FakeTelegramServer, startFakeTelegramServer } from "./fake-telegra
  * The conformance suite's view of the fake Bot API. Polling: a delivery is acknowledged when a later
  * getUpdates confirms it. Webhook: the fake POSTs it to the channel until it answers 2xx.
  */
-export interface TelegramConformanceFake extends ChannelFake {
+export interface TelegramConformanceFake extends ChannelFake, ChannelFakeLiveness {
   readonly server: FakeTelegramServer;
   /** The channel options that point the adapter at this fake. */
   readonly options: Record<string, unknown>;
@@ -71,6 +71,16 @@ export async function createTelegramConformanceFake(
         ...(message.message_thread_id !== undefined ? { threadId: String(message.message_thread_id) } : {}),
         text: message.text,
       }));
+    },
+    typingSeen() {
+      return server.calls("sendChatAction").map(({ payload }) => ({
+        chatId: String(payload.chat_id),
+        ...(payload.message_thread_id !== undefined ? { threadId: String(payload.message_thread_id) } : {}),
+      }));
+    },
+    sentMessage(messageId) {
+      const message = server.sent().find((sent) => String(sent.message_id) === messageId);
+      return message ? { text: message.text, deleted: message.deleted === true } : undefined;
     },
     rateLimitNextSends(count, retryAfterMs) {
       // Telegram states retry_after in whole seconds.

@@ -13,6 +13,7 @@ import { type ChannelHost, createChannelHost } from "../channel/host/channel-hos
 import type { HistoryMessage } from "../history/history-message.js";
 import { messageText } from "../history/history-message.js";
 import { silentLogger } from "../logger/logger.js";
+import { testTypingAndEditing } from "./channel-conformance-liveness.js";
 import type { ChannelFake } from "./channel-fake.js";
 import { createScriptedModel, type ScriptedModel } from "./scripted-model.js";
 
@@ -326,6 +327,13 @@ export function testChannelAdapter<Fake extends ChannelFake>(options: TestChanne
         timeoutMs,
       );
       expect(await userTexts(`${channel}:d8`)).toEqual(texts);
+    });
+
+    testTypingAndEditing({
+      fake: () => fake,
+      root: () => root,
+      createAdapter: options.createAdapter,
+      timeoutMs,
     });
   });
 }
