@@ -46,4 +46,36 @@ describe("run timeline", () => {
     expect(text).toMatch(/model call +40 ms, 1200 in \(1024 cached\) \/ 30 out/);
     expect(describeRunList([summary!])).toContain("1230 tokens (1024 cached input)");
   });
+
+  it("shows every approval asked for and decided, with who answered", () => {
+    const approvals = [
+      {
+        type: "approval",
+        code: "K7Q2",
+        state: "requested",
+        subject: { kind: "command", command: "git push" },
+      },
+      {
+        type: "approval",
+        code: "K7Q2",
+        state: "always",
+        by: "hook:boss",
+        rules: ["git push *"],
+        subject: { kind: "command", command: "git push" },
+      },
+      {
+        type: "approval",
+        code: "M3XT",
+        state: "deny",
+        by: "cli",
+        subject: { kind: "tool", toolName: "mcp__fs__write_file", input: { path: "a" } },
+      },
+    ].map((record) => ({ v: runJournalVersion, at, ...record })) as JournalRecord[];
+    const all = [...records.slice(0, -1), ...approvals, ...records.slice(-1)];
+    const text = describeRun(all, summarizeRun(all)!);
+    expect(text).toContain(`approval K7Q2  requested  ${at}  git push`);
+    expect(text).toContain(`approval K7Q2  always by hook:boss (stored git push *)  ${at}  git push`);
+    expect(text).toContain(`approval M3XT  deny by cli  ${at}  mcp__fs__write_file {"path":"a"}`);
+    expect(text.indexOf("approval M3XT")).toBeLessThan(text.indexOf("end  completed"));
+  });
 });

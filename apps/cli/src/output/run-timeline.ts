@@ -63,12 +63,25 @@ export function describeRun(records: JournalRecord[], summary: RunSummary, full 
   }
   for (const reply of records.filter((record): record is Of<"reply"> => record.type === "reply"))
     lines.push(`reply ${reply.key}  ${reply.via}  ${bounded(reply.text, full)}`);
+  for (const approval of records.filter((record): record is Of<"approval"> => record.type === "approval"))
+    lines.push(approvalLine(approval, full));
   const end = records.findLast((record): record is Of<"end"> => record.type === "end");
   if (end)
     lines.push(
       `end  ${end.outcome}${end.reason ? ` (${end.reason})` : ""}${end.error ? `: ${end.error.code ? `${end.error.code} ` : ""}${end.error.message}` : ""}`,
     );
   return lines.join("\n");
+}
+
+/** An approval asked for or settled: when, its code, the state, who answered, what waited. */
+function approvalLine(record: Of<"approval">, full: boolean): string {
+  const what =
+    record.subject.kind === "command"
+      ? record.subject.command
+      : `${record.subject.toolName} ${bounded(record.subject.input, full)}`;
+  const by = record.by ? ` by ${record.by}` : "";
+  const rules = record.rules?.length ? ` (stored ${record.rules.join(", ")})` : "";
+  return `approval ${record.code}  ${record.state}${by}${rules}  ${record.at}  ${bounded(what, full)}`;
 }
 
 function stepLines(records: JournalRecord[], full: boolean): string[] {
