@@ -55,8 +55,7 @@ describe("a third-party plug-in packed as a tarball and installed with npm", () 
   let home: string;
   let project: string;
   let model: OpenAICompatibleServer;
-  const cli = (args: string[]) =>
-    runBuiltCli(args, { cwd: project, env: { DOWNCITY_HOME: home } });
+  const cli = (args: string[]) => runBuiltCli(args, { cwd: project, env: { DOWNCITY_HOME: home } });
 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), "downcity-plugin-pack-"));
