@@ -60,6 +60,26 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
+/** An answer with every Markdown construct the page renders, and some it must not (raw HTML, a script link). */
+export const markdownAnswer = [
+  "## Build report",
+  "",
+  "**All green** in _3 s_, see [the log](https://ci.test/run/7) and `npm test`.",
+  "",
+  "- first item",
+  "- second item",
+  "",
+  "| file | lines |",
+  "|---|---:|",
+  "| a.ts | 12 |",
+  "",
+  "```sh",
+  "npm run build",
+  "```",
+  "",
+  "<img src=x onerror=\"document.title='pwned'\"> and [click](javascript:document.title='pwned')",
+].join("\n");
+
 /** The scripted model's reply to one call: greetings stream slowly, shell jobs and their follow-ups are tool calls. */
 function respond(call: { messages: Array<{ role: string; text: string }> }): ScriptedReply {
   const last = call.messages.at(-1);
@@ -91,11 +111,21 @@ function respond(call: { messages: Array<{ role: string; text: string }> }): Scr
     return { text: "0123456789".repeat(12), chunkSize: 4, delayMs: 40 };
   }
   if (/write the report/.test(text)) return { text: "The report is written." };
+  if (/run a command/.test(text))
+    return { toolCalls: [{ toolName: "shell_exec", input: { command: "echo from-the-tool" } }] };
+  if (/answer in markdown/.test(text)) return { text: markdownAnswer };
   return { text: "Hello from the scripted model, streamed piece by piece.", chunkSize: 4, delayMs: 25 };
 }
 
-/** A console with two running agents (alpha, beta) on a scripted model, in a throwaway DOWNCITY_HOME. */
-export async function createConsoleWebWorld(entries: { daemonEntry: string; consoleEntry: string }) {
+/**
+ * A console with two running agents (alpha, beta) on a scripted model, in a throwaway DOWNCITY_HOME.
+ * `alphaOpenDirect` lets anyone message alpha's webhook channel directly (no pairing);
+ * `betaApprovals` makes beta ask before shell commands (approvals mode ask).
+ */
+export async function createConsoleWebWorld(
+  entries: { daemonEntry: string; consoleEntry: string },
+  options: { alphaOpenDirect?: boolean; betaApprovals?: boolean } = {},
+) {
   ensureConsoleWebBuilt();
   const world = await createTempWorld("dc-web-");
   const model: OpenAICompatibleServer = await startOpenAICompatibleServer({ respond });
@@ -119,6 +149,7 @@ export async function createConsoleWebWorld(entries: { daemonEntry: string; cons
   config.mcp = {
     servers: { everything: { type: "stdio", command: process.execPath, args: [everything, "stdio"] } },
   };
+  if (options.betaApprovals) config.approvals = { mode: "ask", timeoutMs: 120_000 };
   await writeFile(betaConfig, `${JSON.stringify(config, null, 2)}\n`);
   // alpha also has a webhook channel, so the page can approve a real pairing request.
   const replies: Server = createServer((request, response) => {
@@ -136,6 +167,7 @@ export async function createConsoleWebWorld(entries: { daemonEntry: string; cons
       listen: { host: "127.0.0.1", port: webhookPort },
       url: `http://127.0.0.1:${(replies.address() as AddressInfo).port}/replies`,
       secret: webhookSecret,
+      ...(options.alphaOpenDirect ? { access: { dm: "open" } } : {}),
     },
   };
   await writeFile(alphaConfig, `${JSON.stringify(alpha, null, 2)}\n`);

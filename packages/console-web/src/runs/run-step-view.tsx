@@ -10,6 +10,11 @@ export function usageText(usage: UsageView | undefined): string {
     : "—";
 }
 
+/** A duration as people read it: `812 ms` under a second, `12.3 s` above. */
+export function durationText(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
 /** A recorded value, shown bounded with the whole of it one click away. */
 function RecordedValue(props: { label: string; value: unknown }): JSX.Element {
   const text = valueText(props.value);
@@ -33,7 +38,7 @@ function ToolCallView(props: { tool: ToolCallEntry }): JSX.Element {
   const failed = tool.error !== undefined;
   const how = !tool.ended
     ? "no result recorded"
-    : `${((tool.durationMs ?? 0) / 1000).toFixed(1)} s${tool.replayed ? `, ${tool.replayed}` : ""}${failed ? ", failed" : ""}`;
+    : `${durationText(tool.durationMs ?? 0)}${tool.replayed ? `, ${tool.replayed}` : ""}${failed ? ", failed" : ""}`;
   return (
     <details class={`tool-call${failed ? " tool-failed" : ""}`} data-tool-call={tool.toolCallId}>
       <summary>
@@ -59,7 +64,7 @@ export function RunStepView(props: { entry: StepEntry; open: boolean }): JSX.Ele
   return (
     <details class="run-step" data-step={entry.step} open={props.open}>
       <summary>
-        <strong>Step {entry.step}</strong> · model {(latency / 1000).toFixed(1)} s ·{" "}
+        <strong>Step {entry.step}</strong> · model {durationText(latency)} ·{" "}
         {usageText(entry.usage ?? entry.modelCalls[0]?.usage)}
         {entry.tools.length > 0
           ? ` · ${entry.tools.length} tool call${entry.tools.length === 1 ? "" : "s"}`
@@ -70,7 +75,7 @@ export function RunStepView(props: { entry: StepEntry; open: boolean }): JSX.Ele
       <ul class="model-calls">
         {entry.modelCalls.map((call, index) => (
           <li key={index}>
-            Model call: {call.latencyMs} ms, {usageText(call.usage)}
+            Model call: {durationText(call.latencyMs)}, {usageText(call.usage)}
             {call.finishReason ? `, ${call.finishReason}` : ""}
             {call.error ? <strong role="note"> — error: {call.error}</strong> : null}
           </li>
