@@ -84,6 +84,7 @@ export {
 } from "./config/config-sections.js";
 export { type LoadedConfig, loadConfig, writeConfigJsonSchema } from "./config/load-config.js";
 export { type ContextId, decodeContextId, encodeContextId, toContextId } from "./context/context-id.js";
+export { currentModelPurpose, type ModelPurpose, withModelPurpose } from "./context/model-purpose.js";
 export { currentRequestContext, type RequestContext } from "./context/request-context.js";
 export { errorFromZod } from "./errors/zod-issue-message.js";
 export { chunkHtml } from "./format/chunk-html.js";

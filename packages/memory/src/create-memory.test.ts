@@ -1,7 +1,14 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { contextDir, createHistoryStore, type HistoryMessage, type LogFields } from "@downcity/core";
+import {
+  contextDir,
+  createHistoryStore,
+  currentModelPurpose,
+  type HistoryMessage,
+  type LogFields,
+  type ModelPurpose,
+} from "@downcity/core";
 import { createScriptedModel } from "@downcity/core/scripted";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemory, type MemoryOptions } from "./create-memory.js";
@@ -300,6 +307,28 @@ describe("forget", () => {
       code: "INVALID_INPUT",
       field: "entryId",
     });
+  });
+});
+
+describe("model calls", () => {
+  it("marks extraction and compression as memory calls of the context (the daemon's usage meter counts them)", async () => {
+    const purposes: Array<ModelPurpose | undefined> = [];
+    const marked = (reply: string) => () => {
+      purposes.push(currentModelPurpose());
+      return reply;
+    };
+    const nameId = memoryEntryId("The user's name is Ada.");
+    const t = await setup({}, [
+      marked(adaFacts),
+      marked(JSON.stringify({ entries: [{ ids: [nameId], kind: "fact", text: "Ada." }] })),
+    ]);
+    await t.history.append(conversation);
+    await t.memory.runMemoryMaintenance(contextId);
+    await t.memory.compact(contextId);
+    expect(purposes).toEqual([
+      { purpose: "memory", contextId },
+      { purpose: "memory", contextId },
+    ]);
   });
 });
 

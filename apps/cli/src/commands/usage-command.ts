@@ -48,6 +48,18 @@ function describeUsage(totals: UsageTotals, options: UsageOptions): string {
     `  output  ${pad(totals.outputTokens)} tokens`,
     `  total   ${pad(totals.totalTokens)} tokens`,
   ];
+  if (totals.estimatedCalls > 0)
+    lines.push(
+      `  (${count(totals.estimatedCalls)} call${totals.estimatedCalls === 1 ? "" : "s"} cut off before the provider reported usage: estimated, 4 characters a token)`,
+    );
+  // Runs' steps, compaction summaries, memory maintenance: where the tokens went.
+  if (totals.byPurpose.length > 1 || totals.byPurpose.some((entry) => entry.purpose !== "step")) {
+    lines.push("  by purpose:");
+    for (const entry of totals.byPurpose)
+      lines.push(
+        `    ${entry.purpose}  ${count(entry.calls)} call${entry.calls === 1 ? "" : "s"}, ${count(entry.totalTokens)} tokens, ${count(entry.cachedInputTokens)} cached input`,
+      );
+  }
   if (totals.byModel.length > 0) {
     lines.push("  by model:");
     for (const entry of totals.byModel)
@@ -58,7 +70,11 @@ function describeUsage(totals: UsageTotals, options: UsageOptions): string {
   return lines.join("\n");
 }
 
-/** `downcity usage`: sums the project's recorded model calls (`.downcity/usage/`), no daemon needed. */
+/**
+ * `downcity usage`: sums the project's recorded model calls (`.downcity/usage/`), no daemon needed.
+ * Every call the daemon makes is there: run steps, compaction summaries, memory maintenance, and
+ * steps cut off by an abort (estimated).
+ */
 export function registerUsageCommand(program: Command, io: CliIo): void {
   program
     .command("usage")

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { createAgentRuntime } from "@downcity/core";
+import { createAgentRuntime, createUsageLog } from "@downcity/core";
 import { daemonComponent } from "../host/daemon-parts.js";
-import { createModel } from "../runtime/create-model.js";
+import { createModel, type ModelChoice } from "../runtime/create-model.js";
 import { createHistoryFolders } from "../runtime/history-folders.js";
 import { openRunJournal } from "../runtime/open-run-journal.js";
+import { meteredModel } from "../usage/usage-meter.js";
 
 /**
  * The agent runtime: its model, lanes, histories and run journal. Draining its runs is the `runs`
@@ -16,9 +17,15 @@ export const runtimeComponent = daemonComponent({
   dependsOn: ["context", "store"],
   async setup({ context, store }) {
     const { config, logger } = context;
-    const choice = context.model
+    const chosen: ModelChoice = context.model
       ? { model: context.model }
       : await createModel(config.llm, context.configEnv);
+    // Every call the daemon makes goes through this model (runs, compaction, plug-ins such as
+    // memory), so the usage log counts them all.
+    const usageLog = createUsageLog({ rootDir: context.rootDir });
+    const choice = chosen.model
+      ? { ...chosen, model: meteredModel(chosen.model, { usageLog, logger }) }
+      : chosen;
     const historyFolders = createHistoryFolders();
     const journal = await openRunJournal(context, store);
     // One name for this process in the run journal and the channel host (workers share a store).
@@ -56,6 +63,7 @@ export const runtimeComponent = daemonComponent({
         historyFolders,
         journal: journal.journal,
         workerId,
+        usageLog,
       },
       close: journal.close,
     };

@@ -8,6 +8,7 @@ import type {
   PluginHost,
   RunJournal,
   ServiceRegistry,
+  UsageLog,
 } from "@downcity/core";
 import type { CommandCheck, ShellEngine } from "@downcity/shell";
 import type { LanguageModel } from "ai";
@@ -53,6 +54,8 @@ export interface DaemonParts {
     journal: RunJournal;
     /** This process's name in the run journal and the channel host (`<host>:<pid>:<random>`). */
     workerId: string;
+    /** The usage log: the runtime's model appends what runs' step events do not (compaction, memory, cut-off steps). */
+    usageLog: UsageLog;
   };
   usage: undefined;
   /** `checks`: more command checks, run after the skills' (approvals add theirs). */

@@ -1,4 +1,5 @@
 import { generateText, type LanguageModel, type ModelMessage } from "ai";
+import { withModelPurpose } from "../context/model-purpose.js";
 import { DowncityError } from "../errors/downcity-error.js";
 import { type HistoryMessage, messageText } from "../history/history-message.js";
 import { errorFields, type Logger } from "../logger/logger.js";
@@ -37,7 +38,11 @@ export function createHistoryWindow(options: {
 }): HistoryWindow {
   const { logger, maxInputTokens } = options;
   const views = createSteadyViews();
-  const summarize = async (messages: HistoryMessage[], abortSignal: AbortSignal): Promise<string> => {
+  const summarize = async (
+    contextId: string,
+    messages: HistoryMessage[],
+    abortSignal: AbortSignal,
+  ): Promise<string> => {
     if (!options.model) throw new DowncityError("MODEL_NOT_CONFIGURED", "No model to summarise with");
     const transcript = messages
       .map((message) => {
@@ -50,13 +55,17 @@ export function createHistoryWindow(options: {
         return `[${who}] ${messageText(message)}`;
       })
       .join("\n");
-    const { text } = await generateText({
-      model: options.model,
-      abortSignal,
-      system:
-        "Summarise this conversation for your own future reference. Keep decisions, facts about the user and project, open tasks, file paths, commands and ids. Be concise.",
-      prompt: transcript.slice(-200000),
-    });
+    const model = options.model;
+    // Marked so the host's usage meter counts the summary's tokens as compaction.
+    const { text } = await withModelPurpose({ purpose: "compaction", contextId }, () =>
+      generateText({
+        model,
+        abortSignal,
+        system:
+          "Summarise this conversation for your own future reference. Keep decisions, facts about the user and project, open tasks, file paths, commands and ids. Be concise.",
+        prompt: transcript.slice(-200000),
+      }),
+    );
     return text;
   };
 
@@ -64,7 +73,7 @@ export function createHistoryWindow(options: {
     const result = await options.history(contextId).compact({
       keepLast: keep,
       reason,
-      summarize: (messages) => summarize(messages, abortSignal),
+      summarize: (messages) => summarize(contextId, messages, abortSignal),
     });
     if (result) {
       logger.info(

@@ -8,6 +8,7 @@ import {
   type TextStreamPart,
   type ToolSet,
 } from "ai";
+import { withModelPurpose } from "../context/model-purpose.js";
 import type { Logger } from "../logger/logger.js";
 import type { HistoryWindow } from "../prompt/history-window.js";
 import { withRuntimeNote } from "../prompt/runtime-note.js";
@@ -137,24 +138,27 @@ async function streamAttempt(run: RunStream, window: number): Promise<StreamedRu
   options.onWindow(built.ids);
   // The first step is timed from the call: a provider that never answers sends no start-step.
   watchdog.stepStarted();
-  const result = streamText({
-    model: options.model,
-    messages: [...options.system, ...withRuntimeNote(built.messages, options.runtimeNote)],
-    allowSystemInMessages: true,
-    tools: options.tools,
-    ...(options.activeTools ? { activeTools: options.activeTools } : {}),
-    stopWhen: stepCountIs(options.maxSteps),
-    abortSignal: signal,
-    // One retry policy: the AI SDK retries nothing itself, `retryTransient` owns every retry.
-    maxRetries: 0,
-    prepareStep: mergeArrivals(options.takeArrivals),
-    // The step boundary: the AI SDK awaits this before the next step begins; the run journal
-    // makes the finished step durable here.
-    onStepFinish: async (step) => {
-      progress.stepFinished(step);
-      await options.onStepFinished?.(step);
-    },
-  });
+  // Marked so the host's usage meter knows these calls are the run's steps (it counts a step cut off by an abort).
+  const result = withModelPurpose({ purpose: "step" }, () =>
+    streamText({
+      model: options.model,
+      messages: [...options.system, ...withRuntimeNote(built.messages, options.runtimeNote)],
+      allowSystemInMessages: true,
+      tools: options.tools,
+      ...(options.activeTools ? { activeTools: options.activeTools } : {}),
+      stopWhen: stepCountIs(options.maxSteps),
+      abortSignal: signal,
+      // One retry policy: the AI SDK retries nothing itself, `retryTransient` owns every retry.
+      maxRetries: 0,
+      prepareStep: mergeArrivals(options.takeArrivals),
+      // The step boundary: the AI SDK awaits this before the next step begins; the run journal
+      // makes the finished step durable here.
+      onStepFinish: async (step) => {
+        progress.stepFinished(step);
+        await options.onStepFinished?.(step);
+      },
+    }),
+  );
   run.events.streamStarted();
   if ((await consumeStream(result.fullStream, run)) === "aborted") return stoppedRun(run);
   return { status: "completed", finalText: await result.text, steps: progress.steps, usage: progress.usage };

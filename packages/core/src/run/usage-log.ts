@@ -17,6 +17,14 @@ export const usageRecordSchema = z.object({
   totalTokens: z.number(),
   durationMs: z.number(),
   finishReason: z.string(),
+  /** Why the model was called (absent in lines written before it was recorded: a run step). */
+  purpose: z.enum(["step", "compaction", "memory", "other"]).optional(),
+  /**
+   * The call was cut off (an abort, a broken stream) before the provider reported its usage: the
+   * tokens were spent, and the counts are estimated (4 characters a token) from the prompt and the
+   * streamed output.
+   */
+  estimated: z.boolean().optional(),
 });
 
 /** One model call as the usage log keeps it. */
@@ -37,6 +45,10 @@ export interface UsageTotals {
   cachedInputTokens: number;
   totalTokens: number;
   durationMs: number;
+  /** Calls whose counts are estimates (cut off before the provider reported usage). */
+  estimatedCalls: number;
+  /** Calls and tokens by purpose: run steps, compaction summaries, memory maintenance, other. */
+  byPurpose: Array<{ purpose: string; calls: number; totalTokens: number; cachedInputTokens: number }>;
   byModel: Array<{
     provider: string;
     model: string;
@@ -116,8 +128,11 @@ export function sumUsage(records: readonly UsageRecord[]): UsageTotals {
     cachedInputTokens: 0,
     totalTokens: 0,
     durationMs: 0,
+    estimatedCalls: 0,
+    byPurpose: [],
     byModel: [],
   };
+  const purposes = new Map<string, UsageTotals["byPurpose"][number]>();
   const models = new Map<string, UsageTotals["byModel"][number]>();
   for (const record of records) {
     totals.calls++;
@@ -126,6 +141,13 @@ export function sumUsage(records: readonly UsageRecord[]): UsageTotals {
     totals.cachedInputTokens += record.cachedInputTokens;
     totals.totalTokens += record.totalTokens;
     totals.durationMs += record.durationMs;
+    if (record.estimated) totals.estimatedCalls++;
+    const purpose = record.purpose ?? "step";
+    const byPurpose = purposes.get(purpose) ?? { purpose, calls: 0, totalTokens: 0, cachedInputTokens: 0 };
+    byPurpose.calls++;
+    byPurpose.totalTokens += record.totalTokens;
+    byPurpose.cachedInputTokens += record.cachedInputTokens;
+    purposes.set(purpose, byPurpose);
     const key = `${record.provider}\u0000${record.model}`;
     let entry = models.get(key);
     if (!entry) {
@@ -146,6 +168,7 @@ export function sumUsage(records: readonly UsageRecord[]): UsageTotals {
     entry.cachedInputTokens += record.cachedInputTokens;
     entry.totalTokens += record.totalTokens;
   }
+  totals.byPurpose = [...purposes.values()].sort((a, b) => b.totalTokens - a.totalTokens);
   totals.byModel = [...models.values()].sort((a, b) => b.totalTokens - a.totalTokens);
   return totals;
 }

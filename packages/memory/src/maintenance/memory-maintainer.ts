@@ -1,4 +1,11 @@
-import { type ContextHistory, DowncityError, errorFields, type Logger, toContextId } from "@downcity/core";
+import {
+  type ContextHistory,
+  DowncityError,
+  errorFields,
+  type Logger,
+  toContextId,
+  withModelPurpose,
+} from "@downcity/core";
 import type { LanguageModel } from "ai";
 import { requireContextId } from "../entries/require-context-id.js";
 import { loadContextMemory, readTextFile, saveContextMeta } from "../store/context-memory.js";
@@ -165,11 +172,17 @@ export function createMemoryMaintainer(options: {
       }
       const existing = running.get(id);
       if (existing) return existing;
-      const promise = maintain(id).finally(() => running.delete(id));
+      // Marked so the host's usage meter counts extraction and compression as memory calls of the context.
+      const promise = withModelPurpose({ purpose: "memory", contextId: id }, () => maintain(id)).finally(() =>
+        running.delete(id),
+      );
       running.set(id, promise);
       return promise;
     },
-    compact: (contextId) => compress(requireContextId(contextId)),
+    compact: (contextId) => {
+      const id = requireContextId(contextId);
+      return withModelPurpose({ purpose: "memory", contextId: id }, () => compress(id));
+    },
     isRunning: (contextId) => running.has(contextId),
     idle: settle,
     async close() {
