@@ -1,7 +1,7 @@
 import type { ChannelFake, ChannelFakeLiveness, FakeIncoming, FakeSent } from "@downcity/core/test";
 import { freePort } from "@downcity/testkit";
 import { setTelegramWebhook } from "../set-telegram-webhook.js";
-import { type FakeTelegramServer, startFakeTelegramServer } from "./fake-telegram-server.js";
+import { type FakeFile, type FakeTelegramServer, startFakeTelegramServer } from "./fake-telegram-server.js";
 
 /**
  * The conformance suite's view of the fake Bot API. Polling: a delivery is acknowledged when a later
@@ -36,42 +36,31 @@ export async function createTelegramConformanceFake(
     server,
     options,
     hasNonText: true,
-    async deliver(message: FakeIncoming, options = {}) {
-      let updateId: number;
+    async deliver(message: FakeIncoming & { files?: IncomingFile[] }, options = {}) {
+      let updateIds: number[];
       if (message.eventId !== undefined) {
         // Telegram redelivers under the same update_id.
-        updateId = Number(message.eventId);
-        server.redeliver(updateId);
-      } else {
-        const mention = message.mentionBot ? `${handle} ` : "";
-        updateId = server.injectMessage({
-          chatId: message.chatId,
-          chatType: message.chatType === "direct" ? "private" : "supergroup",
-          from: { id: message.userId, ...(message.username ? { username: message.username } : {}) },
-          ...(message.threadId !== undefined ? { threadId: message.threadId } : {}),
-          ...(message.nonText
-            ? { service: true }
-            : {
-                text: `${mention}${message.text}`,
-                ...(message.mentionBot
-                  ? { entities: [{ type: "mention", offset: 0, length: handle.length }] }
-                  : {}),
-              }),
-        });
-      }
+        updateIds = [Number(message.eventId)];
+        server.redeliver(updateIds[0] as number);
+      } else updateIds = inject(server, handle, message);
       // Acknowledged = a later getUpdates asked for an offset above it, or the webhook answered 2xx.
+      const confirmed = () => updateIds.every((id) => server.isConfirmed(id));
       const deadline = Date.now() + (options.timeoutMs ?? 10_000);
-      while (!server.isConfirmed(updateId) && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      return { acked: server.isConfirmed(updateId), eventId: String(updateId) };
+      while (!confirmed() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      return { acked: confirmed(), eventId: String(updateIds[0]) };
     },
     sent(): FakeSent[] {
       return server.sent().map((message) => ({
         chatId: message.chat_id,
         ...(message.message_thread_id !== undefined ? { threadId: String(message.message_thread_id) } : {}),
         text: message.text,
+        format: message.parse_mode === "HTML" ? "html" : "plain",
+        ...(message.file
+          ? { files: [{ name: message.file.filename, data: new Uint8Array(message.file.data) }] }
+          : {}),
       }));
     },
+    refuseNextFormatted: () => server.failNextHtmlParse(),
     typingSeen() {
       return server.calls("sendChatAction").map(({ payload }) => ({
         chatId: String(payload.chat_id),
@@ -92,4 +81,56 @@ export async function createTelegramConformanceFake(
     },
     close: () => server.close(),
   };
+}
+
+/**
+ * Injects the suite's message as Telegram sends it: text (with a mention entity), a service message for
+ * `nonText`, or one update per file (an album shares a media_group_id; the caption rides on the first).
+ */
+function inject(
+  server: FakeTelegramServer,
+  handle: string,
+  message: FakeIncoming & { files?: IncomingFile[] },
+): number[] {
+  const mention = message.mentionBot ? `${handle} ` : "";
+  const base = {
+    chatId: message.chatId,
+    chatType: message.chatType === "direct" ? ("private" as const) : ("supergroup" as const),
+    from: { id: message.userId, ...(message.username ? { username: message.username } : {}) },
+    ...(message.threadId !== undefined ? { threadId: message.threadId } : {}),
+  };
+  const entities = message.mentionBot
+    ? [{ type: "mention" as const, offset: 0, length: handle.length }]
+    : undefined;
+  if (message.nonText) return [server.injectMessage({ ...base, service: true })];
+  if (!message.files?.length)
+    return [
+      server.injectMessage({ ...base, text: `${mention}${message.text}`, ...(entities ? { entities } : {}) }),
+    ];
+  const group = message.files.length > 1 ? { media_group_id: `album-${Date.now()}` } : {};
+  return message.files.map((file, index) => {
+    const caption = index === 0 && `${mention}${message.text}` ? `${mention}${message.text}` : undefined;
+    return server.injectMessage({
+      ...base,
+      ...(caption !== undefined ? { caption, ...(entities ? { entities } : {}) } : {}),
+      media: { ...group, ...mediaField(server.addFile(file.data), file) },
+    });
+  });
+}
+
+// The Message field Telegram uses for each kind of file.
+function mediaField(stored: FakeFile, file: IncomingFile): Record<string, unknown> {
+  const named = file.name ? { file_name: file.name } : {};
+  switch (file.kind) {
+    case "image":
+      return { photo: [{ ...stored, width: 1, height: 1 }] };
+    case "voice":
+      return { voice: { ...stored, duration: 1, mime_type: file.mediaType } };
+    case "audio":
+      return { audio: { ...stored, duration: 1, mime_type: file.mediaType, ...named } };
+    case "video":
+      return { video: { ...stored, width: 1, height: 1, duration: 1, mime_type: file.mediaType, ...named } };
+    default:
+      return { document: { ...stored, mime_type: file.mediaType, ...named } };
+  }
 }
