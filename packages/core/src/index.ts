@@ -136,6 +136,7 @@ export {
   type PromptProvider,
 } from "./prompt/prompt-provider.js";
 export type { CancelTarget } from "./run/active-runs.js";
+export { interruptedRunMessage } from "./run/interrupted-run.js";
 export type { Recipient, RecipientDirectory } from "./run/reply-routing.js";
 export { RunAbortedError, type RunAbortReason } from "./run/run-aborted-error.js";
 export type { RuntimeHistory } from "./run/run-context.js";

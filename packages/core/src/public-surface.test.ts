@@ -43,6 +43,7 @@ const surface: Record<string, string[]> = {
     "escapeHtml",
     "fetchLimited",
     "httpStatusByCode",
+    "interruptedRunMessage",
     "isDowncityErrorCode",
     "isJournalRecord",
     "isProcessAlive",
