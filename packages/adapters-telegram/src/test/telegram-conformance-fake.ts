@@ -11,6 +11,16 @@ export interface TelegramConformanceFake extends ChannelFake, ChannelFakeLivenes
   readonly server: FakeTelegramServer;
   /** The channel options that point the adapter at this fake. */
   readonly options: Record<string, unknown>;
+  /** The next HTML text is refused with Telegram's 400 "can't parse entities". */
+  refuseNextFormatted(): void;
+}
+
+/** A file the suite sends with a message (the shape of core's `FakeIncomingFile`). */
+interface IncomingFile {
+  kind: "image" | "audio" | "voice" | "video" | "file";
+  mediaType: string;
+  name?: string;
+  data: Uint8Array;
 }
 
 /** Starts a fake Bot API server wrapped for `testChannelAdapter`, for polling or webhook mode. */
