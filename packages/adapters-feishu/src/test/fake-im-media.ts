@@ -151,6 +151,11 @@ export function createFakeImMedia(options: { hasMessage(messageId: string): bool
       resources.set(`${messageId}/${key}`, resource);
     },
     uploads: () => [...uploads],
+    /** An uploaded image or file by its key, as a message shows it. */
+    uploaded(key: string) {
+      const upload = uploads.find((candidate) => candidate.key === key);
+      return upload && { ...(upload.fileName ? { name: upload.fileName } : {}), data: upload.bytes };
+    },
     reactions: () => [...reactions],
     /** The keys downloaded through the resource API, in order. */
     downloads: () => [...downloads],

@@ -43,8 +43,11 @@ const parseContent = (content: unknown): Record<string, unknown> | undefined => 
   }
 };
 
+/** An uploaded file as an image or file message shows it. */
+export type UploadedFile = { name?: string; mediaType?: string; data: Uint8Array };
+
 /** The fake's message endpoints: send, reply, patch (card update), delete, and chat info. */
-export function createFakeImMessages() {
+export function createFakeImMessages(options: { uploaded(key: string): UploadedFile | undefined }) {
   const places = new Map<string, { chatId: string; threadId?: string }>();
   const chats = new Map<string, "p2p" | "group">();
   const incoming = new Map<string, { msgType: string; content: string; senderId: string }>();
@@ -212,18 +215,30 @@ export function createFakeImMessages() {
     },
     hasMessage: (messageId: string) => places.has(messageId),
     messages: () => [...sentMessages],
+    /**
+     * What the platform shows of each message: a card's markdown (its `format` "markdown": the card's
+     * markdown element renders it, and the card JSON itself was checked when it was sent), a text as
+     * "plain", an image or a file with its uploaded bytes.
+     */
     sent(): FakeSent[] {
-      return sentMessages.map((message) => ({
-        chatId: message.chatId,
-        ...(message.threadId ? { threadId: message.threadId } : {}),
-        text:
-          message.msgType === "interactive"
-            ? (cardMarkdown(message.content) ?? "")
-            : typeof message.content.text === "string"
-              ? message.content.text
-              : "",
-        ...(message.uuid ? { idempotencyKey: message.uuid } : {}),
-      }));
+      return sentMessages.map((message) => {
+        const key = message.content.image_key ?? message.content.file_key;
+        const file = typeof key === "string" ? options.uploaded(key) : undefined;
+        return {
+          chatId: message.chatId,
+          ...(message.threadId ? { threadId: message.threadId } : {}),
+          text:
+            message.msgType === "interactive"
+              ? (cardMarkdown(message.content) ?? "")
+              : typeof message.content.text === "string"
+                ? message.content.text
+                : "",
+          ...(message.uuid ? { idempotencyKey: message.uuid } : {}),
+          ...(file ? { files: [file] } : {}),
+          ...(message.msgType === "interactive" ? { format: "markdown" as const } : {}),
+          ...(message.msgType === "text" ? { format: "plain" as const } : {}),
+        };
+      });
     },
     rateLimitNextSends(count: number, ms: number) {
       limited = count;

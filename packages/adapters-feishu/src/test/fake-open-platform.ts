@@ -2,10 +2,11 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ChannelFake, ChannelFakeLiveness, FakeIncoming } from "@downcity/core/test";
-import { WebSocket, WebSocketServer } from "ws";
 import { type FakeRequest, writeAnswer } from "./fake-answer.js";
+import { type FakeIncomingFile, fakeFileMessage } from "./fake-file-message.js";
 import { createFakeImMedia, type FakeImMedia, type FakeResource } from "./fake-im-media.js";
 import { cardMarkdown, createFakeImMessages, type FakeImMessages } from "./fake-im-messages.js";
+import { serveLongConnection } from "./fake-long-connection.js";
 import {
   fakeAppId,
   fakeAppSecret,
@@ -13,8 +14,7 @@ import {
   larkCardActionEnvelope,
   larkMessageEnvelope,
 } from "./lark-envelope.js";
-import { decodeLarkFrame, encodeLarkFrame, frameHeader, type LarkFrame } from "./lark-frame.js";
-import { type PushOutcome, postWebhookEvent, safeObject } from "./post-webhook-event.js";
+import { type PushOutcome, postWebhookEvent } from "./post-webhook-event.js";
 
 export {
   encryptLarkBody,
@@ -100,15 +100,19 @@ const json = (
   response.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
 };
 
-/** How a pushed event ended on the long connection. */
-type Ack = PushOutcome | "closed" | "timeout" | "answered-failure";
-
 const place = (message: { chatId: string; threadId?: string | undefined }) => ({
   chatId: message.chatId,
   ...(message.threadId ? { threadId: message.threadId } : {}),
 });
 
-/** Starts the fake open platform on 127.0.0.1:0: token, bot info, endpoint discovery, long connection, send/reply with uuid dedupe. */
+/**
+ * Starts the fake open platform on 127.0.0.1:0, speaking the documented wire format to the official SDK: tenant
+ * token, bot info, endpoint discovery and the long connection (or signed, encrypted webhook posts); send and
+ * reply with `uuid` dedupe (text, cards checked as Card JSON 2.0, images, files); message reads, card PATCH and
+ * DELETE; chat info; message resources; image and file uploads; reactions; and `card.action.trigger` callbacks
+ * whose answer (a toast) it reports. Refusals carry Lark's codes (230011 gone, 230099 bad card, 234006 too
+ * large, 234011 not an image, 231001 unknown emoji, 99991400 rate limit, 99991663 bad token, ...).
+ */
 export async function startFakeOpenPlatform(
   options: { delivery?: FakeDelivery } = {},
 ): Promise<FakeOpenPlatform> {
@@ -116,15 +120,8 @@ export async function startFakeOpenPlatform(
   const tokens = new Set<string>();
   const requests: Array<{ path: string; authorization: string | undefined; body: Record<string, unknown> }> =
     [];
-  const im = createFakeImMessages();
+  const im = createFakeImMessages({ uploaded: (key) => media.uploaded(key) });
   const media = createFakeImMedia({ hasMessage: im.hasMessage, botOpenId: fakeBotOpenId });
-  const sockets = new Set<WebSocket>();
-  const pendingAcks = new Map<string, (acked: Ack) => void>();
-  // Lark waits about 3 s for an event's ack before pushing it again.
-  const ackTimeoutMs = 3000;
-  let connections = 0;
-  let pings = 0;
-  let pongs = true;
   let failTokens = 0;
   let endpointFailures = 0;
   let endpointCode = 0;
@@ -192,67 +189,9 @@ export async function startFakeOpenPlatform(
     writeAnswer(response, answer ?? { status: 404, body: { code: 404, msg: "not found" } });
   });
 
-  const wss = new WebSocketServer({ noServer: true });
-  server.on("upgrade", (request, socket, head) => {
-    if (!request.url?.startsWith("/ws?")) {
-      socket.destroy();
-      return;
-    }
-    wss.handleUpgrade(request, socket, head, (ws) => {
-      connections += 1;
-      sockets.add(ws);
-      ws.on("close", () => sockets.delete(ws));
-      ws.on("message", (data: Buffer) => {
-        const frame = decodeLarkFrame(new Uint8Array(data));
-        const type = frameHeader(frame, "type");
-        if (frame.method === 0 && type === "ping") {
-          pings += 1;
-          if (!pongs) return;
-          const pong: LarkFrame = {
-            SeqID: 0,
-            LogID: 0,
-            service: frame.service,
-            method: 0,
-            headers: [{ key: "type", value: "pong" }],
-            payload: new TextEncoder().encode(
-              JSON.stringify({
-                PingInterval: 1,
-                ReconnectCount: -1,
-                ReconnectInterval: 1,
-                ReconnectNonce: 0,
-              }),
-            ),
-          };
-          ws.send(encodeLarkFrame(pong));
-          return;
-        }
-        if (frame.method === 1) {
-          const id = frameHeader(frame, "message_id") ?? "";
-          const ack = JSON.parse(new TextDecoder().decode(frame.payload ?? new Uint8Array())) as {
-            code?: number;
-            data?: string;
-          };
-          // The handler's answer (a card callback's toast) travels base64-encoded in the ack's `data`.
-          const answer = ack.data ? safeObject(Buffer.from(ack.data, "base64").toString("utf8")) : undefined;
-          pendingAcks.get(id)?.(
-            ack.code === 200 ? { acked: true, ...(answer ? { answer } : {}) } : "answered-failure",
-          );
-        }
-      });
-    });
-  });
+  const longConnection = serveLongConnection(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-  const openSocket = async (deadline: number): Promise<WebSocket | undefined> => {
-    for (;;) {
-      // The newest connection is the live one: an older socket may be one the client already abandoned.
-      const socket = [...sockets].reverse().find((candidate) => candidate.readyState === WebSocket.OPEN);
-      if (socket) return socket;
-      if (Date.now() > deadline) return undefined;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
 
   // Where each pushed user message was, for the typing reactions put on it.
   const delivered = new Map<string, { chatId: string; threadId?: string }>();
@@ -275,73 +214,43 @@ export async function startFakeOpenPlatform(
     const deadline = Date.now() + timeoutMs;
     const payload = JSON.stringify(envelope);
     if (delivery.mode === "webhook") return postWebhookEvent(delivery, payload, deadline);
-    // Like the real platform, an event without an ack (its socket closed, or no answer within the ack timeout) is
-    // pushed again, on the newest connection.
-    for (;;) {
-      const socket = await openSocket(deadline);
-      if (!socket) return { acked: false };
-      const outcome = await pushEvent(socket, payload, Math.min(deadline, Date.now() + ackTimeoutMs));
-      if (typeof outcome === "object") return outcome;
-      if (outcome === "answered-failure" || Date.now() >= deadline) return { acked: false };
-    }
+    return longConnection.push(payload, deadline);
   };
 
-  const pushEvent = (socket: WebSocket, payload: string, deadline: number) => {
-    const id = randomUUID();
-    const frame: LarkFrame = {
-      SeqID: 0,
-      LogID: 0,
-      service: 7,
-      method: 1,
-      headers: [
-        { key: "type", value: "event" },
-        { key: "message_id", value: id },
-        { key: "sum", value: "1" },
-        { key: "seq", value: "0" },
-        { key: "trace_id", value: randomUUID() },
-      ],
-      payload: new TextEncoder().encode(payload),
-    };
-    return new Promise<Ack>((resolve) => {
-      const finish = (outcome: Ack) => {
-        clearTimeout(timer);
-        pendingAcks.delete(id);
-        socket.off("close", onClose);
-        resolve(outcome);
-      };
-      const onClose = () => finish("closed");
-      const timer = setTimeout(() => finish("timeout"), Math.max(1, deadline - Date.now()));
-      pendingAcks.set(id, finish);
-      socket.on("close", onClose);
-      socket.send(encodeLarkFrame(frame));
+  const deliverRich = async (message: RichIncoming) => {
+    const eventId = message.eventId ?? `ev_${randomUUID().replaceAll("-", "")}`;
+    const messageId = `om_${eventId}`;
+    for (const [key, resource] of Object.entries(message.resources ?? {}))
+      media.addResource(messageId, key, resource);
+    const envelope = larkMessageEnvelope({
+      ...message,
+      text: "",
+      eventId,
+      messageId,
+      botOpenId: fakeBotOpenId,
+      raw: { messageType: message.messageType, content: message.content },
     });
+    noteIncoming(messageId, message, envelope);
+    return { acked: (await push(envelope)).acked, eventId, messageId };
   };
 
   return {
     domain: origin,
     async deliver(message, deliverOptions) {
       const eventId = message.eventId ?? `ev_${randomUUID().replaceAll("-", "")}`;
+      // Files come with the suite's media cases (core's `FakeIncoming.files`).
+      const { files } = message as { files?: FakeIncomingFile[] };
+      if (files?.length) {
+        const { text, ...rest } = message;
+        const rich = await deliverRich({ ...rest, eventId, ...fakeFileMessage(text, files, eventId) });
+        return { acked: rich.acked, eventId };
+      }
       const messageId = `om_${eventId}`;
       const envelope = larkMessageEnvelope({ ...message, eventId, messageId, botOpenId: fakeBotOpenId });
       noteIncoming(messageId, message, envelope);
       return { acked: (await push(envelope, deliverOptions?.timeoutMs)).acked, eventId };
     },
-    async deliverMessage(message) {
-      const eventId = message.eventId ?? `ev_${randomUUID().replaceAll("-", "")}`;
-      const messageId = `om_${eventId}`;
-      for (const [key, resource] of Object.entries(message.resources ?? {}))
-        media.addResource(messageId, key, resource);
-      const envelope = larkMessageEnvelope({
-        ...message,
-        text: "",
-        eventId,
-        messageId,
-        botOpenId: fakeBotOpenId,
-        raw: { messageType: message.messageType, content: message.content },
-      });
-      noteIncoming(messageId, message, envelope);
-      return { acked: (await push(envelope)).acked, eventId, messageId };
-    },
+    deliverMessage: (message) => deliverRich(message),
     async pressButton(press) {
       const envelope = larkCardActionEnvelope({
         ...press,
@@ -354,6 +263,8 @@ export async function startFakeOpenPlatform(
     sent: im.sent,
     messages: im.messages,
     refuseNextCards: im.refuseNextCards,
+    // A bad card is the formatted message Lark refuses (230099): the reply continues as plain text.
+    refuseNextFormatted: () => im.refuseNextCards(1),
     uploads: media.uploads,
     reactions: media.reactions,
     // Typing on Feishu is a reaction on the user's message: its chat and thread are the message's.
@@ -373,12 +284,10 @@ export async function startFakeOpenPlatform(
     downloads: media.downloads,
     sendRequests: () => [...requests],
     rateLimitNextSends: im.rateLimitNextSends,
-    connectionCount: () => connections,
-    openConnections: () => [...sockets].filter((socket) => socket.readyState === WebSocket.OPEN).length,
-    pingCount: () => pings,
-    answerPings(answer) {
-      pongs = answer;
-    },
+    connectionCount: longConnection.connectionCount,
+    openConnections: longConnection.openConnections,
+    pingCount: longConnection.pingCount,
+    answerPings: longConnection.answerPings,
     failTokenRequests(count) {
       failTokens = count;
     },
@@ -389,13 +298,9 @@ export async function startFakeOpenPlatform(
     revokeTokens() {
       tokens.clear();
     },
-    dropConnections() {
-      for (const socket of sockets) socket.terminate();
-    },
+    dropConnections: longConnection.dropConnections,
     async close() {
-      for (const socket of sockets) socket.terminate();
-      for (const resolve of pendingAcks.values()) resolve("answered-failure");
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      await longConnection.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
