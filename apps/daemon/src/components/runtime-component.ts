@@ -4,7 +4,7 @@ import { createAgentRuntime, createUsageLog } from "@downcity/core";
 import { daemonComponent } from "../host/daemon-parts.js";
 import { createModel, type ModelChoice } from "../runtime/create-model.js";
 import { createHistoryFolders } from "../runtime/history-folders.js";
-import { openRunJournal } from "../runtime/open-run-journal.js";
+import { openRunJournal, storeInterruptedRuns } from "../runtime/open-run-journal.js";
 import { meteredModel } from "../usage/usage-meter.js";
 
 /**
@@ -56,6 +56,7 @@ export const runtimeComponent = daemonComponent({
       secrets: journal.secrets,
       workerId,
     });
+    await storeInterruptedRuns(runtime, journal.journal, journal.interrupted, logger);
     return {
       value: {
         runtime,

@@ -1,4 +1,12 @@
-import { type DowncityStore, openFileRunJournal, type RunJournal } from "@downcity/core";
+import { randomUUID } from "node:crypto";
+import {
+  type AgentRuntime,
+  type DowncityStore,
+  errorFields,
+  interruptedRunMessage,
+  openFileRunJournal,
+  type RunJournal,
+} from "@downcity/core";
 import type { DaemonContext } from "../host/daemon-parts.js";
 import { journalSecrets } from "./journal-secrets.js";
 
@@ -12,7 +20,13 @@ const dayMs = 86_400_000;
 export async function openRunJournal(
   context: DaemonContext,
   store: DowncityStore | undefined,
-): Promise<{ journal: RunJournal; secrets: string[]; close: () => Promise<void> }> {
+): Promise<{
+  journal: RunJournal;
+  secrets: string[];
+  /** Runs a crash cut off, marked `interrupted` at this start. */
+  interrupted: string[];
+  close: () => Promise<void>;
+}> {
   const own = store?.journal ? undefined : openFileRunJournal({ rootDir: context.rootDir });
   const journal = store?.journal ?? (own as RunJournal);
   const retainDays = context.config.runs?.retainDays ?? 30;
@@ -26,15 +40,18 @@ export async function openRunJournal(
   void prune();
   // One worker serves the file journal: a run it has no end for was cut off by a crash. Marked
   // before the runtime starts, so a resumed attempt's end always comes after.
-  if (own)
-    await markInterrupted(own).catch((error: unknown) =>
-      context.logger.warn({ err: String(error) }, "could not mark interrupted runs"),
-    );
+  const interrupted = own
+    ? await markInterrupted(own).catch((error: unknown) => {
+        context.logger.warn({ err: String(error) }, "could not mark interrupted runs");
+        return [];
+      })
+    : [];
   const timer = setInterval(() => void prune(), dayMs);
   timer.unref();
   return {
     journal,
     secrets: journalSecrets(context.config, context.configEnv),
+    interrupted,
     async close() {
       clearInterval(timer);
       await own?.close();
@@ -42,9 +59,10 @@ export async function openRunJournal(
   };
 }
 
-/** Ends the runs a crash left without an end as `interrupted` (a replayed event resumes them). */
-async function markInterrupted(journal: RunJournal): Promise<void> {
-  for (const run of await journal.list({ status: "running", limit: 10_000 }))
+/** Ends the runs a crash left without an end as `interrupted` (a replayed event resumes them); returns their ids. */
+async function markInterrupted(journal: RunJournal): Promise<string[]> {
+  const running = await journal.list({ status: "running", limit: 10_000 });
+  for (const run of running)
     await journal.append(run.requestId, [
       {
         type: "end",
@@ -54,4 +72,27 @@ async function markInterrupted(journal: RunJournal): Promise<void> {
         usage: run.usage,
       },
     ]);
+  return running.map((run) => run.requestId);
+}
+
+/**
+ * Writes the history message of each interrupted run nothing will resume (no channel event started
+ * it, so no inbox replays it): its steps and started tool calls, from its journal, so history shows
+ * the tools that ran. Runs a replayed event resumes write their own.
+ */
+export async function storeInterruptedRuns(
+  runtime: AgentRuntime,
+  journal: RunJournal,
+  requestIds: readonly string[],
+  logger: DaemonContext["logger"],
+): Promise<void> {
+  for (const requestId of requestIds) {
+    try {
+      const records = await journal.read(requestId);
+      const message = records && interruptedRunMessage(records, { id: randomUUID(), now: new Date() });
+      if (message?.metadata?.contextId) await runtime.history(message.metadata.contextId).append(message);
+    } catch (error) {
+      logger.warn({ requestId, ...errorFields(error) }, "could not store an interrupted run in history");
+    }
+  }
 }
