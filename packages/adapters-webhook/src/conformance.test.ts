@@ -42,6 +42,18 @@ async function createFake(): Promise<WebhookFake> {
           threadId: parsed.threadId,
           text: parsed.text,
           idempotencyKey: parsed.idempotencyKey,
+          format: parsed.format,
+          ...(parsed.attachments
+            ? {
+                files: (parsed.attachments as Array<{ name: string; mediaType: string; data: string }>).map(
+                  (file) => ({
+                    name: file.name,
+                    mediaType: file.mediaType,
+                    data: Buffer.from(file.data, "base64"),
+                  }),
+                ),
+              }
+            : {}),
         });
       }
       response.writeHead(200).end("{}");
@@ -64,6 +76,15 @@ async function createFake(): Promise<WebhookFake> {
         text: message.text,
         threadId: message.threadId,
         mentioned: message.mentionBot ?? false,
+        ...(message.files
+          ? {
+              attachments: message.files.map((file) => ({
+                mediaType: file.mediaType,
+                ...(file.name ? { name: file.name } : {}),
+                data: Buffer.from(file.data).toString("base64"),
+              })),
+            }
+          : {}),
       });
       try {
         const response = await fetch(`http://127.0.0.1:${port}/events`, {

@@ -6,7 +6,7 @@
  */
 export { type TestChannelAdapterOptions, testChannelAdapter } from "./test/channel-conformance.js";
 export type { ChannelFakeLiveness } from "./test/channel-conformance-liveness.js";
-export type { ChannelFake, FakeIncoming, FakeSent } from "./test/channel-fake.js";
+export type { ChannelFake, FakeIncoming, FakeIncomingFile, FakeSent } from "./test/channel-fake.js";
 export { testContextLease } from "./test/context-lease-conformance.js";
 export { testHistoryStore } from "./test/history-store-conformance.js";
 export { testInboxStore } from "./test/inbox-store-conformance.js";

@@ -9,12 +9,17 @@ import type {
   ChannelInbox,
 } from "../channel/adapter/channel-adapter.js";
 import type { ChannelEvent } from "../channel/adapter/channel-event.js";
-import { type ChannelHost, createChannelHost } from "../channel/host/channel-host.js";
+import {
+  type ChannelHost,
+  type ChannelHostOptions,
+  createChannelHost,
+} from "../channel/host/channel-host.js";
 import type { HistoryMessage } from "../history/history-message.js";
 import { messageText } from "../history/history-message.js";
 import { silentLogger } from "../logger/logger.js";
 import { testTypingAndEditing } from "./channel-conformance-liveness.js";
 import type { ChannelFake } from "./channel-fake.js";
+import { mediaConformanceCases } from "./channel-media-conformance.js";
 import { createScriptedModel, type ScriptedModel } from "./scripted-model.js";
 
 /** Options of `testChannelAdapter`. */
@@ -65,7 +70,10 @@ export function testChannelAdapter<Fake extends ChannelFake>(options: TestChanne
     let host: ChannelHost;
     let intercept: ((inner: ChannelInbox) => ChannelInbox) | undefined;
 
-    const startHost = async (access: Record<string, unknown> = { dm: "open", groups: "open" }) => {
+    const startHost = async (
+      access: Record<string, unknown> = { dm: "open", groups: "open" },
+      extra: Partial<Pick<ChannelHostOptions, "media">> = {},
+    ) => {
       const { definition, options: adapterOptions } = options.createAdapter(fake);
       runtime = createAgentRuntime({ rootDir: root, model: scripted.model, logger: silentLogger });
       host = await createChannelHost({
@@ -75,6 +83,7 @@ export function testChannelAdapter<Fake extends ChannelFake>(options: TestChanne
         retryDelayMs: 100,
         channels: [{ name: channel, source: options.name, definition, options: adapterOptions, access }],
         interceptInbox: (_name, inner) => (intercept ? intercept(inner) : inner),
+        ...extra,
       });
       await host.start();
       const state = host.status()[0];
@@ -334,6 +343,25 @@ export function testChannelAdapter<Fake extends ChannelFake>(options: TestChanne
       root: () => root,
       createAdapter: options.createAdapter,
       timeoutMs,
+    });
+
+    // Media and formatting, gated by the capabilities the adapter declares.
+    mediaConformanceCases({
+      channel,
+      timeoutMs,
+      root: () => root,
+      fake: () => fake,
+      scripted: () => scripted,
+      runtime: () => runtime,
+      startHost: (extra) => startHost(undefined, extra),
+      capabilities: () => {
+        const { definition, options: adapterOptions } = options.createAdapter(fake);
+        return definition.create(definition.options.parse(adapterOptions), {
+          rootDir: root,
+          logger: silentLogger,
+        }).capabilities;
+      },
+      until: (check, what) => until(check, what, timeoutMs),
     });
   });
 }

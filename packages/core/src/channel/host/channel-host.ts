@@ -150,6 +150,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
       const format = channels.get(channel)?.adapter?.capabilities.format;
       return format === "telegram-html" || format === "feishu-card" || format === "qq-markdown";
     },
+    writesMarkdown: (channel) => channels.get(channel)?.adapter?.capabilities.format === "markdown",
     sendsFiles: (channel) => {
       const capabilities = channels.get(channel)?.adapter?.capabilities;
       return capabilities ? capabilities.attachmentsOut === true : undefined;

@@ -42,6 +42,11 @@ export function createReplyRecorder(options: {
    * `renderedReplyMax`, fences kept balanced), since cutting it first would break code fences.
    */
   renders?(channel: string): boolean | undefined;
+  /**
+   * True when the channel passes Markdown on as written (`format: "markdown"`, the webhook): it is
+   * cut at the channel's limit with code fences closed and reopened, so each message renders alone.
+   */
+  writesMarkdown?(channel: string): boolean | undefined;
 }): ReplyRecorder {
   const { delivery } = options;
   const record: ReplyRecorder["record"] = async (
@@ -57,9 +62,12 @@ export function createReplyRecorder(options: {
       throw new DowncityError("INVALID_INPUT", `channel "${channel}" cannot send files; send the text only`, {
         field: "files",
       });
+    const max = options.maxTextLength(channel) ?? 4000;
     const chunks = options.renders?.(channel)
       ? chunkMarkdown(text, renderedReplyMax)
-      : splitText(text, options.maxTextLength(channel) ?? 4000);
+      : options.writesMarkdown?.(channel)
+        ? chunkMarkdown(text, max)
+        : splitText(text, max);
     // A reply of files only is one empty chunk that carries them.
     if (chunks.length === 0) chunks.push("");
     await delivery.record(
