@@ -17,9 +17,10 @@ export interface HistoryMetadata {
   username?: string;
   /** Typed by the operator from the web console or the CLI into this chat, not by the platform's user. */
   sentFrom?: "console" | "cli";
-  /** Set on the assistant message of a run that was stopped (why) or failed (the error code). */
+  /** Set on the assistant message of a run that was stopped (why), failed (the error code) or cut off by a restart for good. */
   aborted?: string;
   failed?: string;
+  interrupted?: boolean;
   /** `summary` marks the message compaction wrote in place of archived messages. */
   kind?: "summary";
   archiveId?: string;
