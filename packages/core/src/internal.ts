@@ -25,4 +25,5 @@ export { parseEnvFile, readEnvFile } from "./config/env-file.js";
 export { withRequestContext } from "./logger/logger.js";
 export { isPlugin } from "./plugin/define-plugin.js";
 export { historyToModelMessages } from "./prompt/model-messages.js";
+export { createReplayModel } from "./run/replay-model.js";
 export { type ReplayReport, replayRun } from "./run/replay-run.js";

@@ -120,6 +120,7 @@ const surface: Record<string, string[]> = {
     "channelAccessSchema",
     "configProblemsFromZod",
     "createChannelServices",
+    "createReplayModel",
     "downcityConfigJsonSchema",
     "historyToModelMessages",
     "isChannelAdapterDefinition",

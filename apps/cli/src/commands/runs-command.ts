@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { CliExit, CliUsageError, exitCodes } from "../cli-exit.js";
 import type { CliIo } from "../cli-io.js";
 import { printData } from "../output/print-data.js";
+import { findProjectRoot } from "../project/find-project-root.js";
 import { openRunSource, type RunSource } from "./run-source.js";
 import { parseSinceValue } from "./usage-command.js";
 
@@ -91,12 +92,16 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
       "--file <path>",
       "replay this journal file (e.g. one attached to a bug report) instead of the project's run",
     )
-    .option("--tools <mode>", "recorded: feed the recorded tool results (the only mode so far)", "recorded")
+    .option(
+      "--tools <mode>",
+      "recorded: feed the recorded tool results; live: execute the tools for real in a throw-away copy of the project and compare their outputs",
+      "recorded",
+    )
     .option("--dir <dir>", "project directory (default: the nearest folder with downcity.json)")
     .option("--json", "print the report as JSON")
     .action(async (requestId: string | undefined, options: ReplayOptions) => {
-      if (options.tools !== "recorded")
-        throw new CliUsageError("--tools recorded is the only replay mode so far");
+      if (options.tools !== "recorded" && options.tools !== "live")
+        throw new CliUsageError("--tools must be recorded or live");
       if (!requestId && !options.file) throw new CliUsageError("name a requestId or --file");
       const { readJournalFile } = await import("./read-journal-file.js");
       const records = options.file
@@ -105,6 +110,18 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
       if (!records || records.length === 0) {
         io.stderr.write(`No run ${options.file ?? requestId} to replay.\n`);
         throw new CliExit(exitCodes.error);
+      }
+      if (options.tools === "live") {
+        const { replayLive } = await import("../replay/replay-live.js");
+        const { describeLiveReplay } = await import("../replay/describe-live-replay.js");
+        const report = await replayLive({
+          records,
+          rootDir: findProjectRoot(io.cwd, options.dir),
+          env: io.env,
+        });
+        printData(io, report, { json: options.json, human: () => describeLiveReplay(report) });
+        if (!report.identical) throw new CliExit(exitCodes.error);
+        return;
       }
       const { replayRun } = await import("@downcity/core/internal");
       const report = await replayRun(records);
