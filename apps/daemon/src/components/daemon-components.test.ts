@@ -11,6 +11,7 @@ describe("daemonComponents", () => {
       "runtime",
       "usage",
       "shell",
+      "retention",
       "credentials",
       "approvals",
       "channels",

@@ -7,6 +7,7 @@ import { httpComponent } from "./http-component.js";
 import { intakeComponent } from "./intake-component.js";
 import { jobsComponent } from "./jobs-component.js";
 import { pluginsComponent } from "./plugins-component.js";
+import { retentionComponent } from "./retention-component.js";
 import { runsComponent } from "./runs-component.js";
 import { runtimeComponent } from "./runtime-component.js";
 import { servicesComponent } from "./services-component.js";
@@ -18,13 +19,14 @@ import { usageComponent } from "./usage-component.js";
  * The daemon, as components that declare what they depend on. The host sets them up in dependency
  * order (this list's order breaks ties) and closes them in reverse, which gives the shutdown order:
  * intake, plug-ins, background jobs, runs (drained), HTTP (in-flight replies), services, channels,
- * credentials, shell, usage, runtime, store.
+ * credentials, retention, shell, usage, runtime, store.
  */
 export const daemonComponents: readonly Component<DaemonParts>[] = [
   storeComponent,
   runtimeComponent,
   usageComponent,
   shellComponent,
+  retentionComponent,
   credentialsComponent,
   approvalsComponent,
   channelsComponent,

@@ -16,6 +16,15 @@ export const shellSection = {
   name: "shell",
   config: z.strictObject({
     maxSessions: z.number().int().min(1).max(1024).optional(),
+    retainDays: z
+      .number()
+      .int()
+      .min(1)
+      .max(3650)
+      .default(7)
+      .describe(
+        "Days the folder of a finished shell session (.downcity/shell/<shell_id>/: output log, snapshot) is kept",
+      ),
     secretEnv: z
       .array(z.string())
       .optional()
@@ -51,5 +60,19 @@ export const shellSection = {
   }),
 } satisfies ConfigSection;
 
+/** `logs`: the daemon's day logs (`.downcity/logs/<date>.jsonl`). */
+export const logsSection = {
+  name: "logs",
+  config: z.strictObject({
+    retainDays: z
+      .number()
+      .int()
+      .min(1)
+      .max(3650)
+      .default(30)
+      .describe("Days a day log (.downcity/logs/<date>.jsonl) is kept"),
+  }),
+} satisfies ConfigSection;
+
 /** The sections the daemon itself owns, besides core's and the plug-ins'. */
-export const hostSections = [startSection, shellSection, approvalsSection] as const;
+export const hostSections = [startSection, shellSection, logsSection, approvalsSection] as const;

@@ -60,6 +60,7 @@ export interface DaemonParts {
   usage: undefined;
   /** `checks`: more command checks, run after the skills' (approvals add theirs). */
   shell: { engine: ShellEngine; callback: ShellCallback; checks: CommandCheck[] };
+  retention: undefined;
   approvals: Approvals;
   credentials: ShellCredentials;
   channels: ChannelHost;
