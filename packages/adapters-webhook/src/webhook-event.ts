@@ -21,6 +21,8 @@ export const webhookEventSchema = z.object({
   userId: id(256),
   username: z.string({ error: stringError }).max(256).optional(),
   displayName: z.string({ error: stringError }).max(512).optional(),
+  /** A group's name: `downcity access pending` lists refused groups by it. */
+  chatTitle: z.string({ error: stringError }).max(512).optional(),
   /** The message text, with any mention of the bot already stripped; may be empty with attachments. */
   text: z.string({ error: stringError }).max(512 * 1024, { error: "must be at most 524288 characters" }),
   /** Files sent with the message: each `{ mediaType, name?, url? | data? }`. */
@@ -47,6 +49,7 @@ export function toChannelEvent(body: WebhookEvent): ChannelEvent {
     userId: body.userId,
     ...(body.username === undefined ? {} : { username: body.username }),
     ...(body.displayName === undefined ? {} : { displayName: body.displayName }),
+    ...(body.chatTitle === undefined ? {} : { chatTitle: body.chatTitle }),
     text: body.text,
     ...(body.attachments?.length ? { attachments: body.attachments.map(toChannelAttachment) } : {}),
     messageId: body.messageId ?? body.eventId,

@@ -10,6 +10,8 @@ export const channelEventSchema = z.object({
   userId: z.string().min(1).max(256),
   username: z.string().max(256).optional(),
   displayName: z.string().max(512).optional(),
+  /** A group's name, where the platform gives one (`downcity access pending` lists refused groups by it). */
+  chatTitle: z.string().max(512).optional(),
   /** The text, with the bot's mention stripped; may be empty when the event has attachments. */
   text: z.string().max(512 * 1024),
   /** Photos, files, voice notes, stickers, locations: every one kept (an album is one event or several). */

@@ -22,13 +22,19 @@ export const channelAccessSchema = z.strictObject({
 export type ChannelAccess = z.output<typeof channelAccessSchema>;
 
 /** Whether an event may reach the agent, and if not, why (and whether to offer pairing). */
-export type AccessDecision = { allowed: true } | { allowed: false; reason: string; offerPairing?: boolean };
+export type AccessDecision =
+  | { allowed: true }
+  | { allowed: false; reason: string; offerPairing?: boolean; groupNotAllowed?: boolean };
 
-/** Decides access for one event; `approved` are the users approved by pairing or `downcity access allow`. */
+/**
+ * Decides access for one event; `approved` are the users approved by pairing or `downcity access
+ * allow`, `allowedGroups` the groups let in by `downcity access allow-group`.
+ */
 export function decideAccess(
   event: ParsedChannelEvent,
   access: ChannelAccess,
   approved: ReadonlySet<string>,
+  allowedGroups: ReadonlySet<string> = new Set(),
 ): AccessDecision {
   if (event.fromBot) return { allowed: false, reason: "sent by a bot" };
   if (event.chatType === "direct") {
@@ -49,8 +55,12 @@ export function decideAccess(
   // Pairing never grants group access: groups are allowed by chat, never by user.
   if (access.groups === "disabled")
     return { allowed: false, reason: "group chats are disabled (access.groups)" };
-  if (access.groups === "allowlist" && !access.allowGroups.includes(event.chatId))
-    return { allowed: false, reason: "group is not in access.allowGroups" };
+  if (
+    access.groups === "allowlist" &&
+    !access.allowGroups.includes(event.chatId) &&
+    !allowedGroups.has(event.chatId)
+  )
+    return { allowed: false, reason: "group is not in access.allowGroups", groupNotAllowed: true };
   if (access.requireMention && !event.mentionedBot)
     return { allowed: false, reason: "the bot was not mentioned" };
   return { allowed: true };

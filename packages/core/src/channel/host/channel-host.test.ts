@@ -239,8 +239,8 @@ describe.each([
     ]);
   });
 
-  it("pairing: one code per stranger, approved through the access service, never for groups", async () => {
-    scripted = createScriptedModel(["welcome"]);
+  it("pairing: one code per stranger, approved through the access service (told, first message answered), never for groups", async () => {
+    scripted = createScriptedModel(["answer to hi", "welcome"]);
     await start({});
     expect(await channel.deliver({ eventId: "p1", chatId: "s-dm", userId: "s", text: "hi" })).toBe("denied");
     expect(await channel.deliver({ eventId: "p2", chatId: "s-dm", userId: "s", text: "hi?" })).toBe("denied");
@@ -274,12 +274,18 @@ describe.each([
       channel: "mem",
       userId: "s",
       via: "pairing",
+      answered: true,
     });
+    // Told they are in, then the message that asked (kept since) is answered; the later one was not kept.
+    await until(() => channel.sent.at(-1)?.text === "answer to hi", "the held message's answer");
+    expect(all()).toContain("You're in: the owner approved you.");
+    expect(scripted.calls[0]?.messages.at(-1)?.text).toBe("hi");
+    expect(channel.sent.at(-1)?.target).toMatchObject({ chatId: "s-dm", replyToMessageId: "p1" });
     expect(await channel.deliver({ eventId: "p3", chatId: "s-dm", userId: "s", text: "in?" })).toBe(
       "accepted",
     );
     await until(() => channel.sent.at(-1)?.text === "welcome", "the answer");
-    expect(scripted.calls).toHaveLength(1);
+    expect(scripted.calls).toHaveLength(2);
   });
 });
 

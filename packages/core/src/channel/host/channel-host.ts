@@ -15,6 +15,7 @@ import type { OutboxEntry } from "../../store/outbox-store.js";
 import type { ChannelInbox } from "../adapter/channel-adapter.js";
 import { createChannelDelivery, type DeliveryQueue } from "../delivery/channel-delivery.js";
 import { defaultDeliveryPolicy } from "../delivery/outbox-pump.js";
+import { approvePairing, type PairingApproval } from "./approve-pairing.js";
 import { builtinChatCommands } from "./builtin-chat-commands.js";
 import type { ChannelAccess } from "./channel-access.js";
 import type { ChannelInstance, ChannelStatus } from "./channel-instance.js";
@@ -94,6 +95,11 @@ export interface ChannelHost {
   /** The access state of a channel; NOT_FOUND names the configured channels otherwise. */
   access(channel: string): { config: ChannelAccess; pairing: PairingStore };
   channelNames(): string[];
+  /**
+   * Approves a pairing code on the channel that issued it: the user is told, and the message that
+   * asked is answered. NOT_FOUND when no channel has the code pending.
+   */
+  approvePairing(code: string): Promise<PairingApproval>;
   /** The services the started channels' adapters offer (see `ChannelAdapterDefinition.services`). */
   adapterServices(): ServiceDefinition[];
   close(): Promise<void>;
@@ -241,6 +247,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
       return { config: running.accessConfig, pairing: running.pairing };
     },
     channelNames: () => [...channels.keys()],
+    approvePairing: (code) => approvePairing({ channels: channels.values(), replies, delivery }, code),
     adapterServices: () => [...channels.values()].flatMap((running) => running.services ?? []),
     async close() {
       // Indicators first, while the adapters can still take them down.

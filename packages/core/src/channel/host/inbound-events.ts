@@ -33,11 +33,21 @@ export function createInboundEvents(options: {
   const { delivery, contacts, replies, logger } = options;
 
   const offerPairing = async (running: RunningChannel, event: ParsedChannelEvent) => {
-    const offer = await running.pairing?.offer({
-      userId: event.userId,
-      chatId: event.chatId,
-      ...(event.username ? { username: event.username } : {}),
-    });
+    // The message that asked is kept: it is answered once the owner approves the code.
+    const offer = await running.pairing?.offer(
+      {
+        userId: event.userId,
+        chatId: event.chatId,
+        ...(event.username ? { username: event.username } : {}),
+      },
+      {
+        eventId: event.eventId,
+        messageId: event.messageId,
+        text: event.text,
+        ...(event.username ? { username: event.username } : {}),
+        ...(event.displayName ? { displayName: event.displayName } : {}),
+      },
+    );
     if (!offer) {
       logger.info(
         { channel: running.instance.name, userId: event.userId },
@@ -60,10 +70,15 @@ export function createInboundEvents(options: {
     event: ParsedChannelEvent,
     reason: string,
     offer: boolean,
+    groupNotAllowed = false,
   ) => {
     const name = running.instance.name;
     running.status.counts.denied += 1;
     logger.info({ channel: name, chatId: event.chatId, userId: event.userId, reason }, "event denied");
+    if (groupNotAllowed)
+      await running.pairing
+        ?.noteDeniedGroup({ chatId: event.chatId, ...(event.chatTitle ? { title: event.chatTitle } : {}) })
+        .catch((error: unknown) => logger.warn(errorFields(error), "could not note a refused group"));
     if (offer)
       await offerPairing(running, event).catch((error: unknown) =>
         logger.error({ channel: name, ...errorFields(error) }, "pairing reply failed"),
@@ -115,8 +130,16 @@ export function createInboundEvents(options: {
       event.action ? { ...event, mentionedBot: true } : event,
       running.accessConfig as ChannelAccess,
       approved,
+      running.pairing?.allowedGroups(),
     );
-    if (!decision.allowed) return denied(running, event, decision.reason, decision.offerPairing === true);
+    if (!decision.allowed)
+      return denied(
+        running,
+        event,
+        decision.reason,
+        decision.offerPairing === true,
+        decision.groupNotAllowed === true,
+      );
     const contextId = channelContextId(name, event);
     if (event.action) {
       const pressed = options.action ? await options.action(name, contextId, event) : "action";

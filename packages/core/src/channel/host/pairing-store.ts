@@ -12,6 +12,15 @@ export interface ApprovedUser {
   via: "pairing" | "cli";
 }
 
+/** The message that made a stranger a pairing code, kept so it is answered once they are approved. */
+export interface HeldMessage {
+  eventId: string;
+  messageId: string;
+  text: string;
+  username?: string;
+  displayName?: string;
+}
+
 /** A pairing code waiting for `downcity access approve <code>`. */
 export interface PendingPairing {
   code: string;
@@ -20,11 +29,29 @@ export interface PendingPairing {
   username?: string;
   createdAt: string;
   expiresAt: string;
+  held?: HeldMessage;
+}
+
+/** A group let in with `downcity access allow-group` (beside `access.allowGroups` in downcity.json). */
+export interface AllowedGroup {
+  chatId: string;
+  title?: string;
+  allowedAt: string;
+}
+
+/** A group whose messages were refused, so the operator can allow it without reading logs. */
+export interface DeniedGroup {
+  chatId: string;
+  title?: string;
+  lastSeen: string;
+  count: number;
 }
 
 interface AccessFile {
   approved: ApprovedUser[];
   pending: PendingPairing[];
+  groups: AllowedGroup[];
+  deniedGroups: DeniedGroup[];
 }
 
 /** Per-channel access state (`.downcity/channels/<name>/access.json`), written atomically. */
@@ -32,16 +59,33 @@ export interface PairingStore {
   approved(): Set<string>;
   listApproved(): ApprovedUser[];
   listPending(): PendingPairing[];
-  /** A new code for `userId`, or undefined when one is still pending for them or 3 are pending already. */
-  offer(user: { userId: string; chatId: string; username?: string }): Promise<PendingPairing | undefined>;
+  /**
+   * A new code for `userId` (keeping `held`, the message that asked), or undefined when one is still
+   * pending for them or 3 are pending already.
+   */
+  offer(
+    user: { userId: string; chatId: string; username?: string },
+    held?: HeldMessage,
+  ): Promise<PendingPairing | undefined>;
   /** Drops a pending code without letting its sender in; undefined when no such code is pending here. */
   deny(code: string): Promise<PendingPairing | undefined>;
-  /** Approves the user behind `code`; undefined when no such unexpired code exists here. */
-  approve(code: string): Promise<ApprovedUser | undefined>;
+  /** Approves the user behind `code` (with the pending request it settled); undefined when no such unexpired code exists here. */
+  approve(code: string): Promise<(ApprovedUser & { request: PendingPairing }) | undefined>;
   allow(user: { userId: string; username?: string }): Promise<ApprovedUser>;
   /** Removes an approval (pairing or cli); false when the user was not approved here. */
   revoke(userId: string): Promise<boolean>;
+  /** Group chat ids let in at run time (`allow-group`), read at every event: no restart needed. */
+  allowedGroups(): Set<string>;
+  listAllowedGroups(): AllowedGroup[];
+  allowGroup(group: { chatId: string; title?: string }): Promise<AllowedGroup>;
+  /** False when the group was not allowed at run time. */
+  revokeGroup(chatId: string): Promise<boolean>;
+  /** Notes a refused group (its title where the platform gives one); the 50 most recent are kept. */
+  noteDeniedGroup(group: { chatId: string; title?: string }): Promise<void>;
+  listDeniedGroups(): DeniedGroup[];
 }
+
+const keptDeniedGroups = 50;
 
 const alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 const codeLifetimeMs = 3600_000;
@@ -53,7 +97,12 @@ export async function openPairingStore(
   now: () => Date = () => new Date(),
 ): Promise<PairingStore> {
   const stored = (await readStateFile(path)) as Partial<AccessFile> | undefined;
-  const state: AccessFile = { approved: stored?.approved ?? [], pending: stored?.pending ?? [] };
+  const state: AccessFile = {
+    approved: stored?.approved ?? [],
+    pending: stored?.pending ?? [],
+    groups: stored?.groups ?? [],
+    deniedGroups: stored?.deniedGroups ?? [],
+  };
   // Removes the unexpired pending request behind `code` (any case, spaces around it) and returns it.
   const takePending = (code: string) => {
     const normalized = code.trim().toUpperCase();
@@ -86,7 +135,7 @@ export async function openPairingStore(
     approved: () => new Set(state.approved.map((user) => user.userId)),
     listApproved: () => state.approved.map((user) => ({ ...user })),
     listPending: () => live().map((entry) => ({ ...entry })),
-    async offer(user) {
+    async offer(user, held) {
       const pending = live();
       // One code per sender while it lives (repeats are rate-limited), and at most 3 waiting at once.
       if (pending.some((entry) => entry.userId === user.userId) || pending.length >= maxPending)
@@ -100,6 +149,7 @@ export async function openPairingStore(
         ...(user.username ? { username: user.username } : {}),
         createdAt: created.toISOString(),
         expiresAt: new Date(created.getTime() + codeLifetimeMs).toISOString(),
+        ...(held ? { held } : {}),
       };
       state.pending.push(entry);
       await save();
@@ -113,7 +163,7 @@ export async function openPairingStore(
     },
     async approve(code) {
       const entry = takePending(code);
-      return entry ? approveUser(entry, "pairing") : undefined;
+      return entry ? { ...(await approveUser(entry, "pairing")), request: { ...entry } } : undefined;
     },
     allow: (input) => approveUser(input, "cli"),
     async revoke(userId) {
@@ -123,5 +173,43 @@ export async function openPairingStore(
       await save();
       return true;
     },
+    allowedGroups: () => new Set(state.groups.map((group) => group.chatId)),
+    listAllowedGroups: () => state.groups.map((group) => ({ ...group })),
+    async allowGroup(input) {
+      const known = state.deniedGroups.find((group) => group.chatId === input.chatId);
+      const title = input.title ?? known?.title;
+      const group: AllowedGroup = {
+        chatId: input.chatId,
+        ...(title ? { title } : {}),
+        allowedAt: now().toISOString(),
+      };
+      state.groups = [...state.groups.filter((entry) => entry.chatId !== input.chatId), group];
+      state.deniedGroups = state.deniedGroups.filter((entry) => entry.chatId !== input.chatId);
+      await save();
+      return { ...group };
+    },
+    async revokeGroup(chatId) {
+      const before = state.groups.length;
+      state.groups = state.groups.filter((group) => group.chatId !== chatId);
+      if (state.groups.length === before) return false;
+      await save();
+      return true;
+    },
+    async noteDeniedGroup(input) {
+      const known = state.deniedGroups.find((group) => group.chatId === input.chatId);
+      const title = input.title ?? known?.title;
+      const group: DeniedGroup = {
+        chatId: input.chatId,
+        ...(title ? { title } : {}),
+        lastSeen: now().toISOString(),
+        count: (known?.count ?? 0) + 1,
+      };
+      state.deniedGroups = [
+        ...state.deniedGroups.filter((entry) => entry.chatId !== input.chatId),
+        group,
+      ].slice(-keptDeniedGroups);
+      await save();
+    },
+    listDeniedGroups: () => state.deniedGroups.map((group) => ({ ...group })),
   };
 }
