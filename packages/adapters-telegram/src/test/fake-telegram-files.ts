@@ -42,7 +42,7 @@ export function createFakeFiles() {
       const stored = byId.get(String(payload.file_id ?? ""));
       if (!stored) return failure(400, "Bad Request: invalid file_id");
       if (stored.file.file_size > downloadLimit) return failure(400, "Bad Request: file is too big");
-      return { status: 200, body: { ok: true, result: stored.file } };
+      return ok(stored.file);
     },
     /** The bytes at a file path, or undefined (Telegram answers 404). */
     download(path: string): Buffer | undefined {
@@ -53,6 +53,11 @@ export function createFakeFiles() {
     /** The file paths downloaded, in order. */
     downloads: () => [...downloads],
   };
+}
+
+/** Telegram's success shape. */
+export function ok(result: unknown): FakeAnswer {
+  return { status: 200, body: { ok: true, result } };
 }
 
 /** Telegram's error shape. */
