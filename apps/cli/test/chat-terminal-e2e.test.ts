@@ -4,7 +4,7 @@ import { createShellEngine } from "@downcity/shell";
 import { isAlive, until } from "@downcity/testkit";
 import { useTempDir } from "@downcity/testkit/vitest";
 import { describe, expect, test } from "vitest";
-import { cliMain } from "./run-built-cli.js";
+import { cliMain, runBuiltCli } from "./run-built-cli.js";
 import { startScriptedDaemon } from "./scripted-daemon.js";
 
 const temp = useTempDir("downcity-chat-terminal-");
@@ -53,6 +53,58 @@ describe("downcity chat send in a real terminal (PTY)", () => {
       expect(text).toContain("The run was cancelled on request.");
       expect(text).toMatch(/\(\d+\.\d s, failed: aborted\)/);
       await until(() => !isAlive(pid), "the cancelled command to be killed");
+    } finally {
+      await terminal.closeAll({ grace_ms: 200 });
+      await daemon.close();
+    }
+  });
+
+  test("renders the answer's Markdown in a terminal, plainly with NO_COLOR, and leaves it as written in a pipe", async () => {
+    const answer =
+      "# Build report\n\n**All green**, see [the log](https://ci.test/7).\n\n| file | lines |\n|---|---:|\n| a.ts | 12 |\n\n```sh\nnpm test\n```";
+    const { rootDir, env, daemon } = await startScriptedDaemon(
+      temp.path,
+      [{ text: answer }, { text: answer }, { text: answer }],
+      {
+        colors: true,
+      },
+    );
+    const terminal = createShellEngine({
+      rootDir,
+      env,
+      passEnv: ["*"],
+      stateDir: join(temp.path, "terminal-state"),
+    });
+    const runInTerminal = async (prefix: string) => {
+      const session = await terminal.start({
+        command: `${prefix}'${process.execPath}' '${cliMain}' chat send report`,
+        tty: true,
+        cols: 160,
+        yield_ms: 0,
+      });
+      const ended = await terminal.wait({ shell_id: session.shell_id, until: "exit", timeout_ms: 60000 });
+      expect(ended.exit_code).toBe(0);
+      return readFile((await terminal.status({ shell_id: session.shell_id })).log_path, "utf8");
+    };
+    try {
+      const colored = await runInTerminal("");
+      expect(colored).toContain("\u001b[1m\u001b[4mBuild report\u001b[24m\u001b[22m");
+      expect(colored).toContain("\u001b[1mAll green\u001b[22m");
+      expect(colored).toContain("\u001b[4mthe log\u001b[24m \u001b[2m(https://ci.test/7)\u001b[22m");
+      expect(colored).toContain("\u001b[2m│ \u001b[22mnpm test");
+      expect(colored).not.toContain("**");
+      expect(colored).not.toContain("|---");
+
+      const plain = (await runInTerminal("NO_COLOR=1 ")).replace(/\r/g, "");
+      expect(plain).toContain("Build report\n============");
+      expect(plain).toContain("All green, see the log (https://ci.test/7).");
+      expect(plain).toContain("file | lines\n-----+------\na.ts |    12");
+      expect(plain).toContain("    npm test");
+      expect(plain).not.toMatch(/\u001b\[[0-9;]*m/);
+
+      const piped = await runBuiltCli(["chat", "send", "report"], { cwd: rootDir, env });
+      expect(piped.code).toBe(0);
+      expect(piped.stdout).toBe(`${answer}\n`);
     } finally {
       await terminal.closeAll({ grace_ms: 200 });
       await daemon.close();

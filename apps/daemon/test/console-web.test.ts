@@ -291,6 +291,9 @@ describe("web console in headless Chromium", () => {
       .getByRole("table", { name: "Plug-ins" })
       .getByRole("cell", { name: "memory", exact: true })
       .waitFor();
+    // alpha configures no MCP server: an empty state, not an error.
+    await page.getByTestId("mcp-empty").waitFor();
+    expect(await page.textContent("main")).not.toContain("not available");
     await shot("extensions");
     await page.goto(agentUrl(world.roots.alpha, "logs"));
     const contextCells = () =>
