@@ -87,7 +87,7 @@ describe("channels end to end through the CLI: a webhook channel, default deny, 
     await rm(project, { recursive: true, force: true });
   });
 
-  test("a stranger gets one pairing code and no model call; approve lets them in; contacts record them", async () => {
+  test("a stranger gets one pairing code and no model call; approve lets them in and answers their first message; contacts record them", async () => {
     const channels = json<{ channels: Array<{ name: string; state: string }> }>(
       await cli(["channels", "list", "--json"]),
     );
@@ -121,12 +121,20 @@ describe("channels end to end through the CLI: a webhook channel, default deny, 
     ).toMatchObject({
       channel: "hook",
       userId: "u-ada",
+      answered: true,
     });
+    // Told they are in, and the message that asked is answered (the one sent while waiting is not kept).
+    await until(() => replies.find((reply) => reply.text === "echo: hello?"), "the held message's answer");
     expect(
       await post({ chatId: "dm-ada", chatType: "direct", userId: "u-ada", username: "ada", text: "now?" }),
     ).toBe(202);
     await until(() => replies.find((reply) => reply.text === "echo: now?"), "the answer after approval");
-    expect(replies.filter((reply) => reply.chatId === "dm-ada")).toHaveLength(2);
+    expect(replies.filter((reply) => reply.chatId === "dm-ada").map((reply) => reply.text)).toEqual([
+      pairing.text,
+      "You're in: the owner approved you. Answering your message now.",
+      "echo: hello?",
+      "echo: now?",
+    ]);
 
     const contacts = json<{ contacts: Array<{ id: string; username?: string; contextId: string }> }>(
       await cli(["contacts", "list", "--json"]),
@@ -148,10 +156,26 @@ describe("channels end to end through the CLI: a webhook channel, default deny, 
     ).toBe(202);
     expect(model.requests.length).toBe(before);
     expect(replies.filter((reply) => reply.chatId === "grp")).toHaveLength(0);
+    // The refused group is listed, allowed with no restart, then revoked.
+    const pending = json<{ channels: Array<{ deniedGroups: Array<{ chatId: string }> }> }>(
+      await cli(["access", "pending", "--json"]),
+    );
+    expect(pending.channels[0]?.deniedGroups).toEqual([expect.objectContaining({ chatId: "grp" })]);
+    json(await cli(["access", "allow-group", "hook", "grp", "--json"]));
+    expect(
+      await post({ chatId: "grp", chatType: "group", userId: "u-bob", text: "in now?", mentioned: true }),
+    ).toBe(202);
+    await until(() => replies.find((reply) => reply.chatId === "grp"), "the group's answer");
+    json(await cli(["access", "revoke-group", "hook", "grp", "--json"]));
+    expect(
+      await post({ chatId: "grp", chatType: "group", userId: "u-bob", text: "still?", mentioned: true }),
+    ).toBe(202);
 
     json(await cli(["access", "allow", "hook", "u-cy", "--json"]));
     expect(await post({ chatId: "dm-cy", chatType: "direct", userId: "u-cy", text: "allowed?" })).toBe(202);
     await until(() => replies.find((reply) => reply.text === "echo: allowed?"), "the allowed user's answer");
+    // The revoked group's later message was refused: only its one answer from while it was allowed.
+    expect(replies.filter((reply) => reply.chatId === "grp")).toHaveLength(1);
     json(await cli(["access", "revoke", "hook", "u-cy", "--json"]));
     const denied = await cli(["access", "revoke", "hook", "u-cy", "--json"]);
     expectExit(denied, 1);
