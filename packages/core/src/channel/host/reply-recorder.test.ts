@@ -9,6 +9,21 @@ function recorder(renders: boolean, sendsFiles = true) {
     record: async (entries: OutboxInput[]) => {
       recorded.push(...entries);
     },
+    // Alice's message in her group's topic started the run.
+    trigger: async (id: string) =>
+      id === "tg:e1"
+        ? {
+            id,
+            channel: "tg",
+            message: {
+              text: "hi",
+              chatId: "alice-group",
+              chatType: "group",
+              threadId: "7",
+              platformMessageId: "m1",
+            },
+          }
+        : undefined,
   } as unknown as ChannelDelivery;
   const replies = createReplyRecorder({
     delivery,
@@ -53,5 +68,24 @@ describe("createReplyRecorder", () => {
       'channel "x" cannot send files',
     );
     expect(refusing.recorded).toEqual([]);
+  });
+
+  it("replies to the trigger in its own chat and thread; a chat_send to another chat carries no reply target from it", async () => {
+    const { replies, recorded } = recorder(false);
+    const send = replies.sender("tg");
+    const base = { contextId: "tg:alice-group:7", requestId: "r1", channel: "tg", triggerMessageId: "tg:e1" };
+    await send({ ...base, chatId: "alice-group", threadId: "7", text: "for Alice", sequence: 0 });
+    await send({ ...base, chatId: "bob-dm", text: "for Bob", sequence: 1 });
+    expect(recorded.map((entry) => [entry.text, entry.target])).toEqual([
+      ["for Alice", { chatId: "alice-group", chatType: "group", threadId: "7", replyToMessageId: "m1" }],
+      ["for Bob", { chatId: "bob-dm" }],
+    ]);
+  });
+
+  it("puts buttons on the last chunk only", async () => {
+    const { replies, recorded } = recorder(false);
+    const actions = [{ id: "approval:K7Q2:once", label: "Allow once" }];
+    await replies.record("hook", "hook:1", target, "a".repeat(5000), "k", undefined, actions);
+    expect(recorded.map((entry) => entry.actions)).toEqual([undefined, actions]);
   });
 });
