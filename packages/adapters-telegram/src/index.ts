@@ -4,6 +4,7 @@
  */
 import { telegramChannelAdapter } from "./telegram-adapter.js";
 
+export type { TelegramFileDownload } from "./map-telegram-attachments.js";
 export { type MappedUpdate, mapTelegramUpdate, type TelegramBotIdentity } from "./map-telegram-update.js";
 export { redactToken } from "./redact-token.js";
 export {
