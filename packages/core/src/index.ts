@@ -32,7 +32,6 @@ export {
   type ToolSource,
 } from "./agent/agent-runtime.js";
 export type { IncomingMessage } from "./agent/incoming-message.js";
-export type { ToolApprovalRequest, ToolApprover } from "./approval/approval-gated-tools.js";
 export {
   type AcceptResult,
   type ChannelAction,
@@ -136,6 +135,7 @@ export {
   type PromptProvider,
 } from "./prompt/prompt-provider.js";
 export type { CancelTarget } from "./run/active-runs.js";
+export type { ToolApprovalRequest, ToolApprover } from "./run/approval-gated-tools.js";
 export { interruptedRunMessage } from "./run/interrupted-run.js";
 export type { Recipient, RecipientDirectory } from "./run/reply-routing.js";
 export { RunAbortedError, type RunAbortReason } from "./run/run-aborted-error.js";

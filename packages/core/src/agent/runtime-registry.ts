@@ -1,8 +1,8 @@
-import type { ToolApprover } from "../approval/approval-gated-tools.js";
 import type { ChannelSender } from "../chat/channel-sender.js";
 import { errorFields, type Logger } from "../logger/logger.js";
 import type { ChannelRendering } from "../prompt/channel-rendering.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
+import type { ToolApprover } from "../run/approval-gated-tools.js";
 import type { RecipientDirectory } from "../run/reply-routing.js";
 import type { ToolSource } from "../run/run-context.js";
 import type { RuntimeEvent, RuntimeEventListener } from "../run/runtime-event.js";

@@ -1,5 +1,4 @@
 import type { LanguageModel, ToolSet } from "ai";
-import type { ToolApprover } from "../approval/approval-gated-tools.js";
 import type { ChannelSender } from "../chat/channel-sender.js";
 import type { RequestContext } from "../context/request-context.js";
 import type { HistoryMessage } from "../history/history-message.js";
@@ -10,6 +9,7 @@ import type { PromptProvider } from "../prompt/prompt-provider.js";
 import type { ModelMediaOptions } from "../prompt/user-model-content.js";
 import type { RunJournal } from "../store/run-journal.js";
 import type { ActiveRun, ActiveRuns } from "./active-runs.js";
+import type { ToolApprover } from "./approval-gated-tools.js";
 import type { ModelRetryPolicy } from "./model-retry.js";
 import type { Redactor } from "./redact-secrets.js";
 import type { ReplyKeys } from "./reply-keys.js";

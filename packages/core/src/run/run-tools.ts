@@ -1,7 +1,7 @@
 import type { ToolSet } from "ai";
-import { approvalGatedTools } from "../approval/approval-gated-tools.js";
 import { createChatTools } from "../chat/chat-tools.js";
 import { prepareOutgoingFile } from "../chat/outgoing-file.js";
+import { approvalGatedTools } from "./approval-gated-tools.js";
 import type { RunContext } from "./run-context.js";
 import type { RunDeps, RunScope } from "./run-scope.js";
 

@@ -5,9 +5,13 @@ import { expect, it } from "vitest";
 import type { AgentRuntime } from "../agent/agent-runtime.js";
 import type { ChannelCapabilities } from "../channel/adapter/channel-adapter.js";
 import type { ChannelHostOptions } from "../channel/host/channel-host.js";
+import { downcityPaths, statePath } from "../paths/downcity-paths.js";
 import type { ChannelFake, FakeIncomingFile, FakeSent } from "./channel-fake.js";
 import { renderedChunkProblem } from "./rendered-chunk-checks.js";
 import type { ScriptedModel } from "./scripted-model.js";
+
+// How history and the model's notes refer to kept files: project-relative, under the media folder.
+const mediaRef = statePath("media");
 
 /** What the media and formatting cases borrow from `testChannelAdapter`'s world (fresh for each test). */
 export interface MediaConformanceWorld<Fake extends ChannelFake> {
@@ -125,7 +129,7 @@ export function mediaConformanceCases<Fake extends ChannelFake>(world: MediaConf
       expect(delivered.acked, `${kind}: acknowledged`).toBe(true);
       // Acknowledged means kept: the platform will not send these bytes again.
       const stored = await Promise.all(
-        (await filesUnder(join(world.root(), ".downcity", "media"))).map(async (path) => ({
+        (await filesUnder(downcityPaths(world.root()).mediaDir)).map(async (path) => ({
           path,
           bytes: await readFile(path),
         })),
@@ -138,9 +142,9 @@ export function mediaConformanceCases<Fake extends ChannelFake>(world: MediaConf
       const seen = lastUserText();
       if (kind === "image")
         expect(seen, "an image reaches the model as an image").toContain("[file image/png");
-      else expect(seen, `a ${kind} reaches the model as a note with its path`).toContain(".downcity/media/");
+      else expect(seen, `a ${kind} reaches the model as a note with its path`).toContain(`${mediaRef}/`);
       const history = JSON.stringify(await world.runtime().history(`${world.channel}:${chatId}`).read());
-      expect(history).toContain(".downcity/media/");
+      expect(history).toContain(`${mediaRef}/`);
       expect(history).not.toContain(Buffer.from(sample.data).toString("base64"));
     }
   });

@@ -3,10 +3,10 @@ import { tool } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgentRuntime } from "../agent/agent-runtime.js";
-import { whileRunWaits } from "../run/run-hold.js";
 import { createScriptedModel } from "../test/scripted-model.js";
 import type { ScriptedCall } from "../test/scripted-turn.js";
 import type { ToolApprovalRequest } from "./approval-gated-tools.js";
+import { whileRunWaits } from "./run-hold.js";
 
 const temp = useTempDir("dc-tool-approvals-");
 

@@ -1,5 +1,5 @@
 import type { ToolSet } from "ai";
-import type { RunContext } from "../run/run-context.js";
+import type { RunContext } from "./run-context.js";
 
 /** A tool call that declared it needs a person's approval (`needsApproval` on an AI SDK tool). */
 export interface ToolApprovalRequest {
