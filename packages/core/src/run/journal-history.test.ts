@@ -8,6 +8,7 @@ import type { HistoryMessage } from "../history/history-message.js";
 import { openFileRunJournal } from "../store/file/file-run-journal.js";
 import { createScriptedModel } from "../test/scripted-model.js";
 import type { ScriptedTurn } from "../test/scripted-turn.js";
+import { replayRun } from "./replay-run.js";
 
 const temp = useTempDir("downcity-journal-history-", "each");
 const never = new Promise<never>(() => {});
@@ -127,7 +128,7 @@ describe("the history message of a journaled run, from its journal", () => {
       requestBodyValues: {},
       statusCode: 503,
     });
-    const { runtime, executions, scripted } = journaledRuntime([
+    const { runtime, executions, scripted, journal } = journaledRuntime([
       addCall,
       unavailable,
       (call) => (call.messages.at(-1)?.role === "tool" ? "The sum is 5." : addCall),
@@ -139,5 +140,8 @@ describe("the history message of a journaled run, from its journal", () => {
     expect(executions).toHaveLength(1);
     expect(scripted.calls).toHaveLength(3);
     expect(message?.parts.filter((part) => part.type === "dynamic-tool")).toEqual([addPart]);
+    // The journal reads as one run of two steps: it replays identically.
+    const records = (await journal.read(result.requestId)) ?? [];
+    expect(await replayRun(records)).toEqual({ identical: true, recordedSteps: 2, replayedSteps: 2 });
   });
 });
