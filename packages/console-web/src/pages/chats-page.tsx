@@ -6,7 +6,6 @@ import { useEventStream } from "../api/use-event-stream.js";
 import { usePoll } from "../api/use-poll.js";
 import { MessageView } from "../chat/message-view.js";
 import { formatTime } from "../format/format-duration.js";
-import { MarkdownView } from "../markdown/markdown-view.js";
 import { routeHref } from "../routing/use-hash-route.js";
 
 /** A run under way: its streamed text and the tools it is running. */
@@ -176,9 +175,7 @@ export function ChatsPage(props: {
                   {tool.summary ? <small> {tool.summary}</small> : null}
                 </p>
               ))}
-              <div data-testid="streaming-reply">
-                <MarkdownView text={run.text} />
-              </div>
+              <p data-testid="streaming-reply">{run.text}</p>
             </article>
           ))}
           <div ref={bottom} />
