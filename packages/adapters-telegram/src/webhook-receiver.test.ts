@@ -131,6 +131,21 @@ describe("telegram webhook", () => {
     );
   });
 
+  it("takes a button press Telegram posts as an action event, answered 200 once accepted", async () => {
+    const { fake, recording, adapter } = await setup();
+    const port = adapter.webhookPort() as number;
+    const { messageId } = await adapter.send(
+      { chatId: "42" },
+      { text: "Allow?", actions: [{ id: "ap:once", label: "Allow once" }] },
+      { idempotencyKey: "k" },
+    );
+    const press = JSON.stringify(fake.update(fake.pressButton(Number(messageId), "ap:once")));
+    expect((await post(port, press, { "x-telegram-bot-api-secret-token": secret })).status).toBe(200);
+    expect(recording.events).toEqual([
+      expect.objectContaining({ messageId, text: "", action: { id: "ap:once", callbackId: "1" } }),
+    ]);
+  });
+
   it("refuses webhook mode without listen and secretToken, naming the fields", () => {
     expect(() => createTelegramAdapter({ token: "1:abc", mode: "webhook" })).toThrow(
       /listen[\s\S]*secretToken/,
