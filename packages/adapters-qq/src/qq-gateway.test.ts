@@ -84,7 +84,12 @@ describe("QQ gateway", () => {
       { idempotencyKey: "k-1" },
     );
     expect(bed.fake.sent()).toEqual([
-      { chatId: "group-1", text: "fine", idempotencyKey: `msg-${group.eventId}:${qqMessageSeq("k-1")}` },
+      {
+        chatId: "group-1",
+        text: "fine",
+        format: "markdown",
+        idempotencyKey: `msg-${group.eventId}:${qqMessageSeq("k-1")}`,
+      },
     ]);
     expect(bed.fake.sendRequests()[0]).toMatchObject({
       path: "/v2/groups/group-1/messages",

@@ -36,6 +36,8 @@ export interface FakeQqOpenApi {
   rateLimitNextSends(count: number, retryAfterMs: number): void;
   /** Whether the bot may send msg_type 2 (false answers 50056) [true]. */
   allowMarkdown(allowed: boolean): void;
+  /** The next msg_type 2 answers 50056, as for a bot without the markdown permission. */
+  refuseNextMarkdown(): void;
   /** Whether sends without a msg_id are accepted (false answers 40034102) [false]. */
   allowProactive(allowed: boolean): void;
   /** The next `count` uploads answer 500 (304082 "upload media info fail"). */
@@ -63,141 +65,191 @@ const ok = (): Answer => ({
   body: { id: `sent-${randomUUID()}`, timestamp: new Date().toISOString() },
 });
 
+/** What the endpoints keep between calls. */
+interface OpenApiState {
+  sent: FakeSent[];
+  requests: Array<{ path: string; body: Record<string, unknown> }>;
+  uploads: FakeQqUpload[];
+  media: Array<{ chatId: string; upload: FakeQqUpload; msgId?: string }>;
+  typing: Array<{ chatId: string; msgId?: string; inputSecond: number }>;
+  seqsUsed: Set<string>;
+  received: Map<string, { at: number; replies: number }>;
+  limited: number;
+  retryAfterMs: number;
+  markdown: boolean;
+  refuseMarkdown: number;
+  proactive: boolean;
+  failUploads: number;
+}
+
+function upload(
+  state: OpenApiState,
+  scope: "users" | "groups",
+  chatId: string,
+  body: Record<string, unknown>,
+): Answer {
+  const fileType = Number(body.file_type);
+  if (![1, 2, 3, 4].includes(fileType)) return refuse(40093001, "file_type must be 1, 2, 3 or 4");
+  if (scope === "groups" && fileType === 4) return refuse(40093002, "file_type 4 is not open for groups");
+  if (typeof body.file_data !== "string" && typeof body.url !== "string")
+    return refuse(40093003, "url or file_data is required");
+  if (body.srv_send_msg === true && !state.proactive) return refuse(40034102, "主动消息失败, 无权限");
+  if (state.failUploads > 0) {
+    state.failUploads -= 1;
+    return refuse(304082, "upload media info fail", 500);
+  }
+  const kept: FakeQqUpload = {
+    fileInfo: `fileinfo-${randomUUID()}`,
+    scope,
+    chatId,
+    fileType,
+    ...(typeof body.file_name === "string" ? { name: body.file_name } : {}),
+    data: Buffer.from(typeof body.file_data === "string" ? body.file_data : "", "base64"),
+  };
+  state.uploads.push(kept);
+  return { status: 200, body: { file_uuid: randomUUID(), file_info: kept.fileInfo, ttl: 3600 } };
+}
+
+// Checks the passive-reply rules for `msg_id`; undefined when the message may go out.
+function replyRefusal(state: OpenApiState, scope: string, body: Record<string, unknown>): Answer | undefined {
+  const msgId = typeof body.msg_id === "string" ? body.msg_id : undefined;
+  if (!msgId) return state.proactive ? undefined : refuse(40034102, "主动消息失败, 无权限");
+  const origin = state.received.get(msgId);
+  if (!origin) return refuse(40034024, "请求参数msg_id无效或越权");
+  const window = scope === "groups" ? 5 * 60_000 : 60 * 60_000;
+  if (Date.now() - origin.at > window) return refuse(40034025, "msg_id expired");
+  if (state.seqsUsed.has(`${msgId}:${String(body.msg_seq ?? 1)}`))
+    return refuse(40054005, "消息被去重，请检查请求msgseq");
+  if (origin.replies >= 5) return refuse(40034026, "reply msg exceed limit");
+  return undefined;
+}
+
+type Shown = Pick<FakeSent, "text" | "format" | "files">;
+
+// What a message of `msg_type` 0, 2 or 7 shows, or the refusal.
+function shown(
+  state: OpenApiState,
+  scope: string,
+  chatId: string,
+  body: Record<string, unknown>,
+): Shown | Answer {
+  const msgType = Number(body.msg_type);
+  if (msgType === 0)
+    return typeof body.content === "string" && body.content.trim()
+      ? { text: body.content, format: "plain" }
+      : refuse(50006, "消息为空");
+  if (msgType === 2) {
+    if (!state.markdown || state.refuseMarkdown > 0) {
+      state.refuseMarkdown = Math.max(0, state.refuseMarkdown - 1);
+      return refuse(50056, "不允许发送 markdown content");
+    }
+    const content = (body.markdown as { content?: unknown } | undefined)?.content;
+    return typeof content === "string" && content.trim()
+      ? { text: content, format: "markdown" }
+      : refuse(50041, "markdown 有空值");
+  }
+  if (msgType !== 7) return refuse(40034029, `msg_type ${msgType} is not supported here`);
+  const info = (body.media as { file_info?: unknown } | undefined)?.file_info;
+  const upload = state.uploads.find((entry) => entry.fileInfo === info && entry.scope === scope);
+  if (!upload) return refuse(304083, "convert media info fail");
+  const msgId = typeof body.msg_id === "string" ? body.msg_id : undefined;
+  state.media.push({ chatId, upload, ...(msgId ? { msgId } : {}) });
+  return {
+    text: `[media ${upload.name ?? `file_type ${upload.fileType}`}]`,
+    files: [{ ...(upload.name ? { name: upload.name } : {}), data: upload.data }],
+  };
+}
+
+function message(
+  state: OpenApiState,
+  scope: "users" | "groups",
+  chatId: string,
+  body: Record<string, unknown>,
+): Answer {
+  const msgId = typeof body.msg_id === "string" ? body.msg_id : undefined;
+  if (Number(body.msg_type) === 6) {
+    if (scope === "groups") return refuse(40034030, "input notify is only for C2C");
+    const notify = body.input_notify as { input_type?: unknown; input_second?: unknown } | undefined;
+    const second = Number(notify?.input_second);
+    if (notify?.input_type !== 1 || !(second >= 1 && second <= 60))
+      return refuse(40034031, "input_notify needs input_type 1 and input_second 1-60");
+    state.typing.push({ chatId, inputSecond: second, ...(msgId ? { msgId } : {}) });
+    return ok();
+  }
+  const refused = replyRefusal(state, scope, body);
+  if (refused) return refused;
+  const content = shown(state, scope, chatId, body);
+  if ("status" in content) return content;
+  const key = `${msgId}:${String(body.msg_seq ?? 1)}`;
+  if (msgId) {
+    state.seqsUsed.add(key);
+    (state.received.get(msgId) as { replies: number }).replies += 1;
+  }
+  state.sent.push({ chatId, ...content, ...(msgId ? { idempotencyKey: key } : {}) });
+  return ok();
+}
+
 /** Creates the fake's message and file endpoints. */
 export function createFakeQqOpenApi(): FakeQqOpenApi {
-  const sent: FakeSent[] = [];
-  const requests: Array<{ path: string; body: Record<string, unknown> }> = [];
-  const uploads: FakeQqUpload[] = [];
-  const media: Array<{ chatId: string; upload: FakeQqUpload; msgId?: string }> = [];
-  const typing: Array<{ chatId: string; msgId?: string; inputSecond: number }> = [];
-  const seqsUsed = new Set<string>();
-  const received = new Map<string, { at: number; replies: number }>();
-  let limited = 0;
-  let retryAfterMs = 0;
-  let markdown = true;
-  let proactive = false;
-  let failUploads = 0;
-
-  const upload = (scope: "users" | "groups", chatId: string, body: Record<string, unknown>): Answer => {
-    const fileType = Number(body.file_type);
-    if (![1, 2, 3, 4].includes(fileType)) return refuse(40093001, "file_type must be 1, 2, 3 or 4");
-    if (scope === "groups" && fileType === 4) return refuse(40093002, "file_type 4 is not open for groups");
-    if (typeof body.file_data !== "string" && typeof body.url !== "string")
-      return refuse(40093003, "url or file_data is required");
-    if (body.srv_send_msg === true && !proactive) return refuse(40034102, "主动消息失败, 无权限");
-    if (failUploads > 0) {
-      failUploads -= 1;
-      return refuse(304082, "upload media info fail", 500);
-    }
-    const kept: FakeQqUpload = {
-      fileInfo: `fileinfo-${randomUUID()}`,
-      scope,
-      chatId,
-      fileType,
-      ...(typeof body.file_name === "string" ? { name: body.file_name } : {}),
-      data: Buffer.from(typeof body.file_data === "string" ? body.file_data : "", "base64"),
-    };
-    uploads.push(kept);
-    return { status: 200, body: { file_uuid: randomUUID(), file_info: kept.fileInfo, ttl: 3600 } };
+  const state: OpenApiState = {
+    sent: [],
+    requests: [],
+    uploads: [],
+    media: [],
+    typing: [],
+    seqsUsed: new Set(),
+    received: new Map(),
+    limited: 0,
+    retryAfterMs: 0,
+    markdown: true,
+    refuseMarkdown: 0,
+    proactive: false,
+    failUploads: 0,
   };
-
-  // Checks the passive-reply rules for `msg_id`; undefined when the reply may go out.
-  const replyRefusal = (scope: string, body: Record<string, unknown>): Answer | undefined => {
-    const msgId = typeof body.msg_id === "string" ? body.msg_id : undefined;
-    if (!msgId) return proactive ? undefined : refuse(40034102, "主动消息失败, 无权限");
-    const origin = received.get(msgId);
-    if (!origin) return refuse(40034024, "请求参数msg_id无效或越权");
-    const window = scope === "groups" ? 5 * 60_000 : 60 * 60_000;
-    if (Date.now() - origin.at > window) return refuse(40034025, "msg_id expired");
-    if (seqsUsed.has(`${msgId}:${String(body.msg_seq ?? 1)}`))
-      return refuse(40054005, "消息被去重，请检查请求msgseq");
-    if (origin.replies >= 5) return refuse(40034026, "reply msg exceed limit");
-    return undefined;
-  };
-
-  const message = (scope: "users" | "groups", chatId: string, body: Record<string, unknown>): Answer => {
-    const msgType = Number(body.msg_type);
-    const msgId = typeof body.msg_id === "string" ? body.msg_id : undefined;
-    if (msgType === 6) {
-      if (scope === "groups") return refuse(40034030, "input notify is only for C2C");
-      const notify = body.input_notify as { input_type?: unknown; input_second?: unknown } | undefined;
-      const second = Number(notify?.input_second);
-      if (notify?.input_type !== 1 || !(second >= 1 && second <= 60))
-        return refuse(40034031, "input_notify needs input_type 1 and input_second 1-60");
-      typing.push({ chatId, inputSecond: second, ...(msgId ? { msgId } : {}) });
-      return ok();
-    }
-    const refused = replyRefusal(scope, body);
-    if (refused) return refused;
-    let text: string;
-    if (msgType === 0) {
-      if (typeof body.content !== "string" || !body.content.trim()) return refuse(50006, "消息为空");
-      text = body.content;
-    } else if (msgType === 2) {
-      if (!markdown) return refuse(50056, "不允许发送 markdown content");
-      const content = (body.markdown as { content?: unknown } | undefined)?.content;
-      if (typeof content !== "string" || !content.trim()) return refuse(50041, "markdown 有空值");
-      text = content;
-    } else if (msgType === 7) {
-      const info = (body.media as { file_info?: unknown } | undefined)?.file_info;
-      const shown = uploads.find((entry) => entry.fileInfo === info && entry.scope === scope);
-      if (!shown) return refuse(304083, "convert media info fail");
-      media.push({ chatId, upload: shown, ...(msgId ? { msgId } : {}) });
-      text = `[media ${shown.name ?? `file_type ${shown.fileType}`}]`;
-    } else return refuse(40034029, `msg_type ${msgType} is not supported here`);
-    if (msgId) {
-      seqsUsed.add(`${msgId}:${String(body.msg_seq ?? 1)}`);
-      (received.get(msgId) as { replies: number }).replies += 1;
-    }
-    sent.push({
-      chatId,
-      text,
-      ...(msgId ? { idempotencyKey: `${msgId}:${String(body.msg_seq ?? 1)}` } : {}),
-    });
-    return ok();
-  };
-
   return {
     handle(method, path, body) {
       const target = /^\/v2\/(users|groups)\/([^/]+)\/(messages|files)$/.exec(path);
       if (!target || method !== "POST") return undefined;
       const scope = target[1] as "users" | "groups";
       const chatId = decodeURIComponent(target[2] ?? "");
-      requests.push({ path, body });
-      if (target[3] === "files") return upload(scope, chatId, body);
+      state.requests.push({ path, body });
+      if (target[3] === "files") return upload(state, scope, chatId, body);
       // Input notices are not sends in the suite's sense: the limit waits for a message.
-      if (limited > 0 && Number(body.msg_type) !== 6) {
-        limited -= 1;
+      if (state.limited > 0 && Number(body.msg_type) !== 6) {
+        state.limited -= 1;
         return {
           ...refuse(22009, "msg limit exceed", 429),
-          headers: { "retry-after": String(retryAfterMs / 1000) },
+          headers: { "retry-after": String(state.retryAfterMs / 1000) },
         };
       }
-      return message(scope, chatId, body);
+      return message(state, scope, chatId, body);
     },
     received(messageId) {
-      if (!received.has(messageId)) received.set(messageId, { at: Date.now(), replies: 0 });
+      if (!state.received.has(messageId)) state.received.set(messageId, { at: Date.now(), replies: 0 });
     },
-    sent: () => [...sent],
-    sendRequests: () => requests.filter((request) => request.path.endsWith("/messages")),
-    uploads: () => [...uploads],
-    mediaSent: () => [...media],
-    typingNotices: () => [...typing],
+    sent: () => [...state.sent],
+    sendRequests: () => state.requests.filter((request) => request.path.endsWith("/messages")),
+    uploads: () => [...state.uploads],
+    mediaSent: () => [...state.media],
+    typingNotices: () => [...state.typing],
     rateLimitNextSends(count, ms) {
-      limited = count;
-      retryAfterMs = ms;
+      state.limited = count;
+      state.retryAfterMs = ms;
     },
     allowMarkdown(allowed) {
-      markdown = allowed;
+      state.markdown = allowed;
+    },
+    refuseNextMarkdown() {
+      state.refuseMarkdown += 1;
     },
     allowProactive(allowed) {
-      proactive = allowed;
+      state.proactive = allowed;
     },
     failNextUploads(count) {
-      failUploads = count;
+      state.failUploads = count;
     },
     expireMessage(messageId) {
-      const entry = received.get(messageId);
+      const entry = state.received.get(messageId);
       if (entry) entry.at = 0;
     },
   };

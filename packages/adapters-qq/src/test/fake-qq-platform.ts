@@ -31,7 +31,7 @@ export type FakeQqIncoming = FakeIncoming & { attachments?: FakeQqAttachment[] }
 export interface FakeQqPlatform
   extends ChannelFake,
     ChannelFakeLiveness,
-    Omit<FakeQqOpenApi, "handle" | "received" | "sent" | "rateLimitNextSends"> {
+    Omit<FakeQqOpenApi, "handle" | "received" | "sent" | "rateLimitNextSends" | "refuseNextMarkdown"> {
   deliver(
     message: FakeQqIncoming,
     options?: { timeoutMs?: number },
@@ -226,12 +226,27 @@ export async function startFakeQqPlatform(
     return current;
   };
 
+  // The suite's files, served by the fake and described as QQ does (`content_type` "file" / "voice" for those).
+  const hosted = (files: NonNullable<FakeIncoming["files"]>): FakeQqAttachment[] =>
+    files.map((file) => ({
+      content_type:
+        file.kind === "file"
+          ? "file"
+          : file.kind === "voice" || file.kind === "audio"
+            ? "voice"
+            : file.mediaType,
+      url: media.host(file.data, file.mediaType),
+      size: file.data.byteLength,
+      ...(file.name ? { filename: file.name } : {}),
+    }));
   const payloadFor = (message: FakeQqIncoming, eventId: string): Record<string, unknown> => {
     const messageId = `msg-${eventId}`;
     openApi.received(messageId);
     const timestamp = new Date().toISOString();
     // A message with neither text nor attachments stands for a kind the open API does not expose.
-    const attachments = message.nonText ? [] : (message.attachments ?? []);
+    const attachments = message.nonText
+      ? []
+      : [...(message.attachments ?? []), ...hosted(message.files ?? [])];
     if (message.chatType === "direct")
       return {
         op: 0,
@@ -321,6 +336,7 @@ export async function startFakeQqPlatform(
     typingNotices: () => openApi.typingNotices(),
     typingSeen: () => openApi.typingNotices().map(({ chatId }) => ({ chatId })),
     rateLimitNextSends: (count, ms) => openApi.rateLimitNextSends(count, ms),
+    refuseNextFormatted: () => openApi.refuseNextMarkdown(),
     allowMarkdown: (allowed) => openApi.allowMarkdown(allowed),
     allowProactive: (allowed) => openApi.allowProactive(allowed),
     failNextUploads: (count) => openApi.failNextUploads(count),
