@@ -1,8 +1,10 @@
 import { spawn } from "node:child_process";
 import { createScriptedModel } from "@downcity/core/scripted";
+import { createRecordingContext } from "@downcity/core/test";
 import { isAlive, until } from "@downcity/testkit";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { createTelegramAdapter } from "./telegram-adapter.js";
 import { useTelegramHostWorld } from "./test/telegram-host.js";
 
 const world = useTelegramHostWorld("downcity-tg-commands-");
@@ -67,5 +69,33 @@ describe("chat commands on telegram", () => {
         expect.objectContaining({ command: "new" }),
       ]),
     );
+  });
+
+  it("lists the commands the host answers in the bot's menu, leaving out names Telegram refuses", async () => {
+    const { server } = await world.create();
+    const adapter = createTelegramAdapter({
+      token: server.token,
+      apiRoot: server.url,
+      pollTimeoutSeconds: 1,
+    });
+    const recording = await createRecordingContext({ channel: "tg" });
+    try {
+      await adapter.start({
+        ...recording.context,
+        commands: [
+          { name: "stop", description: "Stop what I am doing" },
+          { name: "approve", description: "Approve a pending command" },
+          { name: "Not-Valid", description: "refused by Telegram" },
+        ],
+      });
+      const menu = await until(() => server.calls("setMyCommands")[0], "the command menu");
+      expect(menu.payload.commands).toEqual([
+        { command: "stop", description: "Stop what I am doing" },
+        { command: "approve", description: "Approve a pending command" },
+      ]);
+    } finally {
+      await adapter.stop();
+      await recording.dispose();
+    }
   });
 });
