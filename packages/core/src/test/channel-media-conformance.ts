@@ -217,6 +217,16 @@ export function mediaConformanceCases<Fake extends ChannelFake>(world: MediaConf
       return sent.some((message) => message.text.includes("the end")) ? sent : undefined;
     }, "the whole formatted answer");
     expect(chunks.length, "a code block longer than the limit takes several messages").toBeGreaterThan(1);
+    // The model was told what this chat renders, its limit and whether files go out (the runtime note).
+    const note = world
+      .scripted()
+      .calls.flatMap((call) => call.messages)
+      .findLast((message) => message.text.startsWith("Runtime note for this turn:"))?.text;
+    expect(note).toContain("- formatting: ");
+    expect(note).toContain(`at most ${maxTextLength} characters`);
+    expect(note).toContain(
+      world.capabilities().attachmentsOut ? "chat_send can send project files" : "cannot receive files",
+    );
     for (const [index, chunk] of chunks.entries()) {
       expect(chunk.text.length, `chunk ${index} within maxTextLength`).toBeLessThanOrEqual(maxTextLength);
       const problem = renderedChunkProblem(chunk, format);
