@@ -51,7 +51,9 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
   };
 
   const openLog = async (requestId: string, first: NewJournalRecord | undefined) => {
-    let path = await find(requestId);
+    // A run's first append (its `run` record) opens a new file: no need to list every day's runs,
+    // which costs a directory read per day and grows with the runs of the day.
+    let path = first?.type === "run" ? undefined : await find(requestId);
     if (!path) {
       if (first?.type !== "run")
         throw new DowncityError(
