@@ -85,36 +85,40 @@ export function createQqAdapter(input: QqOptions | Record<string, unknown>): QqA
     await stopping;
   };
 
+  // The chat book and the kept follow-ups live in the instance's state folder, known from `start` on.
+  const startReceiving = async (context: ChannelContext): Promise<QqGateway & { port?: number }> => {
+    sender.logger = context.logger;
+    sender.channel = context.channel;
+    await book.attach(context.stateDir);
+    pending = createQqPendingFollowUps(context.stateDir);
+    const taking = createMessageIntake(context, {
+      book,
+      downloadTimeoutMs: options.downloadTimeoutMs,
+      afterAccept: (message) => deliverPendingFollowUps(sender, message),
+    });
+    intake = taking;
+    if (options.mode === "webhook") {
+      const running = await startQqWebhookReceiver({ options, context, intake: taking });
+      port = running.port;
+      return running;
+    }
+    return startQqGateway({
+      apiBase: options.apiBase,
+      tokens,
+      intents: options.intents,
+      reconnectDelayMs: options.reconnectDelayMs,
+      context,
+      onDispatch: (dispatch) => taking.take(dispatch.type, dispatch.id, dispatch.data),
+    });
+  };
+
   return {
     capabilities,
     webhookPort: () => port,
     typing: createQqTyping({ apiBase: options.apiBase, tokens, kind: book.kind }),
     async start(context: ChannelContext) {
       if (receiver) return;
-      sender.logger = context.logger;
-      sender.channel = context.channel;
-      await book.attach(context.stateDir);
-      pending = createQqPendingFollowUps(context.stateDir);
-      const taking = createMessageIntake(context, {
-        book,
-        downloadTimeoutMs: options.downloadTimeoutMs,
-        afterAccept: (message) => deliverPendingFollowUps(sender, message),
-      });
-      intake = taking;
-      receiver =
-        options.mode === "webhook"
-          ? startQqWebhookReceiver({ options, context, intake: taking }).then((running) => {
-              port = running.port;
-              return running;
-            })
-          : startQqGateway({
-              apiBase: options.apiBase,
-              tokens,
-              intents: options.intents,
-              reconnectDelayMs: options.reconnectDelayMs,
-              context,
-              onDispatch: (dispatch) => taking.take(dispatch.type, dispatch.id, dispatch.data),
-            });
+      receiver = startReceiving(context);
       context.signal.addEventListener("abort", () => void stop(), { once: true });
       try {
         await receiver;
