@@ -27,7 +27,8 @@ export async function deliverFinalAnswer(
   }
   const parts: AssistantPart[] = [];
   if (reachedStepLimit(outcome.steps)) {
-    const notice = stepLimitNotice(outcome.steps.length);
+    // A journaled run counts the steps of every attempt and stream, as its limit does.
+    const notice = stepLimitNotice(scope.recorder?.step() ?? outcome.steps.length);
     await scope.deliver(notice, "final-text");
     said.push(notice);
     parts.push({ type: "text", text: notice });

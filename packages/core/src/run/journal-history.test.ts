@@ -14,7 +14,7 @@ const temp = useTempDir("downcity-journal-history-", "each");
 const never = new Promise<never>(() => {});
 
 /** A journaled runtime with one tool, `add`, that counts its executions. */
-function journaledRuntime(turns: ScriptedTurn[]) {
+function journaledRuntime(turns: ScriptedTurn[], maxSteps?: number) {
   const scripted = createScriptedModel(turns);
   const journal = openFileRunJournal({ rootDir: temp.path });
   const executions: unknown[] = [];
@@ -23,6 +23,7 @@ function journaledRuntime(turns: ScriptedTurn[]) {
     model: scripted.model,
     journal,
     modelRetry: { baseDelayMs: 1, maxDelayMs: 5 },
+    ...(maxSteps ? { maxSteps } : {}),
     tools: {
       add: tool({
         inputSchema: z.object({ a: z.number(), b: z.number() }),
@@ -143,5 +144,24 @@ describe("the history message of a journaled run, from its journal", () => {
     // The journal reads as one run of two steps: it replays identically.
     const records = (await journal.read(result.requestId)) ?? [];
     expect(await replayRun(records)).toEqual({ identical: true, recordedSteps: 2, replayedSteps: 2 });
+  });
+
+  it("a retried stream's steps count against the run's step limit with the steps it continues", async () => {
+    const unavailable = new APICallError({
+      message: "busy",
+      url: "http://127.0.0.1/v1",
+      requestBodyValues: {},
+      statusCode: 503,
+    });
+    const again = { toolCalls: [{ toolName: "add", input: { a: 1, b: 1 }, toolCallId: "call-2" }] };
+    const { runtime, scripted, executions } = journaledRuntime(
+      [addCall, unavailable, again, "over the limit"],
+      2,
+    );
+    const result = await runtime.send({ contextId: "console:limit", text: "add" });
+    await runtime.close();
+    expect(scripted.calls).toHaveLength(3);
+    expect(executions).toHaveLength(2);
+    expect(result.text).toContain("I stopped after 2 steps");
   });
 });

@@ -101,8 +101,8 @@ export function journaledStream(
     ...stream,
     model: journaledModel(model, (call) => recorder.modelCall(call)),
     tools,
-    // A resumed run has used steps already: the limit counts them.
-    maxSteps: Math.max(1, stream.maxSteps - (resume?.finishedSteps ?? 0)),
+    // A resumed or retried run has used steps already: the limit counts them.
+    priorSteps: () => recorder.step(),
     // Called as each model stream starts: a retry's stream carries the steps finished before it.
     onWindow: (ids) => {
       carried.stream++;

@@ -39,6 +39,8 @@ export interface StreamRunOptions {
   tools: ToolSet;
   activeTools?: string[];
   maxSteps: number;
+  /** Steps the run finished before this stream (a resumed or retried run): they count against `maxSteps`. */
+  priorSteps?: () => number;
   /** Step, run and stream-idle time limits [defaultRunLimits]. */
   limits?: Partial<RunLimits>;
   /** Newest history messages sent verbatim (halved on each context-window overflow). */
@@ -146,7 +148,7 @@ async function streamAttempt(run: RunStream, window: number): Promise<StreamedRu
       allowSystemInMessages: true,
       tools: options.tools,
       ...(options.activeTools ? { activeTools: options.activeTools } : {}),
-      stopWhen: stepCountIs(options.maxSteps),
+      stopWhen: stepCountIs(Math.max(1, options.maxSteps - (options.priorSteps?.() ?? 0))),
       abortSignal: signal,
       // One retry policy: the AI SDK retries nothing itself, `retryTransient` owns every retry.
       maxRetries: 0,
