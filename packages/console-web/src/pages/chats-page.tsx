@@ -178,7 +178,6 @@ export function ChatsPage(props: {
               <p data-testid="streaming-reply">{run.text}</p>
             </article>
           ))}
-          <div ref={bottom} />
         </div>
         {problem ? <p role="alert">{problem}</p> : null}
         {usage ? (
@@ -218,6 +217,8 @@ export function ChatsPage(props: {
             </button>
           ) : null}
         </form>
+        {/* Scrolled to on each update: the newest message and the composer (with Stop) stay in view. */}
+        <div ref={bottom} />
       </section>
     </div>
   );
