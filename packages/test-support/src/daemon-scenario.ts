@@ -71,7 +71,7 @@ export function testDaemonScenario<Fake extends ChannelFake>(options: DaemonScen
       text,
     });
 
-    test("an unknown user's DM gets a pairing code and no model call; after approve the next DM is answered", async () => {
+    test("an unknown user's DM gets a pairing code and no model call; after approve it and the next DM are answered", async () => {
       await until(() => options.connected(daemon.fake), "the connection to the platform");
       const listed = await daemon.project.json<{ channels: Array<{ name: string; state: string }> }>([
         "channels",
@@ -92,7 +92,9 @@ export function testDaemonScenario<Fake extends ChannelFake>(options: DaemonScen
       const question = await daemon.fake.deliver(direct("what is 2+2?"));
       await until(() => sentTo(dmChat, "echo: what is 2+2?")[0], "the answer after approval");
       options.checkAnswer(daemon.fake, question);
-      expect(daemon.model.userTexts()).toEqual(["what is 2+2?"]);
+      // The message that asked for the code was kept and is answered once approved.
+      await until(() => sentTo(dmChat, "echo: hello?")[0], "the held first message answered");
+      expect([...daemon.model.userTexts()].sort()).toEqual(["hello?", "what is 2+2?"]);
     }, 60_000);
 
     test("a group message without a mention is ignored; one with the bot's mention is answered", async () => {
