@@ -89,6 +89,24 @@ export interface ApprovalGate {
 /** How a request ended. */
 export type Outcome = "once" | "always" | "deny" | "timeout";
 
+/** The journal record of a request (`requested`) or its decision: what waited, who answered. */
+function approvalRecordOf(
+  pending: PendingApproval,
+  state: ApprovalRecord["state"],
+  by: string | undefined,
+): Omit<ApprovalRecord, "v" | "at" | "type"> {
+  return {
+    code: pending.code,
+    state,
+    subject: pending.tool
+      ? { kind: "tool", toolName: pending.tool.name, input: pending.tool.input }
+      : { kind: "command", command: pending.command },
+    ...(pending.tool?.toolCallId ? { toolCallId: pending.tool.toolCallId } : {}),
+    ...(by ? { by } : {}),
+    ...(state === "always" ? { rules: pending.prefixes } : {}),
+  };
+}
+
 /** Creates the gate; plug `check` into the shell engine after the project's other checks. */
 export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
   const { config, store, logger } = options;
@@ -160,18 +178,8 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
 
   const record = (pending: PendingApproval, state: ApprovalRecord["state"], by?: string) => {
     if (!options.journal || !pending.requestId) return;
-    const subject: ApprovalRecord["subject"] = pending.tool
-      ? { kind: "tool", toolName: pending.tool.name, input: pending.tool.input }
-      : { kind: "command", command: pending.command };
     options
-      .journal(pending.requestId, {
-        code: pending.code,
-        state,
-        subject,
-        ...(pending.tool?.toolCallId ? { toolCallId: pending.tool.toolCallId } : {}),
-        ...(by ? { by } : {}),
-        ...(state === "always" ? { rules: pending.prefixes } : {}),
-      })
+      .journal(pending.requestId, approvalRecordOf(pending, state, by))
       .catch((error: unknown) =>
         logger.warn({ code: pending.code, ...errorFields(error) }, "could not journal an approval"),
       );

@@ -93,26 +93,26 @@ export function richMarkdownAnswer(max: number): { text: string; codeLines: stri
   return { text, codeLines };
 }
 
-/**
- * The media and formatting cases of the channel conformance suite, each gated by what the adapter
- * declares: `attachmentsIn` (each kind stored under `.downcity/media/` before the ack, given to the
- * model, an oversized one refused visibly), `attachmentsOut` (bytes intact), `format` and
- * `maxTextLength` (the platform receives valid output within its limit) and the plain-text fallback
- * when the fake can refuse formatted text.
- */
-export function mediaConformanceCases<Fake extends ChannelFake>(world: MediaConformanceWorld<Fake>): void {
-  const sentIn = (chatId: string) =>
-    world
-      .fake()
-      .sent()
-      .filter((sent) => sent.chatId === chatId);
-  const lastUserText = () =>
-    world
-      .scripted()
-      .calls.at(-1)
-      ?.messages.filter((message) => message.role === "user")
-      .at(-1)?.text ?? "";
+/** Helpers the cases share: the messages the platform received in a chat, the model's last user turn. */
+function mediaHelpers<Fake extends ChannelFake>(world: MediaConformanceWorld<Fake>) {
+  return {
+    sentIn: (chatId: string) =>
+      world
+        .fake()
+        .sent()
+        .filter((sent) => sent.chatId === chatId),
+    lastUserText: () =>
+      world
+        .scripted()
+        .calls.at(-1)
+        ?.messages.filter((message) => message.role === "user")
+        .at(-1)?.text ?? "",
+  };
+}
 
+/** Each declared kind: kept before the ack, given to the model, history by path. */
+function mediaInCase<Fake extends ChannelFake>(world: MediaConformanceWorld<Fake>): void {
+  const { sentIn, lastUserText } = mediaHelpers(world);
   it("media in: each declared kind is kept under .downcity/media before the ack and given to the model", async () => {
     const kinds = (world.capabilities().attachmentsIn ?? []).filter(
       (kind): kind is FakeIncomingFile["kind"] => kind in samples,
@@ -148,7 +148,11 @@ export function mediaConformanceCases<Fake extends ChannelFake>(world: MediaConf
       expect(history).not.toContain(Buffer.from(sample.data).toString("base64"));
     }
   });
+}
 
+/** A file over media.maxBytes: refused in the chat, the model told, the run answers. */
+function oversizedCase<Fake extends ChannelFake>(world: MediaConformanceWorld<Fake>): void {
+  const { sentIn, lastUserText } = mediaHelpers(world);
   it("media in: a file over media.maxBytes is refused in the chat and the model is told; the run answers", async () => {
     const kind = (world.capabilities().attachmentsIn ?? []).find(
       (declared): declared is FakeIncomingFile["kind"] => declared in samples,
@@ -175,7 +179,11 @@ export function mediaConformanceCases<Fake extends ChannelFake>(world: MediaConf
     );
     expect(lastUserText()).toContain("could not be downloaded");
   });
+}
 
+/** chat_send files reach the platform byte for byte. */
+function mediaOutCase<Fake extends ChannelFake>(world: MediaConformanceWorld<Fake>): void {
+  const { sentIn } = mediaHelpers(world);
   it("media out: chat_send files reach the platform with their bytes intact", async () => {
     if (!world.capabilities().attachmentsOut) return;
     const image = samples.image.data;
@@ -204,7 +212,11 @@ export function mediaConformanceCases<Fake extends ChannelFake>(world: MediaConf
     }, "both files at the platform");
     expect(files.map((file) => sha256(file.data)).sort()).toEqual([sha256(image), sha256(report)].sort());
   });
+}
 
+/** Rendered chunks valid for the platform, within its limit, nothing lost; the runtime note told the model. */
+function formattingCase<Fake extends ChannelFake>(world: MediaConformanceWorld<Fake>): void {
+  const { sentIn } = mediaHelpers(world);
   it("formatting: what the platform receives is valid for it, chunked within its limit, nothing lost", async () => {
     const { format, maxTextLength } = world.capabilities();
     if (!format) return;
@@ -240,7 +252,11 @@ export function mediaConformanceCases<Fake extends ChannelFake>(world: MediaConf
     const lost = answer.codeLines.map((_line, index) => `line_${index} =`).filter((id) => !all.includes(id));
     expect(lost, "code lines lost in rendering or chunking").toEqual([]);
   });
+}
 
+/** A refused formatted message is resent once as plain text. */
+function fallbackCase<Fake extends ChannelFake>(world: MediaConformanceWorld<Fake>): void {
+  const { sentIn } = mediaHelpers(world);
   it("formatting fallback: a message the platform refuses as formatted is resent once as plain text", async () => {
     const fake = world.fake();
     if (!world.capabilities().format || !fake.refuseNextFormatted) return;
@@ -257,4 +273,19 @@ export function mediaConformanceCases<Fake extends ChannelFake>(world: MediaConf
     await world.until(() => (sentIn("fallback").length === 2 ? true : undefined), "the next reply");
     expect(sentIn("fallback")).toHaveLength(2);
   });
+}
+
+/**
+ * The media and formatting cases of the channel conformance suite, each gated by what the adapter
+ * declares: `attachmentsIn` (each kind stored under `.downcity/media/` before the ack, given to the
+ * model, an oversized one refused visibly), `attachmentsOut` (bytes intact), `format` and
+ * `maxTextLength` (the platform receives valid output within its limit) and the plain-text fallback
+ * when the fake can refuse formatted text.
+ */
+export function mediaConformanceCases<Fake extends ChannelFake>(world: MediaConformanceWorld<Fake>): void {
+  mediaInCase(world);
+  oversizedCase(world);
+  mediaOutCase(world);
+  formattingCase(world);
+  fallbackCase(world);
 }
