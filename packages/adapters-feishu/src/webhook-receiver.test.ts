@@ -151,10 +151,9 @@ describe("feishu webhook mode", () => {
     });
     // The receiving adapter never saw this chat and the chats API does not know it: the stricter type.
     expect(bed.recording.events.at(-1)?.chatType).toBe("group");
-    await adapter.answerAction?.(
-      { ...(bed.recording.events.at(-1) as never), mentionedBot: true, fromBot: false },
-      "Already answered.",
-    );
+    const pressed = bed.recording.events.at(-1);
+    if (!pressed) throw new Error("no press recorded");
+    await adapter.answerAction?.({ ...pressed, mentionedBot: true, fromBot: false }, "Already answered.");
     expect(bed.fake.messages().at(-1)).toMatchObject({
       msgType: "text",
       replyTo: messageId,
