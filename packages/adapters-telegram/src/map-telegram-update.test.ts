@@ -52,11 +52,17 @@ describe("mapTelegramUpdate", () => {
     expect(mapped).toMatchObject({
       chatId: "-1001234",
       chatType: "group",
+      chatTitle: "Team",
       text: "what time is it?",
       mentionedBot: true,
     });
     const plainGroup = event(update({ chat: { id: -5, type: "group", title: "Old" }, text: "hello all" }));
-    expect(plainGroup).toMatchObject({ chatType: "group", mentionedBot: false, text: "hello all" });
+    expect(plainGroup).toMatchObject({
+      chatType: "group",
+      chatTitle: "Old",
+      mentionedBot: false,
+      text: "hello all",
+    });
   });
 
   it("reads entity offsets as UTF-16 units (emoji before the mention)", () => {

@@ -56,6 +56,8 @@ export function mapTelegramUpdate(
       userId: String(message.from.id),
       ...(message.from.username ? { username: message.from.username } : {}),
       ...(displayName ? { displayName } : {}),
+      // A group's title: `downcity access pending` names refused groups by it.
+      ...("title" in message.chat && message.chat.title ? { chatTitle: message.chat.title } : {}),
       text,
       ...(attachments.length > 0 ? { attachments } : {}),
       ...(quoted ? { quotedText: quoted } : {}),
