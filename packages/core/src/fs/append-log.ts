@@ -32,11 +32,16 @@ interface Pending {
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Opens (creating) the append log at `path`. */
-export async function openAppendLog<T>(path: string): Promise<AppendLog<T>> {
-  await mkdir(dirname(path), { recursive: true });
-  let file: RawFile = await openRawFile(path, "a+");
-  await repairTornTail(file);
+/**
+ * Opens (creating) the append log at `path`. With `expectNew`, the caller expects the file not to
+ * exist yet (a new run's journal): it is created exclusively and, being empty, needs no torn-tail
+ * check; a file that exists after all is opened and checked as usual.
+ */
+export async function openAppendLog<T>(
+  path: string,
+  options?: { expectNew?: boolean },
+): Promise<AppendLog<T>> {
+  let file: RawFile = options?.expectNew ? await openNewOrExisting(path) : await openExisting(path);
   let queue: Pending[] = [];
   let rewriteRequest:
     | { snapshot: () => T[]; promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void }
@@ -154,6 +159,33 @@ export async function openAppendLog<T>(path: string): Promise<AppendLog<T>> {
       await file.close();
     },
   };
+}
+
+/** Opens `path` with `flags`, creating its folder only when it is missing (no `mkdir` call in the common case). */
+async function openInFolder(path: string, flags: string): Promise<RawFile> {
+  try {
+    return await openRawFile(path, flags);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    await mkdir(dirname(path), { recursive: true });
+    return openRawFile(path, flags);
+  }
+}
+
+async function openExisting(path: string): Promise<RawFile> {
+  const file = await openInFolder(path, "a+");
+  await repairTornTail(file);
+  return file;
+}
+
+async function openNewOrExisting(path: string): Promise<RawFile> {
+  try {
+    // Created by this call, so it is empty: nothing a crash could have torn.
+    return await openInFolder(path, "ax+");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    return openExisting(path);
+  }
 }
 
 /** Ends a file that a crash left without a final newline, so the next record starts on its own line. */

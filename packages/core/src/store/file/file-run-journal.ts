@@ -24,6 +24,8 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
   const runsDir = "runsDir" in options ? options.runsDir : downcityPaths(options.rootDir).runsDir;
   // Promises, so two appends racing to open one run's file share the opening.
   const open = new Map<string, Promise<AppendLog<JournalRecord>>>();
+  // Finished runs' files being closed: the turn does not wait for the close, `close()` does.
+  const closing = new Set<Promise<void>>();
 
   const checkId = (requestId: string) => {
     if (!safeRequestId.test(requestId))
@@ -61,6 +63,7 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
           `No run journal for ${requestId}; its first record must be "run"`,
         );
       path = join(runsDir, first.at.slice(0, 10), `${requestId}.jsonl`);
+      return openAppendLog<JournalRecord>(path, { expectNew: true });
     }
     return openAppendLog<JournalRecord>(path);
   };
@@ -86,10 +89,15 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
         records.map((record) => ({ v: runJournalVersion, ...record }) as JournalRecord),
         options,
       );
-      // A finished run's file is closed; a later attempt reopens it.
+      // A finished run's file is closed; a later attempt reopens it. Its records are written
+      // already, so the close runs in the background instead of costing the turn a round trip.
       if (records.some((record) => record.type === "end")) {
         open.delete(requestId);
-        await log.close();
+        const closed: Promise<void> = log
+          .close()
+          .catch(() => {})
+          .finally(() => closing.delete(closed));
+        closing.add(closed);
       }
     },
     async read(requestId) {
@@ -131,6 +139,7 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
       const logs = [...open.values()];
       open.clear();
       for (const log of logs) await (await log.catch(() => undefined))?.close();
+      await Promise.all(closing);
     },
   };
 }
