@@ -41,7 +41,9 @@ describe("sending to Lark", () => {
       { idempotencyKey: key },
     );
     expect(second.messageId).toBe(first.messageId);
-    expect(fake.sent()).toEqual([{ chatId: "oc_1", text: "hi", idempotencyKey: sendUuid(key) }]);
+    expect(fake.sent()).toEqual([
+      { chatId: "oc_1", text: "hi", idempotencyKey: sendUuid(key), format: "markdown" },
+    ]);
     const [request] = fake.sendRequests();
     expect(request?.path).toBe("/open-apis/im/v1/messages?receive_id_type=chat_id");
     expect(request?.authorization).toMatch(/^Bearer t-/);
@@ -64,7 +66,7 @@ describe("sending to Lark", () => {
       { idempotencyKey: "k-reply" },
     );
     expect(fake.sent()).toEqual([
-      { chatId: "oc_2", threadId: "omt_9", text: "a", idempotencyKey: "k-reply" },
+      { chatId: "oc_2", threadId: "omt_9", text: "a", idempotencyKey: "k-reply", format: "markdown" },
     ]);
     expect(fake.sendRequests()[0]).toMatchObject({
       path: "/open-apis/im/v1/messages/om_evq/reply",

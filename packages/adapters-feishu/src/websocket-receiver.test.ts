@@ -108,7 +108,9 @@ describe("feishu long connection", () => {
         ).acked,
       ).toBe(true);
       await adapter.send({ chatId: "oc_p" }, { text: "answer" }, { idempotencyKey: "proxy-1" });
-      expect(bed.fake.sent()).toEqual([{ chatId: "oc_p", text: "answer", idempotencyKey: "proxy-1" }]);
+      expect(bed.fake.sent()).toEqual([
+        { chatId: "oc_p", text: "answer", idempotencyKey: "proxy-1", format: "markdown" },
+      ]);
     } finally {
       for (const [key, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[key];
