@@ -32,6 +32,16 @@ export const qqCapabilities: ChannelCapabilities = Object.freeze({
   attachmentsOut: true,
 });
 
+// One instance's capabilities: plain text when markdown is off, and a poller in websocket mode.
+function instanceCapabilities(options: QqOptions): ChannelCapabilities {
+  return {
+    ...qqCapabilities,
+    ...(options.markdown ? {} : { markdown: "none" as const, format: "plain" as const }),
+    // Polling and gateway modes pull events: with a shared store one worker at a time runs them.
+    ...(options.mode === "webhook" ? {} : { polls: true }),
+  };
+}
+
 /** A QQ bot channel adapter, which also tells its webhook port once started. */
 export interface QqAdapter extends ChannelAdapter {
   /** The bound port in webhook mode (after `start`). */
@@ -55,12 +65,6 @@ export function createQqAdapter(input: QqOptions | Record<string, unknown>): QqA
     markdown: { allowed: options.markdown },
     rendersMarkdown: options.markdown,
     maxTextLength: qqCapabilities.maxTextLength,
-  };
-  const capabilities: ChannelCapabilities = {
-    ...qqCapabilities,
-    ...(options.markdown ? {} : { markdown: "none" as const, format: "plain" as const }),
-    // Polling and gateway modes pull events: with a shared store one worker at a time runs them.
-    ...(options.mode === "webhook" ? {} : { polls: true }),
   };
   let intake: MessageIntake | undefined;
   let receiver: Promise<QqGateway & { port?: number }> | undefined;
@@ -113,7 +117,7 @@ export function createQqAdapter(input: QqOptions | Record<string, unknown>): QqA
   };
 
   return {
-    capabilities,
+    capabilities: instanceCapabilities(options),
     webhookPort: () => port,
     typing: createQqTyping({ apiBase: options.apiBase, tokens, kind: book.kind }),
     async start(context: ChannelContext) {

@@ -47,6 +47,33 @@ export interface QqPendingFollowUps {
   failed(chatId: string, key: string): Promise<number>;
 }
 
+// A follow-up's parts as kept: texts as they are, files by hash with their bytes beside the list.
+async function storeParts(filesDir: string, parts: QqPart[]): Promise<PendingFollowUp["parts"]> {
+  const stored: PendingFollowUp["parts"] = [];
+  for (const part of parts) {
+    if (part.kind === "text") {
+      stored.push({ kind: "text", plain: part.plain, ...(part.markdown ? { markdown: part.markdown } : {}) });
+      continue;
+    }
+    const sha256 = createHash("sha256").update(part.data).digest("hex");
+    await mkdir(filesDir, { recursive: true });
+    await writeFileAtomic(join(filesDir, sha256), part.data);
+    stored.push({ kind: "file", name: part.name, mediaType: part.mediaType, sha256 });
+  }
+  return stored;
+}
+
+// Removes the bytes of files no kept follow-up refers to any more.
+async function removeUnusedFiles(filesDir: string, all: Record<string, PendingFollowUp[]>) {
+  const used = new Set(
+    Object.values(all).flatMap((list) =>
+      list.flatMap((entry) => entry.parts.flatMap((part) => (part.kind === "file" ? [part.sha256] : []))),
+    ),
+  );
+  for (const name of await readdir(filesDir).catch(() => [] as string[]))
+    if (!used.has(name)) await rm(join(filesDir, name), { force: true });
+}
+
 /** Opens the pending follow-ups kept in `stateDir`. */
 export function createQqPendingFollowUps(stateDir: string): QqPendingFollowUps {
   const path = join(stateDir, "qq-pending.json");
@@ -61,53 +88,27 @@ export function createQqPendingFollowUps(stateDir: string): QqPendingFollowUps {
   const read = async () =>
     fileSchema.safeParse(JSON.parse(await readFile(path, "utf8").catch(() => "{}"))).data ?? {};
   const write = (all: Record<string, PendingFollowUp[]>) => writeFileAtomic(path, JSON.stringify(all));
-  const change = (chatId: string, edit: (list: PendingFollowUp[]) => PendingFollowUp[]) =>
+  // Files are written inside the same turn as the list, so a cleanup never sees them unreferenced.
+  const change = (
+    chatId: string,
+    edit: (list: PendingFollowUp[]) => PendingFollowUp[] | Promise<PendingFollowUp[]>,
+  ) =>
     serial(async () => {
       const all = await read();
-      const list = edit(all[chatId] ?? []);
+      const list = await edit(all[chatId] ?? []);
       if (list.length) all[chatId] = list;
       else delete all[chatId];
       await write(all);
-      await removeUnusedFiles(all);
+      await removeUnusedFiles(filesDir, all);
     });
-  const removeUnusedFiles = async (all: Record<string, PendingFollowUp[]>) => {
-    const used = new Set(
-      Object.values(all).flatMap((list) =>
-        list.flatMap((entry) => entry.parts.flatMap((part) => (part.kind === "file" ? [part.sha256] : []))),
-      ),
-    );
-    for (const name of await readdir(filesDir).catch(() => [] as string[]))
-      if (!used.has(name)) await rm(join(filesDir, name), { force: true });
-  };
-
   return {
-    async keep(chatId, followUp) {
-      const parts: PendingFollowUp["parts"] = [];
-      for (const part of followUp.parts) {
-        if (part.kind === "text") {
-          parts.push({
-            kind: "text",
-            plain: part.plain,
-            ...(part.markdown ? { markdown: part.markdown } : {}),
-          });
-          continue;
-        }
-        const sha256 = createHash("sha256").update(part.data).digest("hex");
-        await mkdir(filesDir, { recursive: true });
-        await writeFileAtomic(join(filesDir, sha256), part.data);
-        parts.push({ kind: "file", name: part.name, mediaType: part.mediaType, sha256 });
-      }
-      const entry = {
-        key: followUp.key,
-        chatType: followUp.chatType,
-        createdAt: new Date().toISOString(),
-        attempts: 0,
-        parts,
-      };
-      await change(chatId, (list) =>
-        list.some((kept) => kept.key === entry.key) ? list : [...list, entry].slice(-maxPendingPerChat),
-      );
-    },
+    keep: (chatId, followUp) =>
+      change(chatId, async (list) => {
+        if (list.some((kept) => kept.key === followUp.key)) return list;
+        const parts = await storeParts(filesDir, followUp.parts);
+        const entry = { ...followUp, createdAt: new Date().toISOString(), attempts: 0, parts };
+        return [...list, entry].slice(-maxPendingPerChat);
+      }),
     list: (chatId) => serial(async () => (await read())[chatId] ?? []),
     async load(part) {
       if (part.kind === "text")
