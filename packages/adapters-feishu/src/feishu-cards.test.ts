@@ -50,6 +50,12 @@ describe("feishu cards, typing, edits and buttons", () => {
     );
     const [message] = bed.fake.messages();
     expect(message?.msgType).toBe("text");
+    // A long reply whose first card is refused goes out as text from the first chunk to the last.
+    bed.fake.refuseNextCards(1);
+    await adapter().send(dm, { text: longReply }, { idempotencyKey: "fallback-2" });
+    const rest = bed.fake.messages().slice(1);
+    expect(rest.length).toBeGreaterThan(1);
+    expect(rest.every((sent) => sent.msgType === "text")).toBe(true);
     expect(message?.content.text).toBe('bold and <\u200bat user_id="all">x<\u200b/at>');
   });
 
