@@ -36,7 +36,7 @@ describe("telegram through the daemon: pairing, approval, groups and topics, a c
           (typeof text === "string" ? message.text === text : text.test(message.text)),
       );
 
-  test("an unknown user's DM gets a pairing code and no model call; after approve the next DM is answered", async () => {
+  test("an unknown user's DM gets a pairing code and no model call; after approve the user is told and the held DM answered", async () => {
     await until(() => daemon.fake.calls("getUpdates").length > 0, "the adapter's first poll");
     const channels = await daemon.project.json<{ channels: Array<{ name: string; state: string }> }>([
       "channels",
@@ -55,12 +55,18 @@ describe("telegram through the daemon: pairing, approval, groups and topics, a c
     expect(daemon.model.calls).toHaveLength(0);
 
     await daemon.project.json(["access", "approve", code, "--json"]);
+    // The user is told, and the message that asked for pairing was kept: it is answered now.
+    await until(() => sentTo(5001, /the owner approved you/)[0], "the approval notice");
+    const held = await until(() => sentTo(5001, "echo: hello?")[0], "the answer to the held message");
+    expect(held.reply_parameters?.message_id).toBe(
+      (daemon.fake.update(hello).message as { message_id: number }).message_id,
+    );
     const question = daemon.fake.injectMessage({ from: { id: 5001, username: "ada" }, text: "what is 2+2?" });
     const answer = await until(() => sentTo(5001, "echo: what is 2+2?")[0], "the answer after approval");
     expect(answer.reply_parameters?.message_id).toBe(
       (daemon.fake.update(question).message as { message_id: number }).message_id,
     );
-    expect(daemon.model.userTexts()).toEqual(["what is 2+2?"]);
+    expect(daemon.model.userTexts()).toEqual(["hello?", "what is 2+2?"]);
   }, 60_000);
 
   test("a group message without a mention is ignored; one with @bot is answered in its topic", async () => {
