@@ -123,6 +123,36 @@ describe("createMemoryPromptProvider", () => {
     expect(broken?.messages?.[2]).toContain("Fact number 199 ");
   });
 
+  it("keeps its section the same between turns until memory changes, so the cached prefix holds", async () => {
+    const rootDir = await project(200, {
+      5: "The deploy key of the staging cluster lives in Vault under ops/deploy.",
+    });
+    const history = createHistoryStore({ dir: join(rootDir, "history") });
+    const provider = createMemoryPromptProvider({ rootDir, budgetChars: 1500, history: () => history });
+    await history.append(said("u1", "user", "Where is the deploy key for staging?"));
+    const first = await provider.provide(promptContext(rootDir));
+    expect(first?.messages?.[2]).toContain("Vault under ops/deploy");
+    // A later turn on another subject: the same section, byte for byte.
+    await history.append([said("a1", "assistant", "In Vault."), said("u2", "user", "Thanks, lunch now")]);
+    await history.append(said("u3", "user", "What about the weather in Berlin?"));
+    expect(await provider.provide(promptContext(rootDir))).toEqual(first);
+    // Memory changed: the section is fitted again, for the latest user messages.
+    const files = contextMemoryFiles(rootDir, contextId);
+    const entries = Array.from({ length: 201 }, (_, index) => ({
+      id: `m-${index}`,
+      kind: "fact" as const,
+      text: `Fact number ${index} about the project, padded to a realistic length.`,
+      sources: [`u${index}`],
+      createdAt: "2025-01-01T00:00:00.000Z",
+      via: "extract" as const,
+    }));
+    await writeFile(files.primary, renderPrimaryMarkdown({ entries, notes: [] }));
+    const changed = await provider.provide(promptContext(rootDir));
+    expect(changed?.messages?.[2]).toContain("Fact number 200 ");
+    expect(changed?.messages?.[2]).not.toContain("Vault");
+    expect(await provider.provide(promptContext(rootDir))).toEqual(changed);
+  });
+
   it("adds nothing for a context without memory or profile", async () => {
     const rootDir = await mkdtemp(join(tmpdir(), "downcity-memory-provider-"));
     roots.push(rootDir);

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { type ContextHistory, definePromptProvider, messageText, type PromptProvider } from "@downcity/core";
 import { readTextFile } from "../store/context-memory.js";
 import { contextMemoryFiles, profileFiles } from "../store/memory-files.js";
@@ -29,37 +30,69 @@ function lines(markdown: string): string[] {
     .filter((line) => line.trim() !== "" && line.trim() !== "# Memory");
 }
 
-/** A prompt provider (order 300) injecting profile Primary.md, other.md and the context's memory within a char budget. */
+/** Contexts whose last section is remembered; past this, the context used longest ago is forgotten. */
+const rememberedContexts = 1000;
+
+/**
+ * A prompt provider (order 300) injecting profile Primary.md, other.md and the context's memory
+ * within a char budget. Its section only changes when those files change, so the provider's cached
+ * prompt prefix holds between turns: the older entries picked for their relevance to the latest
+ * user messages (when memory exceeds its share) are picked again only when the files change.
+ */
 export function createMemoryPromptProvider(options: MemoryPromptProviderOptions): PromptProvider {
   const budget = options.budgetChars ?? 6000;
+  const lastSection = new Map<string, { files: string; messages: string[] }>();
   return definePromptProvider({
     id: "memory",
     order: 300,
     async provide(context) {
       const profile = profileFiles(options.rootDir);
-      const [primary, other, memory] = await Promise.all([
+      const files = await Promise.all([
         readTextFile(profile.primary),
         readTextFile(profile.other),
         readTextFile(contextMemoryFiles(options.rootDir, context.contextId).primary),
       ]);
-      const memoryLines = lines(memory);
-      const query = await recentUserText(options, context.contextId);
-      const messages = fitSections(
-        [
-          { title: "Long-term profile (.downcity/profile/Primary.md):", lines: lines(primary), keep: "head" },
-          { title: "Profile notes (.downcity/profile/other.md):", lines: lines(other), keep: "head" },
-          {
-            title: "Long-term memory of this conversation (oldest first; memory_search finds more):",
-            lines: memoryLines,
-            keep: "tail",
-            ...(query ? { relevance: lineRelevance(memoryLines, query) } : {}),
-          },
-        ],
-        budget,
-      );
+      // A digest, not the text: a thousand contexts' memory files are not kept in memory twice.
+      const key = createHash("sha256").update(JSON.stringify(files)).digest("base64");
+      const remembered = lastSection.get(context.contextId);
+      lastSection.delete(context.contextId);
+      const messages =
+        remembered?.files === key
+          ? remembered.messages
+          : await fitFiles(options, context.contextId, files, budget);
+      lastSection.set(context.contextId, { files: key, messages });
+      if (lastSection.size > rememberedContexts)
+        lastSection.delete(lastSection.keys().next().value as string);
       return messages.length > 0 ? { messages } : undefined;
     },
   });
+}
+
+async function fitFiles(
+  options: MemoryPromptProviderOptions,
+  contextId: string,
+  [primary, other, memory]: string[],
+  budget: number,
+): Promise<string[]> {
+  const memoryLines = lines(memory ?? "");
+  const query = await recentUserText(options, contextId);
+  return fitSections(
+    [
+      {
+        title: "Long-term profile (.downcity/profile/Primary.md):",
+        lines: lines(primary ?? ""),
+        keep: "head",
+      },
+      { title: "Profile notes (.downcity/profile/other.md):", lines: lines(other ?? ""), keep: "head" },
+      {
+        title: "Long-term memory of this conversation (oldest first; memory_search finds more):",
+        lines: memoryLines,
+        keep: "tail",
+        ...(query ? { relevance: lineRelevance(memoryLines, query) } : {}),
+      },
+    ],
+    budget,
+  );
 }
 
 /** The text of the latest user messages of a context; empty when there is no history option or it cannot be read. */
