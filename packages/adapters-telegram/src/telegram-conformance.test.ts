@@ -1,6 +1,6 @@
 import { testChannelAdapter } from "@downcity/core/test";
+import { createTelegramConformanceFake } from "../test/telegram-conformance-fake.js";
 import { telegramChannelAdapter } from "./telegram-adapter.js";
-import { createTelegramConformanceFake } from "./test/telegram-conformance-fake.js";
 
 for (const mode of ["polling", "webhook"] as const)
   testChannelAdapter({

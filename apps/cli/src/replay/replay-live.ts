@@ -2,6 +2,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import type { JournalRecord } from "@downcity/core";
+import { downcityPaths } from "@downcity/core/primitives";
 import { normalizeToolOutput } from "./normalize-tool-output.js";
 
 type Of<Type extends JournalRecord["type"]> = Extract<JournalRecord, { type: Type }>;
@@ -22,9 +23,10 @@ export interface LiveReplayReport {
 async function throwAwayCopy(rootDir: string): Promise<{ base: string; copy: string }> {
   const base = await mkdtemp(join(tmpdir(), "downcity-replay-"));
   const copy = join(base, "project");
+  const { stateDir } = downcityPaths(rootDir);
   await cp(rootDir, copy, {
     recursive: true,
-    filter: (source) => relative(rootDir, source).split(/[\\/]/)[0] !== ".downcity",
+    filter: (source) => relative(stateDir, source).startsWith(".."),
   });
   const configPath = join(copy, "downcity.json");
   const config = JSON.parse(await readFile(configPath, "utf8")) as Record<string, unknown>;

@@ -1,7 +1,11 @@
 import type { ChannelFake, ChannelFakeLiveness, FakeIncoming, FakeSent } from "@downcity/core/test";
 import { freePort } from "@downcity/testkit";
-import { setTelegramWebhook } from "../set-telegram-webhook.js";
-import { type FakeFile, type FakeTelegramServer, startFakeTelegramServer } from "./fake-telegram-server.js";
+import { setTelegramWebhook } from "../src/set-telegram-webhook.js";
+import {
+  type FakeFile,
+  type FakeTelegramServer,
+  startFakeTelegramServer,
+} from "../src/test/fake-telegram-server.js";
 
 /**
  * The conformance suite's view of the fake Bot API. Polling: a delivery is acknowledged when a later
