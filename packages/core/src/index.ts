@@ -56,6 +56,7 @@ export type { ChannelEditing } from "./channel/adapter/channel-editing.js";
 export type { ChannelEvent } from "./channel/adapter/channel-event.js";
 export { ChannelSendError } from "./channel/adapter/channel-send-error.js";
 export type { ChannelTyping } from "./channel/adapter/channel-typing.js";
+export { internalChannel, internalInboxEvent } from "./channel/delivery/internal-event.js";
 export { type ChatCommand, chatCommands } from "./channel/host/builtin-chat-commands.js";
 export { type ChannelHost, type ChannelHostOptions, createChannelHost } from "./channel/host/channel-host.js";
 export type { ChannelInstance, ChannelStatus } from "./channel/host/channel-instance.js";
@@ -189,7 +190,13 @@ export type {
   HistoryMeta,
   HistoryStore,
 } from "./store/history-store.js";
-export type { InboxEntry, InboxInput, InboxMessage, InboxStore } from "./store/inbox-store.js";
+export type {
+  InboxEntry,
+  InboxInput,
+  InboxMessage,
+  InboxStore,
+  InternalRunKind,
+} from "./store/inbox-store.js";
 export type { ClaimOptions, ClaimPolicy, KeyedQueue, QueuedEntry } from "./store/keyed-queue.js";
 export type { ChannelTarget, OutboxEntry, OutboxInput, OutboxStore } from "./store/outbox-store.js";
 export {

@@ -43,6 +43,8 @@ const surface: Record<string, string[]> = {
     "escapeHtml",
     "fetchLimited",
     "httpStatusByCode",
+    "internalChannel",
+    "internalInboxEvent",
     "interruptedRunMessage",
     "isDowncityErrorCode",
     "isJournalRecord",

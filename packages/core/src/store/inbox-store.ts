@@ -1,6 +1,12 @@
 import type { MessageAttachment } from "../history/message-attachment.js";
 import type { KeyedQueue } from "./keyed-queue.js";
 
+/**
+ * Why the runtime enqueued an event itself: a finished shell job's follow-up, a session lost with
+ * its worker, a task's notice into a chat, a failure notice. Each is claimed like a chat event.
+ */
+export type InternalRunKind = "follow-up" | "shell-lost" | "task-notice" | "failure-notice";
+
 /** What an inbox entry carries for the run: the message as the runtime takes it, plus reply routing. */
 export interface InboxMessage {
   text: string;
@@ -18,6 +24,11 @@ export interface InboxMessage {
   platformMessageId?: string;
   /** Typed by the operator into this chat from the web console or the CLI, not by the platform's user. */
   sentFrom?: "console" | "cli";
+  /**
+   * Set on an event the runtime enqueued itself: it runs as an `internal` message, and its reply
+   * goes to the context's last chat and thread (or `threadId`) like every internal run.
+   */
+  internal?: { kind: InternalRunKind };
 }
 
 /** An event as the inbox records it. */

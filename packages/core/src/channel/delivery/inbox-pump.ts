@@ -49,6 +49,15 @@ function isShutdown(error: unknown): boolean {
 
 /** The runtime message an inbox entry becomes; its id is the run's `messageId`, so a replay is recognised. */
 function inboxEntryMessage(entry: InboxEntry): IncomingMessage {
+  // An internal event has no platform chat of its own: its run answers where the context last spoke.
+  if (entry.message.internal)
+    return {
+      contextId: entry.contextId,
+      text: entry.message.text,
+      messageId: entry.id,
+      ...(entry.message.threadId ? { threadId: entry.message.threadId } : {}),
+      origin: "internal",
+    };
   return {
     contextId: entry.contextId,
     text: entry.message.text,
@@ -99,7 +108,7 @@ export function createInboxPump(options: InboxPumpOptions): InboxPump {
             held = false;
             logger.warn(
               { id: entry.id, contextId: entry.contextId },
-              "lost the claim on an inbox event; another worker replays it under the same reply keys",
+              "lost the claim on an inbox event; another worker replays it under the same reply keys, this worker leaves it alone",
             );
           },
           (error: unknown) => logger.warn({ id: entry.id, ...errorFields(error) }, "could not renew a claim"),
@@ -108,7 +117,7 @@ export function createInboxPump(options: InboxPumpOptions): InboxPump {
       Math.max(100, Math.floor(leaseMs / 3)),
     );
     renewal.unref();
-    return () => clearInterval(renewal);
+    return { stop: () => clearInterval(renewal), held: () => held };
   };
 
   const failed = async (entry: InboxEntry, error: unknown) => {
@@ -136,7 +145,7 @@ export function createInboxPump(options: InboxPumpOptions): InboxPump {
   };
 
   const handle = async (entry: InboxEntry) => {
-    const stopRenewing = renewWhileRunning(entry);
+    const claim = renewWhileRunning(entry);
     const run = runtime.send(inboxEntryMessage(entry));
     runs.set(entry.id, run);
     options.onRun?.(entry, run);
@@ -144,11 +153,12 @@ export function createInboxPump(options: InboxPumpOptions): InboxPump {
     awaited.delete(entry.id);
     try {
       await run;
-      await inbox.complete(entry.id);
+      // A lost claim is the new owner's to complete or fail: this worker's outcome no longer counts.
+      if (claim.held()) await inbox.complete(entry.id);
     } catch (error) {
-      await failed(entry, error);
+      if (claim.held()) await failed(entry, error);
     } finally {
-      stopRenewing();
+      claim.stop();
       runs.delete(entry.id);
     }
   };
