@@ -6,8 +6,8 @@ import { journalSecrets } from "../runtime/journal-secrets.js";
 /** The channel host: durable inbox and outbox of every configured channel; it closes after the runs, so their replies are recorded. */
 export const channelsComponent = daemonComponent({
   name: "channels",
-  dependsOn: ["context", "runtime", "store", "approvals"],
-  async setup({ context, runtime, store, approvals }) {
+  dependsOn: ["context", "runtime", "store", "approvals", "telemetry"],
+  async setup({ context, runtime, store, approvals, telemetry }) {
     const { rootDir, config, logger } = context;
     const channelHost = await createChannelHost({
       rootDir,
@@ -19,6 +19,7 @@ export const channelsComponent = daemonComponent({
       secrets: journalSecrets(config, context.configEnv),
       logger,
       workerId: runtime.workerId,
+      ...(telemetry ? { onDelivery: telemetry.onDelivery } : {}),
       channels: await loadChannels(rootDir, config.channels),
       ...(config.media ? { media: config.media } : {}),
       ...(store

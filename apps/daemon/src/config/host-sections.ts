@@ -1,6 +1,7 @@
 import type { ConfigSection } from "@downcity/core";
 import { z } from "zod";
 import { approvalsSection } from "../approvals/approvals-section.js";
+import { telemetrySection } from "../telemetry/telemetry-section.js";
 
 /** `start`: where the daemon listens. */
 export const startSection = {
@@ -75,4 +76,10 @@ export const logsSection = {
 } satisfies ConfigSection;
 
 /** The sections the daemon itself owns, besides core's and the plug-ins'. */
-export const hostSections = [startSection, shellSection, logsSection, approvalsSection] as const;
+export const hostSections = [
+  startSection,
+  shellSection,
+  logsSection,
+  approvalsSection,
+  telemetrySection,
+] as const;

@@ -15,6 +15,7 @@ import type { LanguageModel } from "ai";
 import type { Approvals } from "../approvals/approvals-part.js";
 import type { HistoryFolders } from "../runtime/history-folders.js";
 import type { ShellCredentials } from "../security/create-shell-credentials.js";
+import type { RunTelemetry } from "../telemetry/run-telemetry.js";
 import type { DaemonHttp } from "./daemon-http.js";
 import { componentOf } from "./define-component.js";
 
@@ -58,6 +59,8 @@ export interface DaemonParts {
     usageLog: UsageLog;
   };
   usage: undefined;
+  /** OpenTelemetry export; `undefined` when downcity.json has no `telemetry.otlp`. */
+  telemetry: RunTelemetry | undefined;
   /** `checks`: more command checks, run after the skills' (approvals add theirs). */
   shell: { engine: ShellEngine; callback: ShellCallback; checks: CommandCheck[] };
   retention: undefined;

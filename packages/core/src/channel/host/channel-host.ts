@@ -69,6 +69,8 @@ export interface ChannelHostOptions {
   progress?: { minIntervalMs?: number; timeoutMs?: number };
   /** Configured keys and tokens, masked wherever a progress message or `/status` shows a command. */
   secrets?: readonly string[];
+  /** Told of each send of an outbox chunk: sent, failed and retried later, or dead-lettered (telemetry). */
+  onDelivery?: (entry: OutboxEntry, outcome: "sent" | "retry" | "dead") => void;
 }
 
 /** Inbound and outbound delivery for every channel: durable inbox, outbox, access, contacts. */
@@ -140,9 +142,18 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
       // Only a chat of a configured channel hears it; the CLI and HTTP callers get the error itself.
       if (channels.has(entry.channel)) void notifyFailure(entry, error);
     },
-    onSent: (entry) => bump(entry.channel, "sent"),
-    onRetry: (entry) => bump(entry.channel, "retried"),
-    onOutboxDead: (entry) => bump(entry.channel, "deadLettered"),
+    onSent: (entry) => {
+      bump(entry.channel, "sent");
+      options.onDelivery?.(entry, "sent");
+    },
+    onRetry: (entry) => {
+      bump(entry.channel, "retried");
+      options.onDelivery?.(entry, "retry");
+    },
+    onOutboxDead: (entry) => {
+      bump(entry.channel, "deadLettered");
+      options.onDelivery?.(entry, "dead");
+    },
   });
   const typing = createTypingIndicators({
     adapter: (name) => channels.get(name)?.adapter,
