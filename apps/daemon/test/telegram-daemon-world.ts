@@ -12,7 +12,7 @@ import { until } from "@downcity/testkit";
 import { bundleFromSource } from "@downcity/testkit/bundle";
 import { moduleResolve } from "import-meta-resolve";
 import { afterAll, beforeAll, inject } from "vitest";
-import { initProject, startDaemonDetached, stopDaemon } from "../src/index.js";
+import { createDaemonClient, initProject, readToken, startDaemonDetached, stopDaemon } from "../src/index.js";
 import { createTempWorld } from "./temp-project.js";
 
 /** The forum supergroup the daemon's `tg` channel allows (a mention is required there). */
@@ -23,6 +23,8 @@ export interface TelegramDaemon {
   readonly rootDir: string;
   readonly fake: FakeTelegramServer;
   readonly model: OpenAICompatibleServer;
+  /** A client of the daemon, with the user's token. */
+  readonly client: ReturnType<typeof createDaemonClient>;
   /** The text of every log the daemon wrote. */
   logs(): Promise<string>;
 }
@@ -37,9 +39,18 @@ export function useTelegramDaemon(options: {
   respond: NonNullable<OpenAICompatibleServerOptions["respond"]>;
   transcribe?: OpenAICompatibleServerOptions["transcribe"];
   llm?: Record<string, unknown>;
+  /** Who may talk in direct chats ["open"]. */
+  dm?: "open" | "pairing";
 }): TelegramDaemon {
   const cleanups: Array<() => Promise<unknown>> = [];
-  let state: { rootDir: string; fake: FakeTelegramServer; model: OpenAICompatibleServer } | undefined;
+  let state:
+    | {
+        rootDir: string;
+        fake: FakeTelegramServer;
+        model: OpenAICompatibleServer;
+        client: ReturnType<typeof createDaemonClient>;
+      }
+    | undefined;
   const ready = () => {
     if (!state) throw new Error("the telegram daemon is reached before its beforeAll ran");
     return state;
@@ -67,16 +78,23 @@ export function useTelegramDaemon(options: {
         token: "${TELEGRAM_BOT_TOKEN}",
         apiRoot: fake.url,
         pollTimeoutSeconds: 1,
-        access: { dm: "open", groups: "allowlist", allowGroups: [String(forumGroupId)] },
+        access: { dm: options.dm ?? "open", groups: "allowlist", allowGroups: [String(forumGroupId)] },
       },
     };
     await writeFile(configPath, JSON.stringify(config, null, 2));
     await appendFile(join(rootDir, ".env"), `\nTELEGRAM_BOT_TOKEN=${fake.token}\n`);
     await installTelegramAdapter(rootDir);
     cleanups.push(() => stopDaemon({ rootDir, graceMs: 2000 }));
-    await startDaemonDetached({ rootDir, env: world.env, entry: inject("daemonEntry"), timeoutMs: 30_000 });
+    const daemon = await startDaemonDetached({
+      rootDir,
+      env: world.env,
+      entry: inject("daemonEntry"),
+      timeoutMs: 30_000,
+    });
+    const token = (await readToken(world.env)) as string;
+    const client = createDaemonClient({ host: daemon.host, port: daemon.port, token });
     await until(() => fake.calls("getUpdates").length > 0, "the adapter's first poll");
-    state = { rootDir, fake, model };
+    state = { rootDir, fake, model, client };
   }, 120_000);
 
   afterAll(async () => {
@@ -92,6 +110,9 @@ export function useTelegramDaemon(options: {
     },
     get model() {
       return ready().model;
+    },
+    get client() {
+      return ready().client;
     },
     async logs() {
       const paths = downcityPaths(ready().rootDir);
