@@ -10,6 +10,7 @@ describe("daemonComponents", () => {
       "store",
       "runtime",
       "usage",
+      "telemetry",
       "shell",
       "retention",
       "credentials",
@@ -28,7 +29,8 @@ describe("daemonComponents", () => {
       closing.indexOf(first) < closing.indexOf(then);
     expect(before("intake", "plugins")).toBe(true); // intake stops before anything shuts down
     expect(before("plugins", "runs")).toBe(true); // plug-ins may still use the runtime
-    for (const used of ["http", "channels", "credentials", "shell", "usage", "store"] as const)
+    expect(before("channels", "telemetry")).toBe(true); // the last deliveries still make spans
+    for (const used of ["http", "channels", "credentials", "shell", "usage", "telemetry", "store"] as const)
       expect(before("runs", used), `runs drain before ${used} closes`).toBe(true);
   });
 });
