@@ -10,12 +10,16 @@ import { wireShellExitFollowUp } from "../runtime/shell-exit-follow-up.js";
 export const intakeComponent = daemonComponent({
   name: "intake",
   dependsOn: ["context", "runtime", "shell", "services", "channels", "plugins", "http"],
-  async setup({ context, runtime: { runtime }, shell, services, channels, http }) {
+  async setup({ context, shell, services, channels, http }) {
     const { logger } = context;
     await http.app.listen({ host: context.listen.host, port: context.listen.port });
     const { port } = http.app.server.address() as AddressInfo;
     shell.callback.port = port;
-    const unwire = wireShellExitFollowUp({ engine: shell.engine, runtime, logger });
+    const unwire = wireShellExitFollowUp({
+      engine: shell.engine,
+      submit: (input) => channels.submit(input),
+      logger,
+    });
     const close = () => {
       http.stopIntake();
       unwire();

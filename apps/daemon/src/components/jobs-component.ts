@@ -10,6 +10,7 @@ export const jobsComponent = daemonComponent({
     const jobs = trackBackgroundJobs({
       engine: shell.engine,
       runtime,
+      submit: (input) => channels.submit(input),
       store,
       workerId: channels.workerId,
       leaseMs: context.config.store.leaseMs,

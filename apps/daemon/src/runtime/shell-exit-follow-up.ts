@@ -1,4 +1,4 @@
-import { type AgentRuntime, DowncityError, errorFields, type Logger } from "@downcity/core";
+import { errorFields, type InboxInput, internalInboxEvent, type Logger } from "@downcity/core";
 import type { ShellEngine, ShellExitEvent } from "@downcity/shell";
 
 /** The internal message the agent receives when a shell session it started ends. */
@@ -20,49 +20,41 @@ export function shellExitNotice(event: ShellExitEvent): string {
 }
 
 /**
- * Enqueues each `shell-exit` of a session started from a chat as an internal message of that
- * chat, then acknowledges it so `engine.recover()` does not replay it. The message id
- * `shell-exit:<shell_id>` is checked against history first, so a replay after a crash between
- * the append and the ack never produces a second follow-up.
+ * Records each `shell-exit` of a session started from a chat as an internal inbox event of that
+ * chat (`shell-exit:<shell_id>`), then acknowledges it so `engine.recover()` does not replay it.
+ * The follow-up runs as a claimed event like a chat message: never beside another run of the
+ * context, in the inbox's order, on whichever worker holds the context. A replay after a crash
+ * between the accept and the ack is a duplicate event id, so it never produces a second follow-up.
  */
 export function wireShellExitFollowUp(options: {
   engine: ShellEngine;
-  runtime: AgentRuntime;
+  /** Accepts an event into the inbox (the channel host's `submit`). */
+  submit(input: InboxInput): Promise<unknown>;
   logger: Logger;
 }): () => void {
-  const { engine, runtime, logger } = options;
+  const { engine, submit, logger } = options;
   const pending = new Set<Promise<void>>();
   const handle = async (event: ShellExitEvent) => {
     const contextId = event.context_id;
-    if (!contextId) {
-      await engine.ackExit(event.shell_id);
-      return;
-    }
-    const messageId = `shell-exit:${event.shell_id}`;
-    if (event.replayed) {
-      const recent = await runtime.history(contextId).read({ last: 200 });
-      if (recent.some((message) => message.metadata?.messageId === messageId)) {
-        await engine.ackExit(event.shell_id);
-        return;
-      }
-    }
-    const delivery = runtime.send({ contextId, text: shellExitNotice(event), origin: "internal", messageId });
-    try {
-      await delivery;
-    } catch (error) {
-      // Shutdown before the lane ran: leave it unacknowledged so the next start replays it.
-      if (DowncityError.isInstance(error) && error.code === "RUNTIME_CLOSED") return;
-      logger.warn(
-        { shellId: event.shell_id, contextId, ...errorFields(error) },
-        "shell follow-up run failed",
+    if (contextId)
+      // Not durable yet (the store is down or closing): left unacknowledged, the next start replays it.
+      await submit(
+        internalInboxEvent({
+          kind: "follow-up",
+          contextId,
+          eventId: `shell-exit:${event.shell_id}`,
+          text: shellExitNotice(event),
+        }),
       );
-    }
     await engine.ackExit(event.shell_id);
   };
   return engine.on("shell-exit", (event) => {
     const task = handle(event)
       .catch((error) =>
-        logger.error({ shellId: event.shell_id, ...errorFields(error) }, "shell follow-up failed"),
+        logger.warn(
+          { shellId: event.shell_id, ...errorFields(error) },
+          "shell follow-up not recorded; it is replayed at the next start",
+        ),
       )
       .finally(() => pending.delete(task));
     pending.add(task);

@@ -1,7 +1,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AgentRuntime, createAgentRuntime, type DowncityStore, openFileStore } from "@downcity/core";
+import {
+  type AgentRuntime,
+  createAgentRuntime,
+  type DowncityStore,
+  type InboxInput,
+  openFileStore,
+} from "@downcity/core";
 import { createScriptedModel, type ScriptedModel } from "@downcity/core/scripted";
 import { createShellEngine, type ShellEngine } from "@downcity/shell";
 import { until } from "@downcity/testkit";
@@ -24,7 +30,23 @@ const worker = (name: string, scripted: ScriptedModel) => {
   });
   engines.push(engine);
   runtimes.push(runtime);
-  const jobs = trackBackgroundJobs({ engine, runtime, store, workerId: name, leaseMs: 400, logger: silent });
+  // The channel host's inbox runs an internal event as this message (see core's inbox pump).
+  const submit = async (input: InboxInput) =>
+    runtime.send({
+      contextId: input.contextId,
+      text: input.message.text,
+      origin: "internal",
+      messageId: `${input.channel}:${input.eventId}`,
+    });
+  const jobs = trackBackgroundJobs({
+    engine,
+    runtime,
+    submit,
+    store,
+    workerId: name,
+    leaseMs: 400,
+    logger: silent,
+  });
   return { engine, runtime, jobs };
 };
 const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent } as never;

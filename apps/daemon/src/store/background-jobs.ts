@@ -1,5 +1,5 @@
-import type { AgentRuntime, DowncityStore, Logger } from "@downcity/core";
-import { errorFields } from "@downcity/core";
+import type { AgentRuntime, DowncityStore, InboxInput, Logger } from "@downcity/core";
+import { errorFields, internalInboxEvent } from "@downcity/core";
 import type { ShellEngine, ShellStatusResult } from "@downcity/shell";
 
 /** The key of a context's shared meta that lists the background sessions workers run for it. */
@@ -35,12 +35,14 @@ const jobsOf = (meta: Record<string, unknown>): AnnouncedJobs => ({
 export function trackBackgroundJobs(options: {
   engine: ShellEngine;
   runtime: AgentRuntime;
+  /** Accepts the lost-session notice into the inbox (the channel host's `submit`): it runs claimed. */
+  submit(input: InboxInput): Promise<unknown>;
   store: DowncityStore;
   workerId: string;
   leaseMs: number;
   logger: Logger;
 }): { stop(options?: { crashed?: boolean }): Promise<void> } {
-  const { engine, runtime, store, workerId, leaseMs, logger } = options;
+  const { engine, runtime, submit, store, workerId, leaseMs, logger } = options;
   const workerKey = (worker: string) => `worker:${worker}`;
   const announced = new Map<string, Set<string>>();
   const reported = new Set<string>();
@@ -104,16 +106,16 @@ export function trackBackgroundJobs(options: {
         { contextId, shellId: id, worker: job.worker },
         "a background session died with its worker",
       );
-      runtime
-        .send({
+      submit(
+        internalInboxEvent({
+          kind: "shell-lost",
           contextId,
+          eventId: `shell-lost:${id}`,
           text: shellLostNotice(id, job),
-          origin: "internal",
-          messageId: `shell-lost:${id}`,
-        })
-        .catch((error: unknown) =>
-          logger.warn({ shellId: id, ...errorFields(error) }, "shell-lost notice failed"),
-        );
+        }),
+      ).catch((error: unknown) =>
+        logger.warn({ shellId: id, ...errorFields(error) }, "shell-lost notice failed"),
+      );
     }
   };
   const unsubscribe = runtime.on((event) => {
