@@ -72,6 +72,13 @@ export {
   type ChatCommandSummary,
   defineChatCommand,
 } from "./channel/host/chat-command-registry.js";
+export type {
+  AllowedGroup,
+  ApprovedUser,
+  DeniedGroup,
+  HeldMessage,
+  PendingPairing,
+} from "./channel/host/pairing-store.js";
 export type { ChannelSender, OutgoingMessage } from "./chat/channel-sender.js";
 export type { OutgoingFile } from "./chat/outgoing-file.js";
 export type { DowncityConfig, LlmConfig } from "./config/config-schema.js";
@@ -167,6 +174,16 @@ export {
   type ServiceState,
   type ServiceSummary,
 } from "./service/service-registry.js";
+export {
+  type AccessSnapshot,
+  type AccessStore,
+  type ChannelAccessStore,
+  keptDeniedGroups,
+  maxPendingCodes,
+  normalizePairingCode,
+  pairingCodeAlphabet,
+  pairingCodeLifetimeMs,
+} from "./store/access-store.js";
 export { type ContextLease, defaultLeaseMs } from "./store/context-lease.js";
 export {
   type DowncityStore,
@@ -175,6 +192,7 @@ export {
   type StoreAdapterDefinition,
   type WakeKind,
 } from "./store/downcity-store.js";
+export { createFileAccessStore } from "./store/file/file-access-store.js";
 export {
   createHistoryStore,
   type FileHistory,

@@ -4,6 +4,7 @@
  * own unit tests. The scripted stand-ins for the LLM live in `@downcity/core/scripted`. Never use
  * these in production.
  */
+export { testAccessStore } from "./test/access-store-conformance.js";
 export { type TestChannelAdapterOptions, testChannelAdapter } from "./test/channel-conformance.js";
 export type { ChannelFakeLiveness } from "./test/channel-conformance-liveness.js";
 export type { ChannelFake, FakeIncoming, FakeIncomingFile, FakeSent } from "./test/channel-fake.js";

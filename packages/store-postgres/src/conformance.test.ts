@@ -1,4 +1,5 @@
 import {
+  testAccessStore,
   testContextLease,
   testHistoryStore,
   testInboxStore,
@@ -25,6 +26,7 @@ testHistoryStore(postgres);
 testInboxStore(postgres);
 testOutboxStore(postgres);
 testContextLease(postgres);
+testAccessStore(postgres);
 
 testRunJournal({
   name: "postgres",

@@ -116,6 +116,55 @@ CREATE TABLE downcity_run_records (
 CREATE INDEX downcity_run_records_request ON downcity_run_records (request_id, seq);
 `,
   },
+  {
+    version: 5,
+    name: "channel access",
+    // Per channel: approved users, pairing codes, groups let in, refused groups (for access pending).
+    sql: `
+CREATE TABLE downcity_access_users (
+  channel text NOT NULL,
+  user_id text NOT NULL,
+  username text,
+  approved_at timestamptz NOT NULL,
+  via text NOT NULL CHECK (via IN ('pairing', 'cli')),
+  PRIMARY KEY (channel, user_id)
+);
+CREATE TABLE downcity_access_codes (
+  channel text NOT NULL,
+  code text NOT NULL,
+  user_id text NOT NULL,
+  chat_id text NOT NULL,
+  username text,
+  created_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  held jsonb,
+  PRIMARY KEY (channel, code)
+);
+CREATE TABLE downcity_access_groups (
+  channel text NOT NULL,
+  chat_id text NOT NULL,
+  title text,
+  allowed_at timestamptz NOT NULL,
+  PRIMARY KEY (channel, chat_id)
+);
+CREATE TABLE downcity_access_denied_groups (
+  channel text NOT NULL,
+  chat_id text NOT NULL,
+  title text,
+  last_seen timestamptz NOT NULL,
+  count integer NOT NULL,
+  PRIMARY KEY (channel, chat_id)
+);
+`,
+  },
+  {
+    version: 6,
+    name: "outbox attachments and actions",
+    // A chunk's files (by content hash and project-relative path, never the bytes) and its buttons.
+    sql: `
+ALTER TABLE downcity_outbox ADD COLUMN attachments jsonb, ADD COLUMN actions jsonb;
+`,
+  },
 ];
 
 // Any fixed pair works; it only has to differ from the poller locks' class.

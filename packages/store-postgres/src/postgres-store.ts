@@ -4,6 +4,7 @@ import { z } from "zod";
 import { checkPrivileges } from "./check-privileges.js";
 import { runMigrations } from "./migrations.js";
 import { acquirePollerLock, type PollerLock } from "./poller-lock.js";
+import { createPostgresAccess } from "./postgres-access.js";
 import { createPostgresHistory } from "./postgres-history.js";
 import { createPostgresInbox } from "./postgres-inbox.js";
 import { createPostgresLease } from "./postgres-lease.js";
@@ -85,6 +86,7 @@ export async function openPostgresStore(input: PostgresStoreOptions): Promise<Po
     outbox: createPostgresOutbox(pool),
     leases: createPostgresLease(pool),
     journal: createPostgresRunJournal(pool),
+    access: createPostgresAccess(pool),
     wakes,
     onWake: (kind, listener) => wakes.on(kind, listener),
     pollerLock: (channel, lockOptions) => acquirePollerLock(options.url, channel, lockOptions),

@@ -1,3 +1,4 @@
+import type { AccessStore } from "./access-store.js";
 import type { ContextLease } from "./context-lease.js";
 import type { HistoryStore } from "./history-store.js";
 import type { InboxStore } from "./inbox-store.js";
@@ -27,6 +28,11 @@ export interface DowncityStore {
   readonly leases: ContextLease;
   /** Where runs are journaled; absent, the daemon journals to `.downcity/runs/` (the file driver). */
   readonly journal?: RunJournal;
+  /**
+   * Pairing codes, approvals and groups let in at run time; absent, each channel keeps them in
+   * `.downcity/channels/<name>/access.json` (the file driver, one worker).
+   */
+  readonly access?: AccessStore;
   /**
    * Calls `listener` when another worker may have made work claimable (an accepted event, a released
    * claim); absent when one worker serves the store and wakes itself.

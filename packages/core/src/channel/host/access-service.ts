@@ -52,6 +52,13 @@ function channelStates(host: ChannelHost, channel: string | undefined) {
   });
 }
 
+/** `channelStates` after re-reading what other workers changed (a shared store). */
+async function freshStates(host: ChannelHost, channel: string | undefined) {
+  const states = channelStates(host, channel);
+  await Promise.all(states.map((state) => state.pairing.refresh?.()));
+  return states;
+}
+
 /**
  * `downcity access approve|deny|pending|list|allow|revoke|allow-group|revoke-group`: who may talk to
  * the agent through each channel. Changes made here apply to the next event, with no restart.
@@ -81,8 +88,8 @@ export function accessService(host: ChannelHost): ServiceDefinition {
       pending: {
         description: "Pairing codes waiting for approval, and groups whose messages were refused",
         input: z.object({ channel: channelName.optional() }),
-        handler: ({ channel }) => ({
-          channels: channelStates(host, channel).map((state) => ({
+        handler: async ({ channel }) => ({
+          channels: (await freshStates(host, channel)).map((state) => ({
             channel: state.name,
             codes: state.pairing.listPending().map(({ held: _held, ...entry }) => entry),
             deniedGroups: state.pairing.listDeniedGroups(),
@@ -92,8 +99,8 @@ export function accessService(host: ChannelHost): ServiceDefinition {
       list: {
         description: "Allowed users and groups, approved users and pending codes per channel",
         input: z.object({ channel: channelName.optional() }),
-        handler: ({ channel }) => ({
-          channels: channelStates(host, channel).map((state) => ({
+        handler: async ({ channel }) => ({
+          channels: (await freshStates(host, channel)).map((state) => ({
             channel: state.name,
             dm: state.config.dm,
             groups: state.config.groups,

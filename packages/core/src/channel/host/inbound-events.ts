@@ -124,6 +124,8 @@ export function createInboundEvents(options: {
     if (!parsed.success) throw errorFromZod(parsed.error, { what: `event from channel ${name}` });
     const event = parsed.data;
     running.status.lastEventAt = new Date().toISOString();
+    // On a shared store, approvals and revokes made on other workers apply within a second.
+    await running.pairing?.refresh?.();
     const approved = running.pairing?.approved() ?? new Set<string>();
     // A button press names no one: the mention rule of groups does not apply to it.
     const decision = decideAccess(

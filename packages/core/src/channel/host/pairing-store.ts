@@ -2,6 +2,13 @@ import { randomInt } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { writeFileAtomic } from "../../fs/atomic-write.js";
+import {
+  keptDeniedGroups,
+  maxPendingCodes,
+  normalizePairingCode,
+  pairingCodeAlphabet,
+  pairingCodeLifetimeMs,
+} from "../../store/access-store.js";
 import { readStateFile } from "./read-state-file.js";
 
 /** A user allowed in direct messages of one channel (by pairing or `downcity access allow`). */
@@ -83,13 +90,12 @@ export interface PairingStore {
   /** Notes a refused group (its title where the platform gives one); the 50 most recent are kept. */
   noteDeniedGroup(group: { chatId: string; title?: string }): Promise<void>;
   listDeniedGroups(): DeniedGroup[];
+  /**
+   * Re-reads state other workers may have changed (a shared store; at most every second or so);
+   * absent when this process is the only writer.
+   */
+  refresh?(): Promise<void>;
 }
-
-const keptDeniedGroups = 50;
-
-const alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
-const codeLifetimeMs = 3600_000;
-const maxPending = 3;
 
 /** Opens (lazily creating) a channel's access state. */
 export async function openPairingStore(
@@ -105,7 +111,7 @@ export async function openPairingStore(
   };
   // Removes the unexpired pending request behind `code` (any case, spaces around it) and returns it.
   const takePending = (code: string) => {
-    const normalized = code.trim().toUpperCase();
+    const normalized = normalizePairingCode(code);
     const entry = live().find((candidate) => candidate.code === normalized);
     if (entry) state.pending = state.pending.filter((candidate) => candidate !== entry);
     return entry;
@@ -138,9 +144,12 @@ export async function openPairingStore(
     async offer(user, held) {
       const pending = live();
       // One code per sender while it lives (repeats are rate-limited), and at most 3 waiting at once.
-      if (pending.some((entry) => entry.userId === user.userId) || pending.length >= maxPending)
+      if (pending.some((entry) => entry.userId === user.userId) || pending.length >= maxPendingCodes)
         return undefined;
-      const code = Array.from({ length: 8 }, () => alphabet[randomInt(alphabet.length)]).join("");
+      const code = Array.from(
+        { length: 8 },
+        () => pairingCodeAlphabet[randomInt(pairingCodeAlphabet.length)],
+      ).join("");
       const created = now();
       const entry: PendingPairing = {
         code,
@@ -148,7 +157,7 @@ export async function openPairingStore(
         chatId: user.chatId,
         ...(user.username ? { username: user.username } : {}),
         createdAt: created.toISOString(),
-        expiresAt: new Date(created.getTime() + codeLifetimeMs).toISOString(),
+        expiresAt: new Date(created.getTime() + pairingCodeLifetimeMs).toISOString(),
         ...(held ? { held } : {}),
       };
       state.pending.push(entry);

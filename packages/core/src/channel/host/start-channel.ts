@@ -15,6 +15,7 @@ import { openPairingStore } from "./pairing-store.js";
 import { pollWhenElected } from "./poller-election.js";
 import type { ReplyRecorder } from "./reply-recorder.js";
 import type { RunningChannel } from "./running-channel.js";
+import { openSharedPairing } from "./shared-pairing.js";
 
 /** What starting a channel needs from its host. */
 export interface StartChannelDeps {
@@ -73,7 +74,10 @@ export async function startChannel(running: RunningChannel, deps: StartChannelDe
     const dir = deps.paths.channelDir(instance.name);
     const stateDir = join(dir, "state");
     await mkdir(stateDir, { recursive: true });
-    running.pairing = await openPairingStore(join(dir, "access.json"));
+    // A shared store holds access for every worker; alone, the channel's access.json does.
+    running.pairing = deps.store.access
+      ? await openSharedPairing(deps.store.access.channel(instance.name))
+      : await openPairingStore(join(dir, "access.json"));
     const adapter = config.definition.create(config.options, { rootDir: deps.paths.rootDir, logger });
     running.adapter = adapter;
     running.services = config.definition.services?.(config.options, { channel: instance.name, logger }) ?? [];

@@ -1,0 +1,58 @@
+import type {
+  AllowedGroup,
+  ApprovedUser,
+  DeniedGroup,
+  HeldMessage,
+  PendingPairing,
+} from "../channel/host/pairing-store.js";
+
+/** Everything an operator changed at run time for one channel (config's `access` lists stay the floor). */
+export interface AccessSnapshot {
+  approved: ApprovedUser[];
+  /** Unexpired pairing codes only. */
+  pending: PendingPairing[];
+  groups: AllowedGroup[];
+  deniedGroups: DeniedGroup[];
+}
+
+/**
+ * One channel's access state in the store: pairing codes (1 hour, one per sender, at most 3
+ * waiting), approved users, groups let in, refused groups. Every call goes to the store, so a code
+ * issued by one worker can be approved on another and a revoke anywhere applies everywhere.
+ */
+export interface ChannelAccessStore {
+  read(): Promise<AccessSnapshot>;
+  /** A new code for `user`, or undefined when one is pending for them or 3 are pending already. */
+  offer(
+    user: { userId: string; chatId: string; username?: string },
+    held?: HeldMessage,
+  ): Promise<PendingPairing | undefined>;
+  /** Drops a pending code (any case, spaces around it); undefined when no such code is pending. */
+  deny(code: string): Promise<PendingPairing | undefined>;
+  /** Approves the sender of an unexpired code, exactly once across workers; undefined when none. */
+  approve(code: string): Promise<(ApprovedUser & { request: PendingPairing }) | undefined>;
+  allow(user: { userId: string; username?: string }): Promise<ApprovedUser>;
+  /** False when the user was not approved at run time. */
+  revoke(userId: string): Promise<boolean>;
+  allowGroup(group: { chatId: string; title?: string }): Promise<AllowedGroup>;
+  /** False when the group was not allowed at run time. */
+  revokeGroup(chatId: string): Promise<boolean>;
+  /** Notes a refused group (the 50 most recently seen are kept). */
+  noteDeniedGroup(group: { chatId: string; title?: string }): Promise<void>;
+}
+
+/** Access state of every channel of one agent; a `DowncityStore` without one keeps it in `.downcity/`. */
+export interface AccessStore {
+  channel(name: string): ChannelAccessStore;
+}
+
+/** Pairing codes are 8 characters of this alphabet (no 0/O, 1/I) and live one hour. */
+export const pairingCodeAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+export const pairingCodeLifetimeMs = 3600_000;
+export const maxPendingCodes = 3;
+export const keptDeniedGroups = 50;
+
+/** The form a code is stored in: upper case, no spaces around it. */
+export function normalizePairingCode(code: string): string {
+  return code.trim().toUpperCase();
+}
