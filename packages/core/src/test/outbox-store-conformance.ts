@@ -2,6 +2,7 @@ import { expect, it } from "vitest";
 import type { DowncityStore } from "../store/downcity-store.js";
 import type { OutboxEntry } from "../store/outbox-store.js";
 import { expectOneClaimPerGroup, itListsAndDrops, type QueueUnderTest } from "./keyed-queue-operations.js";
+import { itKeepsAttachmentsAndActions } from "./outbox-payload-conformance.js";
 import {
   closeAll,
   describeStoreSuite,
@@ -93,6 +94,8 @@ export function testOutboxStore(options: StoreSuiteOptions): void {
       outboxUnderTest,
       "lists unsent chunks and dead letters, and a dropped key stays known",
     );
+
+    itKeepsAttachmentsAndActions(t);
 
     it("keeps a large chunk intact", async () => {
       const text = "ü".repeat(1_000_000);
