@@ -36,7 +36,7 @@ const flatten = (attributes: KeyValue[] | undefined) =>
  * An OTLP/HTTP receiver on 127.0.0.1 that decodes the JSON encoding of ExportTraceServiceRequest
  * (what @opentelemetry/exporter-trace-otlp-http sends) and keeps every span and the headers it got.
  */
-export async function startOtlpReceiver() {
+export async function startOtlpReceiver(port = 0) {
   const spans: ReceivedSpan[] = [];
   const headers: Array<Record<string, string | string[] | undefined>> = [];
   const raw: string[] = [];
@@ -69,7 +69,7 @@ export async function startOtlpReceiver() {
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   return {
     spans,
     headers,

@@ -112,9 +112,10 @@ describe("OpenTelemetry export from a real daemon", () => {
       () =>
         `the delivery span (received: ${receiver.spans.map((span) => span.name).join(", ") || "nothing"})`,
     ).catch(async (error: unknown) => {
+      // Say what the daemon logged about telemetry, and its warnings and errors.
       const lines = await readDaemonLog(rootDir, daemon.pid);
       throw new Error(
-        `${String(error)}; daemon log: ${JSON.stringify(lines.filter((l) => l.level !== 30 || /telemetry/.test(String(l.msg))))}`,
+        `${String(error)}; daemon log: ${JSON.stringify(lines.filter((line) => line.level !== "info" || /telemetry/.test(String(line.msg))))}`,
       );
     });
     const log = await readDaemonLog(rootDir, daemon.pid);
