@@ -38,12 +38,13 @@ describe("SIGKILL while messages are sent and shell jobs are pending, then resta
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   });
 
-  it("keeps every acknowledged message, marks the running job lost, replays the unacknowledged exit, each followed up exactly once", async () => {
+  it("keeps every acknowledged message, marks the running job lost, replays the held follow-up from the inbox, each followed up exactly once", async () => {
     const world = await createTempWorld("dc-crash-");
     cleanups.push(world.cleanup);
     const rootDir = world.project();
     // Two jobs held open by FIFOs: "lost" is still running at the kill; "replayed" is released
-    // first and has exited, but its follow-up run hangs in the model, so its exit is unacknowledged.
+    // first and has exited, but its follow-up run hangs in the model (its exit is acknowledged: the
+    // follow-up is an inbox event by then, and the inbox replays it after the crash).
     const fifos = { lost: join(world.base, "lost.fifo"), replayed: join(world.base, "replayed.fifo") };
     execFileSync("mkfifo", [fifos.lost, fifos.replayed]);
 
@@ -105,7 +106,8 @@ describe("SIGKILL while messages are sent and shell jobs are pending, then resta
     expect(await heldFollowUp).toBe(replayedId);
     // The exit is emitted before its snapshot write settles: wait for the final status on disk.
     await until(async () => (await snapshot(replayedId)).status === "exited", "the exited snapshot");
-    expect((await snapshot(replayedId)).exit_event).toMatchObject({ emitted: true, delivered: false });
+    await until(async () => (await snapshot(replayedId)).exit_event.delivered, "the exit acknowledged");
+    expect((await snapshot(replayedId)).exit_event).toMatchObject({ emitted: true, delivered: true });
     expect((await snapshot(lostId)).status).toBe("running");
 
     // Six senders keep sending, each on its own context, until the daemon dies under them; the kill
@@ -149,7 +151,8 @@ describe("SIGKILL while messages are sent and shell jobs are pending, then resta
         (await readDaemonLog(rootDir, second.pid)).find((line) => line.msg === "shell sessions recovered"),
       "the recovery log line",
     );
-    expect(recovered).toMatchObject({ lost: [lostId], replayed: [replayedId] });
+    // The replayed job's exit was acknowledged once its follow-up was in the inbox: the engine replays nothing.
+    expect(recovered).toMatchObject({ lost: [lostId], replayed: [] });
 
     for (const { contextId, text } of acknowledged) {
       const { messages } = await again.chatHistory({ contextId, last: 1000 });
