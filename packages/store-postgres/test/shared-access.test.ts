@@ -64,6 +64,11 @@ async function scenario(cluster: WorkerCluster, receiver: ReplyReceiver) {
     const codes = pairingCodes(receiver);
     return codes.length > 0 ? codes : undefined;
   }, "a pairing code sent to the stranger");
+  // Every worker lists the code A issued.
+  const pending = await (await c.client()).servicesCommand({ service: "access", action: "pending" });
+  expect(pending.result).toMatchObject({
+    channels: [{ channel: "hook", codes: [{ code, userId: `user-${stranger}` }] }],
+  });
   const approval = await (await b.client()).servicesCommand({
     service: "access",
     action: "approve",

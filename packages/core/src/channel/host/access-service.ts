@@ -52,10 +52,10 @@ function channelStates(host: ChannelHost, channel: string | undefined) {
   });
 }
 
-/** `channelStates` after re-reading what other workers changed (a shared store). */
+/** `channelStates` after re-reading what other workers changed just now (a shared store). */
 async function freshStates(host: ChannelHost, channel: string | undefined) {
   const states = channelStates(host, channel);
-  await Promise.all(states.map((state) => state.pairing.refresh?.()));
+  await Promise.all(states.map((state) => state.pairing.refresh?.(0)));
   return states;
 }
 

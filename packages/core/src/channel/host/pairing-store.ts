@@ -91,10 +91,10 @@ export interface PairingStore {
   noteDeniedGroup(group: { chatId: string; title?: string }): Promise<void>;
   listDeniedGroups(): DeniedGroup[];
   /**
-   * Re-reads state other workers may have changed (a shared store; at most every second or so);
-   * absent when this process is the only writer.
+   * Re-reads state other workers may have changed (a shared store) once what this worker holds is
+   * older than `maxAgeMs` [the view's own, 500 ms]; absent when this process is the only writer.
    */
-  refresh?(): Promise<void>;
+  refresh?(maxAgeMs?: number): Promise<void>;
 }
 
 /** Opens (lazily creating) a channel's access state. */

@@ -56,8 +56,8 @@ export async function openSharedPairing(
     revokeGroup: (chatId) => changing(store.revokeGroup(chatId)),
     noteDeniedGroup: (group) => changing(store.noteDeniedGroup(group)),
     listDeniedGroups: () => snapshot.deniedGroups.map((group) => ({ ...group })),
-    async refresh() {
-      if (Date.now() - readAt >= maxAgeMs) await reload();
+    async refresh(olderThanMs = maxAgeMs) {
+      if (Date.now() - readAt >= olderThanMs) await reload();
     },
   };
 }
