@@ -52,4 +52,19 @@ describe("shared pairing view", () => {
     expect(Date.now() - revokedAt).toBeLessThan(1000);
     expect(reads - before).toBeLessThanOrEqual(Math.ceil((Date.now() - revokedAt) / 200) + 1);
   });
+
+  it("keeps a change made while the store's read fails, and reads again at the next refresh", async () => {
+    let failing = false;
+    const flaky: ChannelAccessStore = {
+      ...store,
+      read: () => (failing ? Promise.reject(new Error("connection reset")) : store.read()),
+    };
+    const pairing = await openSharedPairing(flaky, { maxAgeMs: 60_000 });
+    failing = true;
+    expect(await pairing.allow({ userId: "u1" })).toMatchObject({ userId: "u1" });
+    expect(pairing.approved().has("u1")).toBe(false);
+    failing = false;
+    await pairing.refresh?.();
+    expect(pairing.approved().has("u1")).toBe(true);
+  });
 });

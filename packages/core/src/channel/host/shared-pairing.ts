@@ -35,9 +35,12 @@ export async function openSharedPairing(
   };
   const changing = async <T>(change: Promise<T>): Promise<T> => {
     const result = await change;
-    // A read that began before the change would bring back the old state.
-    await reading;
-    await reload();
+    // A read that began before the change would bring back the old state. The change is made even
+    // when this read fails (the store blinked): the next refresh reads again.
+    await reading?.catch(() => {});
+    await reload().catch(() => {
+      readAt = 0;
+    });
     return result;
   };
   const livePending = () => snapshot.pending.filter((entry) => Date.parse(entry.expiresAt) > Date.now());
