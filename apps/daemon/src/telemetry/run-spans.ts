@@ -79,41 +79,21 @@ export function observeRuns(options: {
   const onEvent = (event: RuntimeEvent) => {
     if (event.type === "run-start") {
       if (open.has(event.requestId)) return;
-      const root = tracer.startSpan("invoke_agent downcity", {
-        kind: SpanKind.INTERNAL,
-        attributes: {
-          [genAi.operationName]: "invoke_agent",
-          [genAi.agentName]: "downcity",
-          [genAi.conversationId]: event.contextId,
-          [downcityAttr.requestId]: event.requestId,
-        },
+      const root = rootSpan(tracer, event);
+      open.set(event.requestId, {
+        root,
+        context: trace.setSpan(ROOT_CONTEXT, root),
+        tools: new Map(),
+        pending: [],
       });
-      const context = trace.setSpan(ROOT_CONTEXT, root);
-      open.set(event.requestId, { root, context, tools: new Map(), pending: [] });
       return;
     }
     if (!("requestId" in event) || event.requestId === undefined) return;
     const run = open.get(event.requestId);
     if (!run) return;
     if (event.type === "step") finishChild(run, modelCallSpan(tracer, run, event));
-    else if (event.type === "tool-call") {
-      const span = tracer.startSpan(
-        `execute_tool ${event.toolName}`,
-        {
-          kind: SpanKind.INTERNAL,
-          attributes: {
-            [genAi.operationName]: "execute_tool",
-            [genAi.toolName]: event.toolName,
-            [genAi.toolCallId]: event.toolCallId,
-            [genAi.toolType]: "function",
-            [genAi.conversationId]: event.contextId,
-            [downcityAttr.step]: event.step,
-          },
-        },
-        run.context,
-      );
-      run.tools.set(event.toolCallId, { span, step: event.step });
-    } else if (event.type === "tool-result") {
+    else if (event.type === "tool-call") run.tools.set(event.toolCallId, toolCallSpan(tracer, run, event));
+    else if (event.type === "tool-result") {
       const tool = run.tools.get(event.toolCallId);
       if (!tool) return;
       run.tools.delete(event.toolCallId);
@@ -142,6 +122,43 @@ export function observeRuns(options: {
     contextOf: (requestId) => open.get(requestId)?.context ?? finished.get(requestId),
     stop: unsubscribe,
   };
+}
+
+/** The root span of a run, opened when it starts. */
+function rootSpan(tracer: Tracer, event: Extract<RuntimeEvent, { type: "run-start" }>): Span {
+  return tracer.startSpan("invoke_agent downcity", {
+    kind: SpanKind.INTERNAL,
+    attributes: {
+      [genAi.operationName]: "invoke_agent",
+      [genAi.agentName]: "downcity",
+      [genAi.conversationId]: event.contextId,
+      [downcityAttr.requestId]: event.requestId,
+    },
+  });
+}
+
+/** The `execute_tool` span of a tool call, opened when the model called it. */
+function toolCallSpan(
+  tracer: Tracer,
+  run: OpenRun,
+  event: Extract<RuntimeEvent, { type: "tool-call" }>,
+): { span: Span; step: number } {
+  const span = tracer.startSpan(
+    `execute_tool ${event.toolName}`,
+    {
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        [genAi.operationName]: "execute_tool",
+        [genAi.toolName]: event.toolName,
+        [genAi.toolCallId]: event.toolCallId,
+        [genAi.toolType]: "function",
+        [genAi.conversationId]: event.contextId,
+        [downcityAttr.step]: event.step,
+      },
+    },
+    run.context,
+  );
+  return { span, step: event.step };
 }
 
 /** The `chat` span of one finished model call; the step event comes when it ended. */
