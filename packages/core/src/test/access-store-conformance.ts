@@ -15,7 +15,8 @@ const held = { eventId: "e1", messageId: "m1", text: "hello?", username: "strang
  * exactly once, from any worker), approvals, groups let in and refused groups, kept across restarts.
  */
 export function testAccessStore(options: StoreSuiteOptions): void {
-  describeStoreSuite(options, "access store", (t) => {
+  testUsersAndGroups(options);
+  describeStoreSuite(options, "access store (codes)", (t) => {
     it("offers one code per sender and at most three at once, each keeping the message that asked", async () => {
       const access = accessOf(t.store).channel("telegram");
       const first = await access.offer({ userId: "u1", chatId: "c1", username: "one" }, held);
@@ -69,6 +70,26 @@ export function testAccessStore(options: StoreSuiteOptions): void {
       expect(await access.read()).toMatchObject({ approved: [], pending: [] });
     });
 
+    it("keeps codes, approvals and groups across a restart", async () => {
+      const access = accessOf(t.store).channel("telegram");
+      const offered = await access.offer({ userId: "u1", chatId: "c1" }, held);
+      await access.allow({ userId: "u2" });
+      await access.allowGroup({ chatId: "g1", title: "Team" });
+      await t.store.close();
+      t.store = await t.storage.open();
+      const reopened = accessOf(t.store).channel("telegram");
+      const state = await reopened.read();
+      expect(state.pending).toEqual([offered]);
+      expect(state.approved.map((user) => user.userId)).toEqual(["u2"]);
+      expect(state.groups).toMatchObject([{ chatId: "g1", title: "Team" }]);
+      expect((await reopened.approve(offered?.code ?? ""))?.request.held).toEqual(held);
+    });
+  });
+}
+
+/** Approved users, groups let in and refused groups. */
+function testUsersAndGroups(options: StoreSuiteOptions): void {
+  describeStoreSuite(options, "access store (users and groups)", (t) => {
     it("allows and revokes users; a revoke of someone never approved says so", async () => {
       const access = accessOf(t.store).channel("telegram");
       expect(await access.allow({ userId: "u1", username: "one" })).toMatchObject({
@@ -113,21 +134,6 @@ export function testAccessStore(options: StoreSuiteOptions): void {
       expect(kept).toHaveLength(50);
       expect(kept).not.toContain("g0");
       expect(kept).toContain("g51");
-    });
-
-    it("keeps codes, approvals and groups across a restart", async () => {
-      const access = accessOf(t.store).channel("telegram");
-      const offered = await access.offer({ userId: "u1", chatId: "c1" }, held);
-      await access.allow({ userId: "u2" });
-      await access.allowGroup({ chatId: "g1", title: "Team" });
-      await t.store.close();
-      t.store = await t.storage.open();
-      const reopened = accessOf(t.store).channel("telegram");
-      const state = await reopened.read();
-      expect(state.pending).toEqual([offered]);
-      expect(state.approved.map((user) => user.userId)).toEqual(["u2"]);
-      expect(state.groups).toMatchObject([{ chatId: "g1", title: "Team" }]);
-      expect((await reopened.approve(offered?.code ?? ""))?.request.held).toEqual(held);
     });
   });
 }
