@@ -244,8 +244,13 @@ describe.each([
     await start({});
     expect(await channel.deliver({ eventId: "p1", chatId: "s-dm", userId: "s", text: "hi" })).toBe("denied");
     expect(await channel.deliver({ eventId: "p2", chatId: "s-dm", userId: "s", text: "hi?" })).toBe("denied");
-    // The reply is longer than this adapter's 20 characters, so it arrives in chunks.
-    const all = () => channel.sent.map((sent) => sent.text).join(" ");
+    // The reply is longer than this adapter's 20 characters, so it arrives in chunks; chunks to
+    // different chats may interleave, so each chat's text is read on its own.
+    const all = () =>
+      channel.sent
+        .filter((sent) => sent.target.chatId === "s-dm")
+        .map((sent) => sent.text)
+        .join(" ");
     await until(() => /approve ([A-Z2-9]{8})/.test(all()) && /expires/.test(all()), "the pairing reply");
     const code = /approve ([A-Z2-9]{8})/.exec(all())?.[1] as string;
     const access = createChannelServices(host).find((service) => service.name === "access");
