@@ -66,6 +66,9 @@ async function runTurns(client, from, to, tally, onTurn) {
 const base = await mkdtemp(join(tmpdir(), "downcity-daemon-soak-"));
 const rootDir = join(base, "project");
 const env = { ...process.env, DOWNCITY_HOME: join(base, "home") };
+// SOAK_HEAP_SNAPSHOTS=1: `kill -USR2 <daemon pid>` writes a heap snapshot into the project folder (with SOAK_KEEP=1).
+if (process.env.SOAK_HEAP_SNAPSHOTS === "1")
+  env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ""} --heapsnapshot-signal=SIGUSR2`.trim();
 for (const key of Object.keys(env)) if (key.startsWith("DC_CTX_")) delete env[key];
 const model = await startModelProcess();
 let failed = true;
@@ -78,6 +81,7 @@ try {
   const tally = { answered: 0, wrong: [] };
   const started = Date.now();
   const startRss = rssMb(daemon.pid);
+  console.log(`daemon pid ${daemon.pid}, project ${rootDir}`);
   await runTurns(client, 0, Math.min(warmUp, turns), tally, () => {});
   const warmRss = rssMb(daemon.pid);
   const samples = [];

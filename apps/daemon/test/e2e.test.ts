@@ -36,6 +36,11 @@ describe("end to end: init, start, chat with shell, background follow-up, stop",
     expect(meta).toMatchObject({ pid: started.pid, port: started.port });
     expect(typeof meta.startedAt).toBe("string");
     expect(typeof meta.version).toBe("string");
+    if (process.platform === "linux") {
+      // The memory flags the sustained-load soak relies on (bench/daemon-soak.mjs).
+      const argv = (await readFile(`/proc/${started.pid}/cmdline`, "utf8")).split("\0");
+      expect(argv).toEqual(expect.arrayContaining(["--max-semi-space-size=2", "--optimize-for-size"]));
+    }
 
     const token = await readToken(scene.world.env);
     expect(token).toMatch(/^[0-9a-f]{64}$/);

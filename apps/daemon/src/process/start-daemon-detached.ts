@@ -58,7 +58,10 @@ export async function startDaemonDetached(
   let child: ReturnType<typeof spawn>;
   try {
     // A smaller young generation keeps a long-lived, mostly idle daemon's memory low; GC cost stays small.
-    const nodeFlags = ["--max-semi-space-size=2"];
+    // --optimize-for-size: under sustained load V8 otherwise lets the old generation grow to several
+    // times the live heap before collecting (the daemon soak measured 400 MB RSS over 9,000 turns with
+    // about 50 MB live); with it the soak plateaus near 125 MB at the same throughput.
+    const nodeFlags = ["--max-semi-space-size=2", "--optimize-for-size"];
     child = spawn(process.execPath, [...nodeFlags, options.entry ?? daemonEntry(env), paths.rootDir], {
       cwd: paths.rootDir,
       env: env as NodeJS.ProcessEnv,
