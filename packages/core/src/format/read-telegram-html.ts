@@ -1,8 +1,8 @@
 /** What Telegram makes of a text sent with `parse_mode: "HTML"`: the text it shows, or its 400 reason. */
 export type TelegramHtmlReading = { ok: true; text: string } | { ok: false; error: string };
 
-// The tags Telegram's HTML parse mode knows (Bot API "HTML style"); any other start tag is refused.
-const knownTags = new Set([
+/** The tags Telegram's HTML parse mode knows (Bot API "HTML style"); any other start tag is refused. */
+export const telegramHtmlTags: ReadonlySet<string> = new Set([
   "b",
   "strong",
   "i",
@@ -68,7 +68,7 @@ export function readTelegramHtml(html: string): TelegramHtmlReading {
     } else {
       const name = (/^([a-z][\w-]*)/i.exec(tag)?.[1] ?? "").toLowerCase();
       const spanIsSpoiler = name !== "span" || /\bclass\s*=\s*"tg-spoiler"/.test(tag);
-      if (!knownTags.has(name) || !spanIsSpoiler)
+      if (!telegramHtmlTags.has(name) || !spanIsSpoiler)
         return failure(`Unsupported start tag "${name}" at byte offset ${byteOffset(html, index)}`);
       if (name === "a" && !/\bhref\s*=\s*"[^"]*"/.test(tag))
         return failure(`Can't find end of the entity starting at byte offset ${byteOffset(html, index)}`);
@@ -88,7 +88,7 @@ export function readTelegramHtml(html: string): TelegramHtmlReading {
 export function telegramHtmlToText(html: string): string {
   const reading = readTelegramHtml(html);
   if (reading.ok) return reading.text;
-  const tagNames = [...knownTags].join("|");
+  const tagNames = [...telegramHtmlTags].join("|");
   const withoutTags = html.replace(new RegExp(`</?(?:${tagNames})(?:\\s[^>]*)?>`, "gi"), "");
   return withoutTags.replace(
     /&(#\d{1,7}|#x[\da-f]{1,6}|[a-z]+);/gi,

@@ -1,25 +1,6 @@
 import type { ChannelCapabilities } from "../channel/adapter/channel-adapter.js";
+import { telegramHtmlTags } from "../format/read-telegram-html.js";
 import type { FakeSent } from "./channel-fake.js";
-
-// The tags of Telegram's HTML subset (https://core.telegram.org/bots/api#html-style).
-const telegramTags = new Set([
-  "b",
-  "strong",
-  "i",
-  "em",
-  "u",
-  "ins",
-  "s",
-  "strike",
-  "del",
-  "span",
-  "tg-spoiler",
-  "a",
-  "code",
-  "pre",
-  "blockquote",
-  "tg-emoji",
-]);
 
 /** Why `html` is not valid Telegram HTML (an unknown or unbalanced tag, a bare `<` or `&`), else undefined. */
 export function telegramHtmlProblem(html: string): string | undefined {
@@ -29,7 +10,7 @@ export function telegramHtmlProblem(html: string): string | undefined {
     if (match[0] === "<") return `a bare "<" at ${match.index}`;
     if (match[0] === "&") return `a bare "&" at ${match.index}`;
     const [, closing, name = ""] = match;
-    if (!telegramTags.has(name.toLowerCase())) return `<${name}> is not in Telegram's HTML subset`;
+    if (!telegramHtmlTags.has(name.toLowerCase())) return `<${name}> is not in Telegram's HTML subset`;
     if (!closing) open.push(name.toLowerCase());
     else if (open.pop() !== name.toLowerCase()) return `</${name}> closes a tag that is not open`;
   }
