@@ -1,6 +1,7 @@
 import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import {
+  attachmentKinds,
   type ChannelAdapter,
   type ChannelCapabilities,
   type ChannelContext,
@@ -34,16 +35,8 @@ export const telegramCapabilities: ChannelCapabilities = Object.freeze({
   idempotentSends: false,
   // The adapter renders the Markdown and chunks the HTML, so the host hands it replies whole.
   format: "telegram-html",
-  attachmentsIn: Object.freeze([
-    "image",
-    "audio",
-    "voice",
-    "video",
-    "file",
-    "sticker",
-    "location",
-    "contact",
-  ] as const),
+  // Telegram delivers every kind of attachment there is.
+  attachmentsIn: Object.freeze([...attachmentKinds]),
   attachmentsOut: true,
   actions: true,
 });

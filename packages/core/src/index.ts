@@ -112,7 +112,11 @@ export {
 export { escapeHtml, renderTelegramChunks, renderTelegramHtml } from "./format/telegram-html.js";
 export { renderTerminalText } from "./format/terminal-text.js";
 export { type HistoryMessage, type HistoryMetadata, messageText } from "./history/history-message.js";
-export type { AttachmentKind, MessageAttachment } from "./history/message-attachment.js";
+export {
+  type AttachmentKind,
+  attachmentKinds,
+  type MessageAttachment,
+} from "./history/message-attachment.js";
 export { errorFields, type LogFields, type Logger, silentLogger } from "./logger/logger.js";
 export { AttachmentTooLargeError, fetchLimited } from "./media/attachment-too-large.js";
 export { sniffMediaType } from "./media/sniff-media-type.js";

@@ -14,6 +14,7 @@ const surface: Record<string, string[]> = {
     "DowncityError",
     "RunAbortedError",
     "acquireFileLock",
+    "attachmentKinds",
     "chatCommands",
     "chunkHtml",
     "chunkMarkdown",
