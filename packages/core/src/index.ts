@@ -184,6 +184,7 @@ export {
   type ChannelAccessStore,
   keptDeniedGroups,
   maxPendingCodes,
+  newPendingPairing,
   normalizePairingCode,
   pairingCodeAlphabet,
   pairingCodeLifetimeMs,

@@ -55,6 +55,7 @@ const surface: Record<string, string[]> = {
     "loadConfig",
     "maxPendingCodes",
     "messageText",
+    "newPendingPairing",
     "newestRuns",
     "normalizePairingCode",
     "openFileRunJournal",

@@ -1,13 +1,11 @@
-import { randomInt } from "node:crypto";
 import {
   type AccessStore,
   type ChannelAccessStore,
   keptDeniedGroups,
   maxPendingCodes,
+  newPendingPairing,
   normalizePairingCode,
   type PendingPairing,
-  pairingCodeAlphabet,
-  pairingCodeLifetimeMs,
 } from "@downcity/core";
 import type pg from "pg";
 import { inTransaction } from "./in-transaction.js";
@@ -29,26 +27,13 @@ function offer(pool: pg.Pool, channel: string): ChannelAccessStore["offer"] {
         [channel],
       );
       if (rows.some((row) => row.user_id === user.userId) || rows.length >= maxPendingCodes) return undefined;
-      const code = Array.from(
-        { length: 8 },
-        () => pairingCodeAlphabet[randomInt(pairingCodeAlphabet.length)],
-      ).join("");
-      const created = new Date();
-      const entry: PendingPairing = {
-        code,
-        userId: user.userId,
-        chatId: user.chatId,
-        ...(user.username ? { username: user.username } : {}),
-        createdAt: created.toISOString(),
-        expiresAt: new Date(created.getTime() + pairingCodeLifetimeMs).toISOString(),
-        ...(held ? { held } : {}),
-      };
+      const entry = newPendingPairing(user, new Date(), held);
       await client.query(
         `INSERT INTO downcity_access_codes (channel, code, user_id, chat_id, username, created_at, expires_at, held)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
         [
           channel,
-          code,
+          entry.code,
           entry.userId,
           entry.chatId,
           user.username ?? null,

@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto";
 import type {
   AllowedGroup,
   ApprovedUser,
@@ -55,4 +56,28 @@ export const keptDeniedGroups = 50;
 /** The form a code is stored in: upper case, no spaces around it. */
 export function normalizePairingCode(code: string): string {
   return code.trim().toUpperCase();
+}
+
+/**
+ * A fresh pairing code for `user`, issued at `created` and expiring an hour later (keeping `held`,
+ * the message that asked); every access store issues its codes through this.
+ */
+export function newPendingPairing(
+  user: { userId: string; chatId: string; username?: string },
+  created: Date,
+  held?: HeldMessage,
+): PendingPairing {
+  const code = Array.from(
+    { length: 8 },
+    () => pairingCodeAlphabet[randomInt(pairingCodeAlphabet.length)],
+  ).join("");
+  return {
+    code,
+    userId: user.userId,
+    chatId: user.chatId,
+    ...(user.username ? { username: user.username } : {}),
+    createdAt: created.toISOString(),
+    expiresAt: new Date(created.getTime() + pairingCodeLifetimeMs).toISOString(),
+    ...(held ? { held } : {}),
+  };
 }

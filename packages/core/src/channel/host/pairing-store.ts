@@ -1,13 +1,11 @@
-import { randomInt } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { writeFileAtomic } from "../../fs/atomic-write.js";
 import {
   keptDeniedGroups,
   maxPendingCodes,
+  newPendingPairing,
   normalizePairingCode,
-  pairingCodeAlphabet,
-  pairingCodeLifetimeMs,
 } from "../../store/access-store.js";
 import { readStateFile } from "./read-state-file.js";
 
@@ -146,20 +144,7 @@ export async function openPairingStore(
       // One code per sender while it lives (repeats are rate-limited), and at most 3 waiting at once.
       if (pending.some((entry) => entry.userId === user.userId) || pending.length >= maxPendingCodes)
         return undefined;
-      const code = Array.from(
-        { length: 8 },
-        () => pairingCodeAlphabet[randomInt(pairingCodeAlphabet.length)],
-      ).join("");
-      const created = now();
-      const entry: PendingPairing = {
-        code,
-        userId: user.userId,
-        chatId: user.chatId,
-        ...(user.username ? { username: user.username } : {}),
-        createdAt: created.toISOString(),
-        expiresAt: new Date(created.getTime() + pairingCodeLifetimeMs).toISOString(),
-        ...(held ? { held } : {}),
-      };
+      const entry = newPendingPairing(user, now(), held);
       state.pending.push(entry);
       await save();
       return { ...entry };
