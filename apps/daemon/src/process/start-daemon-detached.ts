@@ -60,7 +60,7 @@ export async function startDaemonDetached(
     // A smaller young generation keeps a long-lived, mostly idle daemon's memory low; GC cost stays small.
     // --optimize-for-size: under sustained load V8 otherwise lets the old generation grow to several
     // times the live heap before collecting (the daemon soak measured 400 MB RSS over 9,000 turns with
-    // about 50 MB live); with it the soak plateaus near 125 MB at the same throughput.
+    // about 45 MB live); with it the soak plateaus near 130 MB.
     const nodeFlags = ["--max-semi-space-size=2", "--optimize-for-size"];
     child = spawn(process.execPath, [...nodeFlags, options.entry ?? daemonEntry(env), paths.rootDir], {
       cwd: paths.rootDir,
