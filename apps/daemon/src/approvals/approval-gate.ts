@@ -13,6 +13,7 @@ import { newApprovalCode, normalizeCode } from "./approval-code.js";
 import { approvalOutcomeText, approvalRequestText, modelRefusalText } from "./approval-messages.js";
 import type { ApprovalStore, PendingApproval } from "./approval-store.js";
 import type { ApprovalsConfig } from "./approvals-section.js";
+import type { ChatNotices } from "./chat-notices.js";
 import type { FloorPlaces } from "./command-floor.js";
 import { commandVerdict } from "./command-verdict.js";
 
@@ -30,8 +31,11 @@ export interface ApprovalAnswer {
   by: string;
 }
 
-/** Options of `createApprovalGate`. */
-export interface ApprovalGateOptions {
+/**
+ * Options of `createApprovalGate`. `route` and `notify` are the chat notices' (`route` resolves
+ * undefined when nobody in a chat can answer the run, a task run).
+ */
+export interface ApprovalGateOptions extends Pick<ChatNotices, "route" | "notify"> {
   places: Omit<FloorPlaces, "cwd">;
   config: ApprovalsConfig;
   /** Who may answer in chats (`<channel>:<userId>`): `approvals.approvers`, else the hand-made allow lists. */
@@ -39,16 +43,6 @@ export interface ApprovalGateOptions {
   store: ApprovalStore;
   parser: BashCommandParser;
   logger: Logger;
-  /** The chat a context's replies go to, or undefined when nobody there can answer (a task run). */
-  route(contextId: string): Promise<ApprovalRoute | undefined>;
-  /** Posts a notice to a chat under a stable key, with buttons where the chat's platform shows them. */
-  notify(
-    route: ApprovalRoute,
-    contextId: string,
-    key: string,
-    text: string,
-    actions?: ChannelAction[],
-  ): Promise<void>;
   /** Runs an approved command whose run is gone (the daemon restarted meanwhile). */
   runOrphan(pending: PendingApproval): Promise<void>;
   /** Masks secrets in a command before it is shown or stored. */
