@@ -22,6 +22,7 @@ export {
 export { llmConfigSchema } from "./config/config-schema.js";
 export { downcityConfigJsonSchema } from "./config/config-sections.js";
 export { parseEnvFile, readEnvFile } from "./config/env-file.js";
+export { retainDaysSchema } from "./config/retain-days.js";
 export { withRequestContext } from "./logger/logger.js";
 export { isPlugin } from "./plugin/define-plugin.js";
 export { historyToModelMessages } from "./prompt/model-messages.js";

@@ -141,6 +141,7 @@ const surface: Record<string, string[]> = {
     "problemsOf",
     "readEnvFile",
     "replayRun",
+    "retainDaysSchema",
     "withRequestContext",
   ],
 };

@@ -1,4 +1,5 @@
 import type { ConfigSection } from "@downcity/core";
+import { retainDaysSchema } from "@downcity/core/internal";
 import { z } from "zod";
 import { approvalsSection } from "../approvals/approvals-section.js";
 import { telemetrySection } from "../telemetry/telemetry-section.js";
@@ -17,15 +18,10 @@ export const shellSection = {
   name: "shell",
   config: z.strictObject({
     maxSessions: z.number().int().min(1).max(1024).optional(),
-    retainDays: z
-      .number()
-      .int()
-      .min(1)
-      .max(3650)
-      .default(7)
-      .describe(
-        "Days the folder of a finished shell session (.downcity/shell/<shell_id>/: output log, snapshot) is kept",
-      ),
+    retainDays: retainDaysSchema(
+      7,
+      "Days the folder of a finished shell session (.downcity/shell/<shell_id>/: output log, snapshot) is kept",
+    ),
     secretEnv: z
       .array(z.string())
       .optional()
@@ -65,13 +61,7 @@ export const shellSection = {
 export const logsSection = {
   name: "logs",
   config: z.strictObject({
-    retainDays: z
-      .number()
-      .int()
-      .min(1)
-      .max(3650)
-      .default(30)
-      .describe("Days a day log (.downcity/logs/<date>.jsonl) is kept"),
+    retainDays: retainDaysSchema(30, "Days a day log (.downcity/logs/<date>.jsonl) is kept"),
   }),
 } satisfies ConfigSection;
 

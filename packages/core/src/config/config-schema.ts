@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { retainDaysSchema } from "./retain-days.js";
 
 /** The model a project's agent talks to. */
 export const llmConfigSchema = z
@@ -113,13 +114,10 @@ export const coreConfigShape = {
     .describe("Bounds of one agent run"),
   runs: z
     .strictObject({
-      retainDays: z
-        .number()
-        .int()
-        .min(1)
-        .max(3650)
-        .default(30)
-        .describe("Days a run's journal (.downcity/runs/ or the store's tables) is kept"),
+      retainDays: retainDaysSchema(
+        30,
+        "Days a run's journal (.downcity/runs/ or the store's tables) is kept",
+      ),
     })
     .optional()
     .describe("The run journal"),
