@@ -72,13 +72,6 @@ export {
   type ChatCommandSummary,
   defineChatCommand,
 } from "./channel/host/chat-command-registry.js";
-export type {
-  AllowedGroup,
-  ApprovedUser,
-  DeniedGroup,
-  HeldMessage,
-  PendingPairing,
-} from "./channel/host/pairing-store.js";
 export type { ChannelSender, OutgoingMessage } from "./chat/channel-sender.js";
 export type { OutgoingFile } from "./chat/outgoing-file.js";
 export type { DowncityConfig, LlmConfig } from "./config/config-schema.js";
@@ -178,6 +171,13 @@ export {
   type ServiceState,
   type ServiceSummary,
 } from "./service/service-registry.js";
+export type {
+  AllowedGroup,
+  ApprovedUser,
+  DeniedGroup,
+  HeldMessage,
+  PendingPairing,
+} from "./store/access-store.js";
 export {
   type AccessSnapshot,
   type AccessStore,

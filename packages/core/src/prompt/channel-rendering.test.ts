@@ -1,8 +1,8 @@
 import { useTempDir } from "@downcity/testkit/vitest";
 import { expect, it } from "vitest";
 import { createAgentRuntime } from "../agent/agent-runtime.js";
+import { channelRenderingOf } from "../channel/host/channel-rendering-of.js";
 import { createScriptedModel } from "../test/scripted-model.js";
-import { channelRenderingOf } from "./channel-rendering.js";
 
 const temp = useTempDir("dc-channel-rendering-");
 

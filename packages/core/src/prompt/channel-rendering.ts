@@ -1,27 +1,10 @@
-import type { ChannelCapabilities } from "../channel/adapter/channel-adapter.js";
+import type { ReplyFormat } from "../format/reply-format.js";
 
 /** What a chat shows of a reply: how it renders the model's Markdown, its length limit, whether files go out. */
 export interface ChannelRendering {
-  format: NonNullable<ChannelCapabilities["format"]>;
+  format: ReplyFormat;
   maxTextLength: number;
   sendsFiles: boolean;
-}
-
-// Adapters that declare only the older `markdown` field.
-const formatOfMarkdown: Record<ChannelCapabilities["markdown"], ChannelRendering["format"]> = {
-  none: "plain",
-  commonmark: "markdown",
-  "telegram-html": "telegram-html",
-  "lark-md": "feishu-card",
-};
-
-/** The rendering facts of an adapter's capabilities (`format`, else what `markdown` says). */
-export function channelRenderingOf(capabilities: ChannelCapabilities): ChannelRendering {
-  return {
-    format: capabilities.format ?? formatOfMarkdown[capabilities.markdown] ?? "plain",
-    maxTextLength: capabilities.maxTextLength,
-    sendsFiles: capabilities.attachmentsOut === true,
-  };
 }
 
 const formatLines: Record<ChannelRendering["format"], string> = {

@@ -1,11 +1,47 @@
 import { randomInt } from "node:crypto";
-import type {
-  AllowedGroup,
-  ApprovedUser,
-  DeniedGroup,
-  HeldMessage,
-  PendingPairing,
-} from "../channel/host/pairing-store.js";
+
+/** A user allowed in direct messages of one channel (by pairing or `downcity access allow`). */
+export interface ApprovedUser {
+  userId: string;
+  username?: string;
+  approvedAt: string;
+  via: "pairing" | "cli";
+}
+
+/** The message that made a stranger a pairing code, kept so it is answered once they are approved. */
+export interface HeldMessage {
+  eventId: string;
+  messageId: string;
+  text: string;
+  username?: string;
+  displayName?: string;
+}
+
+/** A pairing code waiting for `downcity access approve <code>`. */
+export interface PendingPairing {
+  code: string;
+  userId: string;
+  chatId: string;
+  username?: string;
+  createdAt: string;
+  expiresAt: string;
+  held?: HeldMessage;
+}
+
+/** A group let in with `downcity access allow-group` (beside `access.allowGroups` in downcity.json). */
+export interface AllowedGroup {
+  chatId: string;
+  title?: string;
+  allowedAt: string;
+}
+
+/** A group whose messages were refused, so the operator can allow it without reading logs. */
+export interface DeniedGroup {
+  chatId: string;
+  title?: string;
+  lastSeen: string;
+  count: number;
+}
 
 /** Everything an operator changed at run time for one channel (config's `access` lists stay the floor). */
 export interface AccessSnapshot {

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { ReplyFormat } from "../../format/reply-format.js";
 import type { AttachmentKind } from "../../history/message-attachment.js";
 import type { Logger } from "../../logger/logger.js";
 import type { ServiceDefinition } from "../../service/define-service.js";
@@ -91,7 +92,7 @@ export interface ChannelCapabilities {
   /** True when `send` shows `message.actions` as buttons and presses arrive as events with `action`. */
   actions?: boolean;
   /** What the platform renders of the Markdown the model writes. */
-  format?: "plain" | "markdown" | "telegram-html" | "feishu-card" | "qq-markdown";
+  format?: ReplyFormat;
   /**
    * True when the adapter pulls events itself (long polling, a gateway WebSocket): with a shared
    * store only the worker holding the channel's poller lock starts it. Webhook receivers leave it unset.

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { DowncityError } from "../../errors/downcity-error.js";
 import { defineService, type ServiceDefinition } from "../../service/define-service.js";
+import type { PairingStore } from "../../store/file/file-pairing-store.js";
 import type { ChannelHost } from "./channel-host.js";
-import type { PairingStore } from "./pairing-store.js";
 
 const channelName = z.string().min(1).describe("Channel instance name (a key of downcity.json channels)");
 const pairingCode = z.string().min(1).describe("The 8-character code the sender received");

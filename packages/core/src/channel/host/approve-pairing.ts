@@ -1,7 +1,7 @@
 import { DowncityError } from "../../errors/downcity-error.js";
+import type { ApprovedUser } from "../../store/access-store.js";
 import { channelContextId } from "../adapter/channel-event.js";
 import type { ChannelDelivery } from "../delivery/channel-delivery.js";
-import type { ApprovedUser } from "./pairing-store.js";
 import type { ReplyRecorder } from "./reply-recorder.js";
 import type { RunningChannel } from "./running-channel.js";
 

@@ -9,6 +9,7 @@ import { createUsageLog } from "../../run/usage-log.js";
 import type { ServiceDefinition } from "../../service/define-service.js";
 import { defaultLeaseMs } from "../../store/context-lease.js";
 import type { DowncityStore } from "../../store/downcity-store.js";
+import type { PairingStore } from "../../store/file/file-pairing-store.js";
 import { openFileStore } from "../../store/file/file-store.js";
 import type { InboxEntry, InboxMessage } from "../../store/inbox-store.js";
 import type { OutboxEntry } from "../../store/outbox-store.js";
@@ -25,7 +26,6 @@ import { type ChatCommandDefinition, createChatCommandRegistry } from "./chat-co
 import { type ContactBook, openContactBook } from "./contact-book.js";
 import { createFailureNotice } from "./failure-notice.js";
 import { createInboundEvents } from "./inbound-events.js";
-import type { PairingStore } from "./pairing-store.js";
 import { createProgressMessages } from "./progress-messages.js";
 import { createReplyRecorder } from "./reply-recorder.js";
 import { createRunActivity } from "./run-activity.js";

@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { DowncityError } from "../../errors/downcity-error.js";
 import { writeFileAtomic } from "../../fs/atomic-write.js";
-import { readStateFile } from "./read-state-file.js";
+import { readStateFile } from "../../store/file/read-state-file.js";
 
 /** Someone the agent has heard from, and where to reach them. */
 export interface Contact {

@@ -1,10 +1,10 @@
 import type { ServiceDefinition } from "../../service/define-service.js";
 import type { PollerLock } from "../../store/downcity-store.js";
+import type { PairingStore } from "../../store/file/file-pairing-store.js";
 import type { ChannelAdapter } from "../adapter/channel-adapter.js";
 import type { ChannelAccess } from "./channel-access.js";
 import type { ChannelInstance, ChannelStatus } from "./channel-instance.js";
 import type { ChannelSettings } from "./channel-settings.js";
-import type { PairingStore } from "./pairing-store.js";
 
 /** A configured channel as the host runs it: its adapter, access state, counters and stop signal. */
 export interface RunningChannel {

@@ -1,5 +1,5 @@
 import type { AccessSnapshot, ChannelAccessStore } from "../../store/access-store.js";
-import type { PairingStore } from "./pairing-store.js";
+import type { PairingStore } from "../../store/file/file-pairing-store.js";
 
 /** Options of `openSharedPairing`. */
 export interface SharedPairingOptions {

@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import { openPairingStore, type PairingStore } from "../../channel/host/pairing-store.js";
 import type { AccessStore, ChannelAccessStore } from "../access-store.js";
+import { openPairingStore, type PairingStore } from "./file-pairing-store.js";
 
 /**
  * The file driver of the access store: each channel's state in

@@ -2,55 +2,17 @@ import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { writeFileAtomic } from "../../fs/atomic-write.js";
 import {
+  type AllowedGroup,
+  type ApprovedUser,
+  type DeniedGroup,
+  type HeldMessage,
   keptDeniedGroups,
   maxPendingCodes,
   newPendingPairing,
   normalizePairingCode,
-} from "../../store/access-store.js";
+  type PendingPairing,
+} from "../access-store.js";
 import { readStateFile } from "./read-state-file.js";
-
-/** A user allowed in direct messages of one channel (by pairing or `downcity access allow`). */
-export interface ApprovedUser {
-  userId: string;
-  username?: string;
-  approvedAt: string;
-  via: "pairing" | "cli";
-}
-
-/** The message that made a stranger a pairing code, kept so it is answered once they are approved. */
-export interface HeldMessage {
-  eventId: string;
-  messageId: string;
-  text: string;
-  username?: string;
-  displayName?: string;
-}
-
-/** A pairing code waiting for `downcity access approve <code>`. */
-export interface PendingPairing {
-  code: string;
-  userId: string;
-  chatId: string;
-  username?: string;
-  createdAt: string;
-  expiresAt: string;
-  held?: HeldMessage;
-}
-
-/** A group let in with `downcity access allow-group` (beside `access.allowGroups` in downcity.json). */
-export interface AllowedGroup {
-  chatId: string;
-  title?: string;
-  allowedAt: string;
-}
-
-/** A group whose messages were refused, so the operator can allow it without reading logs. */
-export interface DeniedGroup {
-  chatId: string;
-  title?: string;
-  lastSeen: string;
-  count: number;
-}
 
 interface AccessFile {
   approved: ApprovedUser[];
