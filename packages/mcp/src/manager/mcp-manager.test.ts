@@ -164,6 +164,9 @@ describe("createMcpManager over stdio (server-everything)", () => {
           off: { type: "stdio", command: "/nonexistent", enabled: false },
         },
         timeoutMs: 5000,
+        // A failed server retries after initialDelayMs; on a busy machine the good server's start can
+        // outlast the default 500 ms, and the test would read a retry in progress instead of the error.
+        reconnect: { initialDelayMs: 60_000 },
       }),
     );
     const started = Date.now();
