@@ -4,7 +4,7 @@ import { useRecordingTestBed } from "@downcity/core/test";
 import { until } from "@downcity/testkit";
 import { describe, expect, it } from "vitest";
 import { createQqAdapter } from "./qq-adapter.js";
-import { fakeQqAppId, fakeQqSecret, startFakeQqPlatform } from "./test/fake-qq-platform.js";
+import { fakeQqConnection, startFakeQqPlatform } from "./test/fake-qq-platform.js";
 
 describe("QQ follow-ups without a message to reply to", () => {
   const bed = useRecordingTestBed({ createFake: () => startFakeQqPlatform() });
@@ -12,10 +12,7 @@ describe("QQ follow-ups without a message to reply to", () => {
     if (restarted) await bed.restart();
     return bed.start(
       createQqAdapter({
-        appId: fakeQqAppId,
-        clientSecret: fakeQqSecret,
-        apiBase: bed.fake.apiBase,
-        tokenUrl: bed.fake.tokenUrl,
+        ...fakeQqConnection(bed.fake),
         reconnectDelayMs: 20,
       }),
     );

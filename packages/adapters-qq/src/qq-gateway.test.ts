@@ -4,7 +4,7 @@ import { useRecordingTestBed } from "@downcity/core/test";
 import { describe, expect, it } from "vitest";
 import { createQqAdapter } from "./qq-adapter.js";
 import { qqMessageSeq } from "./qq-sender.js";
-import { fakeQqAppId, fakeQqSecret, startFakeQqPlatform } from "./test/fake-qq-platform.js";
+import { fakeQqConnection, fakeQqSecret, startFakeQqPlatform } from "./test/fake-qq-platform.js";
 
 describe("QQ gateway", () => {
   const bed = useRecordingTestBed({
@@ -16,10 +16,7 @@ describe("QQ gateway", () => {
     if (restarted) await bed.restart();
     return bed.start(
       createQqAdapter({
-        appId: fakeQqAppId,
-        clientSecret: fakeQqSecret,
-        apiBase: bed.fake.apiBase,
-        tokenUrl: bed.fake.tokenUrl,
+        ...fakeQqConnection(bed.fake),
         reconnectDelayMs: 20,
       }),
     );

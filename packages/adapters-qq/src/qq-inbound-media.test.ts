@@ -2,17 +2,14 @@ import { AttachmentTooLargeError, type ChannelAttachment } from "@downcity/core"
 import { useRecordingTestBed } from "@downcity/core/test";
 import { describe, expect, it } from "vitest";
 import { createQqAdapter } from "./qq-adapter.js";
-import { fakeQqAppId, fakeQqSecret, startFakeQqPlatform } from "./test/fake-qq-platform.js";
+import { fakeQqConnection, startFakeQqPlatform } from "./test/fake-qq-platform.js";
 
 describe("media QQ users send", () => {
   const bed = useRecordingTestBed({ createFake: () => startFakeQqPlatform() });
   const start = () =>
     bed.start(
       createQqAdapter({
-        appId: fakeQqAppId,
-        clientSecret: fakeQqSecret,
-        apiBase: bed.fake.apiBase,
-        tokenUrl: bed.fake.tokenUrl,
+        ...fakeQqConnection(bed.fake),
         reconnectDelayMs: 20,
       }),
     );

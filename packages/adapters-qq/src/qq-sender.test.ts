@@ -2,7 +2,7 @@ import { useRecordingTestBed } from "@downcity/core/test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createQqAdapter, type QqAdapter } from "./qq-adapter.js";
 import { qqMessageSeq } from "./qq-sender.js";
-import { fakeQqAppId, fakeQqSecret, startFakeQqPlatform } from "./test/fake-qq-platform.js";
+import { fakeQqConnection, startFakeQqPlatform } from "./test/fake-qq-platform.js";
 
 describe("sending to QQ", () => {
   const bed = useRecordingTestBed({ createFake: () => startFakeQqPlatform() });
@@ -10,10 +10,7 @@ describe("sending to QQ", () => {
   beforeEach(async () => {
     adapter = await bed.start(
       createQqAdapter({
-        appId: fakeQqAppId,
-        clientSecret: fakeQqSecret,
-        apiBase: bed.fake.apiBase,
-        tokenUrl: bed.fake.tokenUrl,
+        ...fakeQqConnection(bed.fake),
       }),
     );
   });

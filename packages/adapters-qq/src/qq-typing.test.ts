@@ -1,7 +1,7 @@
 import { useRecordingTestBed } from "@downcity/core/test";
 import { describe, expect, it } from "vitest";
 import { createQqAdapter } from "./qq-adapter.js";
-import { fakeQqAppId, fakeQqSecret, startFakeQqPlatform } from "./test/fake-qq-platform.js";
+import { fakeQqConnection, startFakeQqPlatform } from "./test/fake-qq-platform.js";
 
 describe("QQ typing", () => {
   const bed = useRecordingTestBed({ createFake: () => startFakeQqPlatform() });
@@ -9,10 +9,7 @@ describe("QQ typing", () => {
   it("sends an input notice (msg_type 6) in direct chats, at most twice per message, and none in groups", async () => {
     const adapter = await bed.start(
       createQqAdapter({
-        appId: fakeQqAppId,
-        clientSecret: fakeQqSecret,
-        apiBase: bed.fake.apiBase,
-        tokenUrl: bed.fake.tokenUrl,
+        ...fakeQqConnection(bed.fake),
       }),
     );
     const typing = adapter.typing as NonNullable<typeof adapter.typing>;

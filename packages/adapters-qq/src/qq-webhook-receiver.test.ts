@@ -2,7 +2,7 @@ import { useRecordingTestBed } from "@downcity/core/test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createQqAdapter } from "./qq-adapter.js";
 import { qqSign, qqSigningKeys } from "./qq-signature.js";
-import { fakeQqAppId, fakeQqSecret, startFakeQqPlatform } from "./test/fake-qq-platform.js";
+import { fakeQqConnection, fakeQqSecret, startFakeQqPlatform } from "./test/fake-qq-platform.js";
 
 describe("QQ webhook mode", () => {
   const bed = useRecordingTestBed({ createFake: () => startFakeQqPlatform(), secrets: [fakeQqSecret] });
@@ -39,10 +39,7 @@ describe("QQ webhook mode", () => {
   beforeEach(async () => {
     const adapter = await bed.start(
       createQqAdapter({
-        appId: fakeQqAppId,
-        clientSecret: fakeQqSecret,
-        apiBase: bed.fake.apiBase,
-        tokenUrl: bed.fake.tokenUrl,
+        ...fakeQqConnection(bed.fake),
         mode: "webhook",
         listen: 0,
       }),

@@ -11,6 +11,11 @@ import { createFakeQqOpenApi, type FakeQqOpenApi } from "./fake-qq-openapi.js";
 export const fakeQqAppId = "102000001";
 export const fakeQqSecret = "fakeQqClientSecret0123";
 
+/** The adapter options that point a QQ adapter at `fake`: its credentials, API and token endpoints. */
+export function fakeQqConnection(fake: { apiBase: string; tokenUrl: string }) {
+  return { appId: fakeQqAppId, clientSecret: fakeQqSecret, apiBase: fake.apiBase, tokenUrl: fake.tokenUrl };
+}
+
 /** Where the fake pushes events: the gateway, or signed POSTs to a callback URL. */
 export type FakeQqDelivery = { mode: "websocket" } | { mode: "webhook"; url: string };
 
