@@ -1,13 +1,12 @@
-import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { signWebhookBody } from "@downcity/adapters-webhook";
 import { startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { freePort, until } from "@downcity/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { initProject } from "../src/index.js";
 import { startInProcessDaemon } from "./in-process-daemon.js";
+import { writeWebhookChannel } from "./install-webhook-adapter.js";
 import { createTempWorld } from "./temp-project.js";
 
 const secret = "access-secret-0123456789abcdef";
@@ -47,18 +46,12 @@ describe("access through the webhook channel (real daemon)", () => {
       llm: { provider: "openai-compatible", model: "scripted", baseURL: model.url },
     });
     const port = await freePort();
-    const configPath = join(rootDir, "downcity.json");
-    const config = JSON.parse(await readFile(configPath, "utf8"));
-    config.channels = {
-      hook: {
-        adapter: "@downcity/adapters-webhook",
-        listen: { host: "127.0.0.1", port },
-        url: chat.url,
-        secret,
-        access: { dm: "pairing", groups: "allowlist", requireMention: false },
-      },
-    };
-    await writeFile(configPath, JSON.stringify(config, null, 2));
+    await writeWebhookChannel(rootDir, {
+      port,
+      url: chat.url,
+      secret,
+      access: { dm: "pairing", groups: "allowlist", requireMention: false },
+    });
     const { daemon, client } = await startInProcessDaemon(rootDir, world.env, undefined);
     cleanups.push(() => daemon.close());
     const post = async (event: Record<string, unknown>) => {

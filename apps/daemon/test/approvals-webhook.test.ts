@@ -1,35 +1,24 @@
-import { createHmac } from "node:crypto";
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { startOpenAICompatibleServer } from "@downcity/core/scripted";
-import { freePort, until } from "@downcity/testkit";
+import { freePort, signBody, startSignedReceiver, until } from "@downcity/testkit";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { daemonStatus, initProject, startDaemonDetached, stopDaemon } from "../src/index.js";
-import { installWebhookAdapter } from "./install-webhook-adapter.js";
+import { installWebhookAdapter, writeWebhookChannel } from "./install-webhook-adapter.js";
 import { createTempWorld } from "./temp-project.js";
 
 const secret = "approvals-secret-0123456789abcdef";
-const sign = (body: string | Buffer) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+const sign = (body: string) => signBody(secret, body);
 
-/** The chat, as the bridge behind the webhook channel sees it: every reply the agent sends. */
+/** The chat, as the bridge behind the webhook channel sees it: every reply the agent sends, its signature checked. */
 async function startChat() {
-  const texts: string[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      texts.push((JSON.parse(Buffer.concat(chunks).toString("utf8")) as { text: string }).text);
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const receiver = await startSignedReceiver<{ text: string }>({ secret });
   return {
-    texts,
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/replies`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    get texts() {
+      return receiver.received.map((reply) => reply.text);
+    },
+    url: receiver.url,
+    close: receiver.close,
   };
 }
 
@@ -60,19 +49,11 @@ describe("approvals through the webhook channel (mode ask)", () => {
       llm: { provider: "openai-compatible", model: "scripted", baseURL: model.url },
     });
     const port = await freePort();
-    const configPath = join(rootDir, "downcity.json");
-    const config = JSON.parse(await readFile(configPath, "utf8"));
-    config.channels = {
-      hook: {
-        adapter: "@downcity/adapters-webhook",
-        listen: { host: "127.0.0.1", port },
-        url: chat.url,
-        secret,
-        access: { dm: "open" },
-      },
-    };
-    config.approvals = { mode: "ask", approvers: ["hook:boss"], timeoutMs: 60_000 };
-    await writeFile(configPath, JSON.stringify(config, null, 2));
+    await writeWebhookChannel(
+      rootDir,
+      { port, url: chat.url, secret, access: { dm: "open" } },
+      { approvals: { mode: "ask", approvers: ["hook:boss"], timeoutMs: 60_000 } },
+    );
     await installWebhookAdapter(rootDir);
     const entry = inject("daemonEntry");
     let daemon = await startDaemonDetached({ rootDir, env: world.env, entry, timeoutMs: 30_000 });
@@ -143,8 +124,11 @@ describe("approvals through the webhook channel (mode ask)", () => {
     process.kill(daemon.pid, "SIGKILL");
     await until(async () => !(await daemonStatus({ rootDir })).running, "daemon gone");
     // The restarted daemon gets a short timeout for the last step; the pending request keeps its own.
-    config.approvals.timeoutMs = 4000;
-    await writeFile(configPath, JSON.stringify(config, null, 2));
+    await writeWebhookChannel(
+      rootDir,
+      { port, url: chat.url, secret, access: { dm: "open" } },
+      { approvals: { mode: "ask", approvers: ["hook:boss"], timeoutMs: 4000 } },
+    );
     daemon = await startDaemonDetached({ rootDir, env: world.env, entry, timeoutMs: 30_000 });
     expect(existsSync(marker("after-restart"))).toBe(false);
     await say(`/approve ${fourth}`);

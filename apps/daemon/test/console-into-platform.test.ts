@@ -1,12 +1,11 @@
-import { readFile, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
-import { join } from "node:path";
 import { signWebhookBody } from "@downcity/adapters-webhook";
 import { startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { freePort, until } from "@downcity/testkit";
 import { afterEach, expect, it } from "vitest";
 import { initProject } from "../src/index.js";
 import { startInProcessDaemon } from "./in-process-daemon.js";
+import { writeWebhookChannel } from "./install-webhook-adapter.js";
 import { createTempWorld } from "./temp-project.js";
 
 const secret = "console-into-platform-0123456789abcdef";
@@ -55,18 +54,7 @@ it("a message typed in the console into a platform chat is answered on the platf
     llm: { provider: "openai-compatible", model: "scripted", baseURL: model.url },
   });
   const listenPort = await freePort();
-  const configPath = join(rootDir, "downcity.json");
-  const config = JSON.parse(await readFile(configPath, "utf8"));
-  config.channels = {
-    hook: {
-      adapter: "@downcity/adapters-webhook",
-      listen: { host: "127.0.0.1", port: listenPort },
-      url: receiver.url,
-      secret,
-      access: { dm: "open" },
-    },
-  };
-  await writeFile(configPath, JSON.stringify(config, null, 2));
+  await writeWebhookChannel(rootDir, { port: listenPort, url: receiver.url, secret, access: { dm: "open" } });
   const { daemon, client } = await startInProcessDaemon(rootDir, world.env, undefined);
   cleanups.push(() => daemon.close());
 

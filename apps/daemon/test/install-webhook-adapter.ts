@@ -1,3 +1,4 @@
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundleFromSource } from "@downcity/testkit/bundle";
@@ -18,4 +19,38 @@ export async function installWebhookAdapter(rootDir: string): Promise<void> {
     inline: "all",
     packageName: "@downcity/adapters-webhook",
   });
+}
+
+/** The project's `hook` channel: the webhook adapter listening on `port`, posting to `url`, signed with `secret`. */
+export interface WebhookChannelSetup {
+  port: number;
+  url: string;
+  secret: string;
+  access: Record<string, unknown>;
+  delivery?: Record<string, unknown>;
+}
+
+/**
+ * Writes the `hook` webhook channel into the project's downcity.json (replacing its channels),
+ * with `sections` (approvals, telemetry, run, ...) set beside it.
+ */
+export async function writeWebhookChannel(
+  rootDir: string,
+  channel: WebhookChannelSetup,
+  sections: Record<string, unknown> = {},
+): Promise<void> {
+  const configPath = join(rootDir, "downcity.json");
+  const config = JSON.parse(await readFile(configPath, "utf8"));
+  config.channels = {
+    hook: {
+      adapter: "@downcity/adapters-webhook",
+      listen: { host: "127.0.0.1", port: channel.port },
+      url: channel.url,
+      secret: channel.secret,
+      access: channel.access,
+      ...(channel.delivery ? { delivery: channel.delivery } : {}),
+    },
+  };
+  Object.assign(config, sections);
+  await writeFile(configPath, JSON.stringify(config, null, 2));
 }

@@ -1,6 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
-import { join } from "node:path";
 import { signWebhookBody } from "@downcity/adapters-webhook";
 import {
   type OpenAICompatibleServer,
@@ -11,6 +9,7 @@ import { freePort, until } from "@downcity/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { initProject } from "../src/index.js";
 import { startInProcessDaemon } from "./in-process-daemon.js";
+import { writeWebhookChannel } from "./install-webhook-adapter.js";
 import { createTempWorld } from "./temp-project.js";
 
 const secret = "never-silent-secret-0123456789abcdef";
@@ -72,21 +71,18 @@ async function startAgent(options: {
     llm: { provider: "openai-compatible", model: "scripted", baseURL: model.url },
   });
   const listenPort = await freePort();
-  const configPath = join(rootDir, "downcity.json");
-  const config = JSON.parse(await readFile(configPath, "utf8"));
-  config.channels = {
-    hook: {
-      adapter: "@downcity/adapters-webhook",
-      listen: { host: "127.0.0.1", port: listenPort },
+  await writeWebhookChannel(
+    rootDir,
+    {
+      port: listenPort,
       url: options.receiverUrl,
       secret,
       access: { dm: "open" },
       // The same mechanism as in production, with a shorter longest wait between tries.
       delivery: { maxDelayMs: 1000 },
     },
-  };
-  if (options.run) config.run = options.run;
-  await writeFile(configPath, JSON.stringify(config, null, 2));
+    options.run ? { run: options.run } : {},
+  );
   const { daemon, client } = await startInProcessDaemon(rootDir, world.env, undefined);
   cleanups.push(() => daemon.close());
   const send = async (eventId: string, text: string) => {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { type ScriptedCall, type ScriptedReply, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { freePort, postSigned, startSignedReceiver, until } from "@downcity/testkit";
 import { type DaemonClient, daemonStatus, stopDaemon } from "../src/index.js";
-import { installWebhookAdapter } from "./install-webhook-adapter.js";
+import { installWebhookAdapter, writeWebhookChannel } from "./install-webhook-adapter.js";
 import { startScriptedDetachedDaemon } from "./scripted-detached-daemon.js";
 import { createTempWorld } from "./temp-project.js";
 
@@ -123,18 +123,7 @@ export async function killAndResume(options: {
 /** Adds the webhook channel `hook` (replies to `url`) to the project and installs its adapter; returns its port. */
 async function addWebhookChannel(rootDir: string, url: string): Promise<number> {
   const port = await freePort();
-  const configPath = join(rootDir, "downcity.json");
-  const config = JSON.parse(await readFile(configPath, "utf8"));
-  config.channels = {
-    hook: {
-      adapter: "@downcity/adapters-webhook",
-      listen: { host: "127.0.0.1", port },
-      url,
-      secret,
-      access: { dm: "open", groups: "open" },
-    },
-  };
-  await writeFile(configPath, JSON.stringify(config, null, 2));
+  await writeWebhookChannel(rootDir, { port, url, secret, access: { dm: "open", groups: "open" } });
   await installWebhookAdapter(rootDir);
   return port;
 }

@@ -1,36 +1,26 @@
-import { createHmac } from "node:crypto";
-import { readFile, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { startOpenAICompatibleServer } from "@downcity/core/scripted";
-import { freePort, until } from "@downcity/testkit";
+import { freePort, signBody, startSignedReceiver, until } from "@downcity/testkit";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { initProject, startDaemonDetached, stopDaemon } from "../src/index.js";
 import { readDaemonLog } from "./daemon-log.js";
-import { installWebhookAdapter } from "./install-webhook-adapter.js";
+import { installWebhookAdapter, writeWebhookChannel } from "./install-webhook-adapter.js";
 import { type ReceivedSpan, startOtlpReceiver } from "./otlp-receiver.js";
 import { createTempWorld } from "./temp-project.js";
 
 const secret = "telemetry-secret-0123456789abcdef";
-const sign = (body: string) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+const sign = (body: string) => signBody(secret, body);
 
-/** The bridge behind the webhook channel: it collects the replies the agent sends. */
+/** The bridge behind the webhook channel: it collects the replies the agent sends, their signatures checked. */
 async function startChat() {
-  const texts: string[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      texts.push((JSON.parse(Buffer.concat(chunks).toString("utf8")) as { text: string }).text);
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const receiver = await startSignedReceiver<{ text: string }>({ secret });
   return {
-    texts,
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/replies`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    get texts() {
+      return receiver.received.map((reply) => reply.text);
+    },
+    url: receiver.url,
+    close: receiver.close,
   };
 }
 
@@ -62,21 +52,15 @@ describe("OpenTelemetry export from a real daemon", () => {
       llm: { provider: "openai-compatible", model: "scripted", baseURL: model.url },
     });
     const port = await freePort();
-    const configPath = join(rootDir, "downcity.json");
-    const config = JSON.parse(await readFile(configPath, "utf8"));
-    config.channels = {
-      hook: {
-        adapter: "@downcity/adapters-webhook",
-        listen: { host: "127.0.0.1", port },
-        url: chat.url,
-        secret,
-        access: { dm: "open" },
+    await writeWebhookChannel(
+      rootDir,
+      { port, url: chat.url, secret, access: { dm: "open" } },
+      {
+        telemetry: {
+          otlp: { url: receiver.url, headers: { authorization: "Bearer ${OTLP_TOKEN}" }, content },
+        },
       },
-    };
-    config.telemetry = {
-      otlp: { url: receiver.url, headers: { authorization: "Bearer ${OTLP_TOKEN}" }, content },
-    };
-    await writeFile(configPath, JSON.stringify(config, null, 2));
+    );
     await writeFile(join(rootDir, ".env"), "OTLP_TOKEN=otlp-token-4711\n");
     await installWebhookAdapter(rootDir);
     const daemon = await startDaemonDetached({

@@ -1,10 +1,8 @@
-import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { freePort, postSigned, seededRandom, startSignedReceiver, until } from "@downcity/testkit";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { daemonStatus, initProject, startDaemonDetached, stopDaemon } from "../src/index.js";
-import { installWebhookAdapter } from "./install-webhook-adapter.js";
+import { installWebhookAdapter, writeWebhookChannel } from "./install-webhook-adapter.js";
 import { createTempWorld } from "./temp-project.js";
 
 // 20 kills by default; `SOAK=1` (pnpm soak) runs 100, or WEBHOOK_KILLS. WEBHOOK_KILL_SEED replays a run.
@@ -54,18 +52,12 @@ describe("webhook channel: SIGKILL loop under an inbound flood", () => {
         llm: { provider: "openai-compatible", model: "scripted", baseURL: model.url },
       });
       const port = await freePort();
-      const configPath = join(rootDir, "downcity.json");
-      const config = JSON.parse(await readFile(configPath, "utf8"));
-      config.channels = {
-        hook: {
-          adapter: "@downcity/adapters-webhook",
-          listen: { host: "127.0.0.1", port },
-          url: receiver.url,
-          secret,
-          access: { dm: "open", groups: "open" },
-        },
-      };
-      await writeFile(configPath, JSON.stringify(config, null, 2));
+      await writeWebhookChannel(rootDir, {
+        port,
+        url: receiver.url,
+        secret,
+        access: { dm: "open", groups: "open" },
+      });
       await installWebhookAdapter(rootDir);
       const entry = inject("daemonEntry");
 
