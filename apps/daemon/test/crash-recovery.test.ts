@@ -159,7 +159,8 @@ describe("SIGKILL while messages are sent and shell jobs are pending, then resta
       expect(messages.map(textOf), `${contextId}: ${text}`).toContain(text);
     }
 
-    // Recovery is done once both exits are acknowledged: their follow-ups are in history by then.
+    // Recovery is done once both exits are acknowledged: their follow-ups are in the inbox by then,
+    // and in history once their runs have stored them.
     await until(
       async () =>
         (await snapshot(lostId)).exit_event.delivered && (await snapshot(replayedId)).exit_event.delivered,
@@ -170,11 +171,16 @@ describe("SIGKILL while messages are sent and shell jobs are pending, then resta
       (await client.chatHistory({ contextId: `console:job-${job}`, last: 1000 })).messages.filter(
         (message) => message.metadata?.origin === "internal",
       );
-    const lostNotices = await notices(again, "lost");
+    const noticesOf = (job: keyof typeof fifos) =>
+      until(async () => {
+        const found = await notices(again, job);
+        return found.length > 0 ? found : undefined;
+      }, `the ${job} job's follow-up in history`);
+    const lostNotices = await noticesOf("lost");
     expect(lostNotices).toHaveLength(1);
     expect(textOf(lostNotices[0] as never)).toContain(`[shell-exit] Shell session ${lostId}`);
     expect(textOf(lostNotices[0] as never)).toContain("ended (lost)");
-    const replayedNotices = await notices(again, "replayed");
+    const replayedNotices = await noticesOf("replayed");
     expect(replayedNotices).toHaveLength(1);
     expect(textOf(replayedNotices[0] as never)).toContain(`[shell-exit] Shell session ${replayedId}`);
 

@@ -5,7 +5,7 @@ import { downcityAttr, genAi } from "./gen-ai-attributes.js";
 import type { RunSpans } from "./run-spans.js";
 import type { DeliveryOutcome } from "./run-telemetry.js";
 
-/** A run's reply keys are `<requestId>:<step>:<part>`; the request id may itself hold colons. */
+/** A run's reply keys are `<trigger or requestId>:<step>:<part>`; the name may itself hold colons. */
 const runReplyKey = /^(.+):(\d+):(\d+)$/;
 
 /**
@@ -22,8 +22,9 @@ export function observeDeliveries(options: {
   return (entry, outcome) => {
     try {
       const match = runReplyKey.exec(entry.key);
-      const parent = match?.[1] ? options.runs.contextOf(match[1]) : undefined;
-      if (!match || !parent) return;
+      const requestId = match?.[1] ? options.runs.requestIdOf(match[1]) : undefined;
+      const parent = requestId ? options.runs.contextOf(requestId) : undefined;
+      if (!match || !requestId || !parent) return;
       const span = options.tracer.startSpan(
         `send ${entry.channel}`,
         {
@@ -31,7 +32,7 @@ export function observeDeliveries(options: {
           startTime: Date.parse(entry.createdAt),
           attributes: {
             [genAi.conversationId]: entry.contextId,
-            [downcityAttr.requestId]: match[1],
+            [downcityAttr.requestId]: requestId,
             [downcityAttr.step]: Number(match[2]),
             [downcityAttr.channel]: entry.channel,
             [downcityAttr.outboxKey]: entry.key,

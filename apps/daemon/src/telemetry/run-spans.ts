@@ -33,6 +33,11 @@ interface OpenRun {
 export interface RunSpans {
   /** The span context of a run (open, or one of the last finished ones), to parent its deliveries. */
   contextOf(requestId: string): Context | undefined;
+  /**
+   * The run a reply key's name belongs to: keys are named after the run's trigger message (the
+   * requestId when it had none), so a key names the run only through its trigger.
+   */
+  requestIdOf(keyName: string): string | undefined;
   stop(): void;
 }
 
@@ -55,6 +60,8 @@ export function observeRuns(options: {
   const { tracer, content } = options;
   const open = new Map<string, OpenRun>();
   const finished = new Map<string, Context>();
+  // Trigger message id -> requestId, for the runs kept above (a reply key is named by the trigger).
+  const runOfTrigger = new Map<string, string>();
   const finishChild = (run: OpenRun, child: PendingChild) => {
     if (content) run.pending.push(child);
     else child.span.end(child.endTime);
@@ -79,6 +86,9 @@ export function observeRuns(options: {
   const onEvent = (event: RuntimeEvent) => {
     if (event.type === "run-start") {
       if (open.has(event.requestId)) return;
+      runOfTrigger.set(event.replyKeyName, event.requestId);
+      if (runOfTrigger.size > rememberedRuns * 2)
+        runOfTrigger.delete(runOfTrigger.keys().next().value as string);
       const root = rootSpan(tracer, event);
       open.set(event.requestId, {
         root,
@@ -120,6 +130,8 @@ export function observeRuns(options: {
   const unsubscribe = options.runtime.on(onEvent);
   return {
     contextOf: (requestId) => open.get(requestId)?.context ?? finished.get(requestId),
+    requestIdOf: (keyName) =>
+      open.has(keyName) || finished.has(keyName) ? keyName : runOfTrigger.get(keyName),
     stop: unsubscribe,
   };
 }

@@ -22,16 +22,18 @@ export interface ReplyKeys {
   /** The step boundary (the run's step under way moves on). */
   stepFinished(): void;
   /**
-   * Keys come from the run journal from now on: `run` is the journaled run's requestId (stable
-   * across attempts), `finishedSteps` the steps earlier attempts finished, `used` the keys they
-   * recorded (a part number is never handed out twice in one step).
+   * A resumed run continues its journal's keys: `finishedSteps` the steps earlier attempts
+   * finished, `used` the keys they recorded (a part number is never handed out twice in one step).
+   * `run` renames the keys (by default they keep the name they were created with).
    */
-  continueRun(journaled: { run: string; finishedSteps: number; used: readonly string[] }): void;
+  continueRun(journaled: { run?: string; finishedSteps: number; used: readonly string[] }): void;
 }
 
 /**
- * Creates the reply keys of a run. Until `continueRun`, `run` names the run: the trigger message's
- * id when it has one, since without a journal a replayed event is answered by a new requestId.
+ * Creates the reply keys of a run. `run` names the run: the trigger message's id when it has one,
+ * the same in every attempt. (Not the requestId: an event replayed after a crash that its journal
+ * cannot resume, e.g. batched with a newer message, runs under a new requestId, and keys named
+ * after it would send the answer the crashed attempt had already delivered a second time.)
  */
 export function createReplyKeys(run: string): ReplyKeys {
   let name = run;
@@ -49,7 +51,7 @@ export function createReplyKeys(run: string): ReplyKeys {
       finishedSteps++;
     },
     continueRun(journaled) {
-      name = journaled.run;
+      name = journaled.run ?? name;
       finishedSteps = journaled.finishedSteps;
       parts = new Map();
       for (const key of journaled.used) {

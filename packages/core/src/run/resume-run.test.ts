@@ -167,13 +167,14 @@ describe("resume after a crash", () => {
 
     const second = worker(["Done, marked once."], writeMarker);
     second.runtime.registerSender("web", toOutbox(outbox));
-    const result = await second.runtime.send(routed);
+    await second.runtime.send(routed);
     await second.runtime.close();
     const entries = await outbox.list();
     await outbox.close();
+    // Keys are named after the trigger message, the same in every attempt of the run.
     expect(entries.map((entry) => [entry.key, entry.text])).toEqual([
-      [`${result.requestId}:0:0`, "Working on it…"],
-      [`${result.requestId}:1:0`, "Done, marked once."],
+      [`${routed.messageId}:0:0`, "Working on it…"],
+      [`${routed.messageId}:1:0`, "Done, marked once."],
     ]);
     expect(await markerLines()).toEqual(["once"]);
     // History holds the cut-off attempt's tool calls too, then the answer.

@@ -41,10 +41,9 @@ export async function beginRunJournal(
     await recorder.resumed(resume, "restart", deps.workerId);
     // Replies continue after the steps the journal holds; keys earlier attempts used stay theirs.
     const used = resume.records.flatMap((record) => (record.type === "reply" ? [record.key] : []));
-    scope.replyKeys.continueRun({ run: scope.requestId, finishedSteps: recorder.step(), used });
+    scope.replyKeys.continueRun({ finishedSteps: recorder.step(), used });
     return;
   }
-  scope.replyKeys.continueRun({ run: scope.requestId, finishedSteps: 0, used: [] });
   const model = deps.model;
   const { channel, chatId, userId } = scope.requestContext;
   const threadId = batch[0]?.message.threadId;

@@ -14,7 +14,14 @@ export type RuntimeEvent =
     }
   /** A message entered a context's queue (a waiting tool such as a sleep can end early on it). */
   | { type: "message-queued"; contextId: string; messageId?: string; origin: "user" | "internal" }
-  | { type: "run-start"; contextId: string; requestId: string; messageIds: string[] }
+  | {
+      type: "run-start";
+      contextId: string;
+      requestId: string;
+      messageIds: string[];
+      /** What the run's reply (outbox) keys are named after: its trigger message's id, else the requestId. */
+      replyKeyName: string;
+    }
   | { type: "message-merged"; contextId: string; requestId: string; messageIds: string[]; step: number }
   | { type: "text-delta"; contextId: string; requestId: string; delta: string }
   /** The model called a tool; `summary` is a short form of its input (a command, a path). */

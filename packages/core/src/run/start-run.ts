@@ -37,7 +37,7 @@ export async function openRunScope(
   // An internal message (a shell follow-up, a notice) answers in the thread its context lives in.
   const threadId = first.message.threadId ?? route?.threadId;
   const directory = deps.directory();
-  // Replaced by the journal's keys when the run is journaled (see `beginRunJournal`).
+  // A resumed run continues them from its journal (see `beginRunJournal`).
   const replyKeys = createReplyKeys(triggerMessageId ?? requestId);
   const deliver = createReplyDelivery({
     requestContext,
@@ -78,6 +78,7 @@ export async function startRun(
     contextId,
     requestId,
     messageIds: batch.map((pending) => pending.historyMessage.id),
+    replyKeyName: batch[0]?.message.messageId ?? requestId,
   });
   deps.logger.info({ messages: batch.length }, "run started");
   if (!deps.model) {
