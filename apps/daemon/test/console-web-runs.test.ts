@@ -11,7 +11,11 @@ const artifacts = fileURLToPath(new URL("../test-artifacts/console-web/", import
 const dotPng =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
-describe("web console: runs, Markdown, media and approvals in headless Chromium", () => {
+// Each scenario is several steps with deadlines of their own (a run, page loads, waits for
+// elements); the test's limit only guards against a hang (one took over 30 s at CI's load).
+describe("web console: runs, Markdown, media and approvals in headless Chromium", {
+  timeout: 180_000,
+}, () => {
   let world: Awaited<ReturnType<typeof createConsoleWebWorld>>;
   let browser: Browser;
   let page: Page;
