@@ -126,14 +126,21 @@ export function createInboundEvents(options: {
     running.status.lastEventAt = new Date().toISOString();
     // On a shared store, approvals and revokes made on other workers apply within a second.
     await running.pairing?.refresh?.();
-    const approved = running.pairing?.approved() ?? new Set<string>();
     // A button press names no one: the mention rule of groups does not apply to it.
-    const decision = decideAccess(
-      event.action ? { ...event, mentionedBot: true } : event,
-      running.accessConfig as ChannelAccess,
-      approved,
-      running.pairing?.allowedGroups(),
-    );
+    const decide = () =>
+      decideAccess(
+        event.action ? { ...event, mentionedBot: true } : event,
+        running.accessConfig as ChannelAccess,
+        running.pairing?.approved() ?? new Set<string>(),
+        running.pairing?.allowedGroups(),
+      );
+    let decision = decide();
+    // A denial is decided on a fresh read: an approval made on another worker a moment ago (within
+    // the cache's age) must not turn a paired user away.
+    if (!decision.allowed && running.pairing?.refresh) {
+      await running.pairing.refresh(0);
+      decision = decide();
+    }
     if (!decision.allowed)
       return denied(
         running,
