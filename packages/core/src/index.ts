@@ -31,7 +31,7 @@ export {
   type RunResult,
   type ToolSource,
 } from "./agent/agent-runtime.js";
-export type { IncomingMessage } from "./agent/incoming-message.js";
+export type { IncomingMessage, SendOptions } from "./agent/incoming-message.js";
 export {
   type AcceptResult,
   type ChannelAction,
@@ -234,4 +234,11 @@ export {
   runJournalVersion,
 } from "./store/run-journal.js";
 export { isJournalRecord, newestRuns, summarizeRun } from "./store/run-summary.js";
+export type {
+  StoredTask,
+  StoredTaskRun,
+  TaskFire,
+  TaskSchedulerLease,
+  TaskStore,
+} from "./store/task-store.js";
 export { type FrontMatterSplit, splitFrontMatter } from "./text/front-matter.js";

@@ -103,6 +103,7 @@ const surface: Record<string, string[]> = {
     "testInboxStore",
     "testOutboxStore",
     "testRunJournal",
+    "testTaskStore",
     "useRecordingTestBed",
   ],
   "./scripted": [

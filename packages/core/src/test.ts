@@ -34,3 +34,4 @@ export {
   testRunJournal,
 } from "./test/run-journal-conformance.js";
 export type { StoreSuiteOptions, StoreUnderTest } from "./test/store-suite-options.js";
+export { testTaskStore } from "./test/task-store-conformance.js";

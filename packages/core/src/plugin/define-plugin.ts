@@ -6,6 +6,8 @@ import type { DowncityPaths } from "../paths/downcity-paths.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
 import type { ServiceDefinition } from "../service/define-service.js";
 import type { ServiceRegistry } from "../service/service-registry.js";
+import type { DowncityStore } from "../store/downcity-store.js";
+import type { InboxInput } from "../store/inbox-store.js";
 import type { ContextMeta } from "./context-meta.js";
 import type { PluginRuntime } from "./plugin-runtime.js";
 
@@ -24,6 +26,13 @@ export interface PluginContext<Config = unknown> {
   paths: DowncityPaths;
   /** Per-context metadata of this plug-in, kept in the context's `meta.json` under `plugins.<name>`. */
   contextMeta(contextId: string): ContextMeta;
+  /** The store of downcity.json's `store` section, when one is configured (several workers share it). */
+  store?: DowncityStore;
+  /**
+   * Accepts an internal event into the inbox (see `internalInboxEvent`), so a notice runs as a
+   * claimed event of its context; absent when the host has no inbox (then use `runtime.send`).
+   */
+  submit?: (input: InboxInput) => Promise<unknown>;
 }
 
 /** What a plug-in adds to the agent; every field is optional. */

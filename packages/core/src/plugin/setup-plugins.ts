@@ -5,6 +5,8 @@ import { DowncityError } from "../errors/downcity-error.js";
 import { errorFields, type Logger } from "../logger/logger.js";
 import { downcityPaths } from "../paths/downcity-paths.js";
 import type { ServiceRegistry } from "../service/service-registry.js";
+import type { DowncityStore } from "../store/downcity-store.js";
+import type { InboxInput } from "../store/inbox-store.js";
 import { createContextMeta } from "./context-meta.js";
 import type { Plugin, PluginSetup } from "./define-plugin.js";
 import { type PluginHostRuntime, pluginRuntimeOf } from "./plugin-runtime.js";
@@ -38,6 +40,10 @@ export interface SetupPluginsOptions {
   logger: Logger;
   model?: LanguageModel;
   plugins: readonly PluginEntry[];
+  /** Handed to every plug-in (see `PluginContext.store`). */
+  store?: DowncityStore;
+  /** Handed to every plug-in (see `PluginContext.submit`). */
+  submit?: (input: InboxInput) => Promise<unknown>;
 }
 
 /** The set-up plug-ins of a host: their status, their history folders, and one shutdown hook. */
@@ -144,6 +150,8 @@ async function setupOne(plugin: Plugin, options: SetupPluginsOptions): Promise<P
     registry: options.registry,
     paths,
     contextMeta: (contextId) => createContextMeta(runtime.history(contextId), plugin.name),
+    ...(options.store ? { store: options.store } : {}),
+    ...(options.submit ? { submit: options.submit } : {}),
   });
   try {
     const setup = parsePluginSetup(plugin.name, returned);

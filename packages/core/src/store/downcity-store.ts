@@ -1,9 +1,14 @@
 import type { AccessStore } from "./access-store.js";
+import type { AdapterStateStore } from "./adapter-state-store.js";
+import type { ContactStore } from "./contact-store.js";
 import type { ContextLease } from "./context-lease.js";
 import type { HistoryStore } from "./history-store.js";
 import type { InboxStore } from "./inbox-store.js";
+import type { MemoryStore } from "./memory-store.js";
 import type { OutboxStore } from "./outbox-store.js";
 import type { RunJournal } from "./run-journal.js";
+import type { TaskStore } from "./task-store.js";
+import type { UsageStore } from "./usage-store.js";
 
 /** Which queue a wake-up is about. */
 export type WakeKind = "inbox" | "outbox";
@@ -33,6 +38,19 @@ export interface DowncityStore {
    * `.downcity/channels/<name>/access.json` (the file driver, one worker).
    */
   readonly access?: AccessStore;
+  /** Who wrote to the agent and where to reach them; absent, `.downcity/contacts.json` (the file driver). */
+  readonly contacts?: ContactStore;
+  /** Long-term memory (context and profile entries); absent, the files under `.downcity/` (the file driver). */
+  readonly memory?: MemoryStore;
+  /** Every model call, for `downcity usage`; absent, `.downcity/usage/` (the file driver). */
+  readonly usage?: UsageStore;
+  /** Adapters' resume state (offsets, gateway sessions); absent, each channel's `state/` folder (the file driver). */
+  readonly adapterState?: AdapterStateStore;
+  /**
+   * Scheduled tasks (definitions, fires, runs) and the scheduler lease; absent, the tasks plug-in
+   * keeps them in `.downcity/task/` (its file driver, one worker).
+   */
+  readonly tasks?: TaskStore;
   /**
    * Calls `listener` when another worker may have made work claimable (an accepted event, a released
    * claim); absent when one worker serves the store and wakes itself.
