@@ -5,6 +5,7 @@ import {
   testInboxStore,
   testOutboxStore,
   testRunJournal,
+  testTaskStore,
 } from "@downcity/core/test";
 import { createTestDatabase, dropTestDatabase } from "../test/test-databases.js";
 import { openPostgresStore } from "./postgres-store.js";
@@ -27,6 +28,7 @@ testInboxStore(postgres);
 testOutboxStore(postgres);
 testContextLease(postgres);
 testAccessStore(postgres);
+testTaskStore(postgres);
 
 testRunJournal({
   name: "postgres",

@@ -165,6 +165,39 @@ CREATE TABLE downcity_access_denied_groups (
 ALTER TABLE downcity_outbox ADD COLUMN attachments jsonb, ADD COLUMN actions jsonb;
 `,
   },
+  {
+    version: 7,
+    name: "scheduled tasks",
+    // Definitions, fires (one row per task and scheduled instant: recorded once, before the run),
+    // run records, and the one-row scheduler lease.
+    sql: `
+CREATE TABLE downcity_tasks (
+  id text PRIMARY KEY,
+  text text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  updated_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE TABLE downcity_task_fires (
+  task_id text NOT NULL,
+  scheduled_for timestamptz NOT NULL,
+  run_id text NOT NULL,
+  worker text NOT NULL,
+  fired_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  PRIMARY KEY (task_id, scheduled_for)
+);
+CREATE TABLE downcity_task_runs (
+  task_id text NOT NULL,
+  run_id text NOT NULL,
+  record jsonb NOT NULL,
+  PRIMARY KEY (task_id, run_id)
+);
+CREATE TABLE downcity_task_scheduler (
+  id boolean PRIMARY KEY DEFAULT true CHECK (id),
+  owner text NOT NULL,
+  until timestamptz NOT NULL
+);
+`,
+  },
 ];
 
 // Any fixed pair works; it only has to differ from the poller locks' class.
