@@ -23,6 +23,7 @@ export const downcityErrorCodes = [
   "FORBIDDEN",
   "PLUGIN_FAILED",
   "CHANNEL_SEND_FAILED",
+  "STORE_UNAVAILABLE",
   "INTERNAL",
 ] as const;
 
@@ -62,4 +63,5 @@ export const httpStatusByCode = {
   RUNTIME_CLOSED: 503,
   RUN_ABORTED: 503,
   HISTORY_LOCK_TIMEOUT: 503,
+  STORE_UNAVAILABLE: 503,
 } as const satisfies Record<DowncityErrorCode, number>;
