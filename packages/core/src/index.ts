@@ -31,7 +31,7 @@ export {
   type RunResult,
   type ToolSource,
 } from "./agent/agent-runtime.js";
-export type { IncomingMessage, SendOptions } from "./agent/incoming-message.js";
+export type { IncomingMessage } from "./agent/incoming-message.js";
 export {
   type AcceptResult,
   type ChannelAction,
@@ -150,14 +150,6 @@ export type { RunUsage } from "./run/run-usage.js";
 export type { RunLimits } from "./run/run-watchdog.js";
 export type { RuntimeEvent, RuntimeEventListener } from "./run/runtime-event.js";
 export {
-  createUsageLog,
-  sumUsage,
-  type UsageFilter,
-  type UsageLog,
-  type UsageRecord,
-  type UsageTotals,
-} from "./run/usage-log.js";
-export {
   defineService,
   type ServiceAction,
   type ServiceActionContext,
@@ -189,6 +181,17 @@ export {
   pairingCodeAlphabet,
   pairingCodeLifetimeMs,
 } from "./store/access-store.js";
+export {
+  type AdapterStateStore,
+  type ChannelStateStore,
+  checkAdapterStateKey,
+} from "./store/adapter-state-store.js";
+export {
+  type Contact,
+  type ContactStore,
+  mergeSeenContact,
+  type SeenContact,
+} from "./store/contact-store.js";
 export { type ContextLease, defaultLeaseMs } from "./store/context-lease.js";
 export {
   type DowncityStore,
@@ -198,14 +201,17 @@ export {
   type WakeKind,
 } from "./store/downcity-store.js";
 export { createFileAccessStore } from "./store/file/file-access-store.js";
+export { createFileAdapterState, openFileChannelState } from "./store/file/file-adapter-state.js";
 export {
   createHistoryStore,
   type FileHistory,
   type HistoryReadReport,
   type HistoryStoreOptions,
 } from "./store/file/file-history.js";
+export { createFileMemoryStore, type FileMemoryStoreOptions } from "./store/file/file-memory-store.js";
 export { openFileRunJournal } from "./store/file/file-run-journal.js";
 export { type FileStoreOptions, openFileStore } from "./store/file/file-store.js";
+export { createUsageLog, type UsageLog } from "./store/file/file-usage-store.js";
 export type {
   CompactionResult,
   CompactOptions,
@@ -221,6 +227,13 @@ export type {
   InternalRunKind,
 } from "./store/inbox-store.js";
 export type { ClaimOptions, ClaimPolicy, KeyedQueue, QueuedEntry } from "./store/keyed-queue.js";
+export {
+  type MemoryDocuments,
+  type MemoryScope,
+  type MemoryStore,
+  type MemoryWriter,
+  memoryScopeKey,
+} from "./store/memory-store.js";
 export type { ChannelTarget, OutboxEntry, OutboxInput, OutboxStore } from "./store/outbox-store.js";
 export {
   type ApprovalRecord,
@@ -241,4 +254,12 @@ export type {
   TaskSchedulerLease,
   TaskStore,
 } from "./store/task-store.js";
+export {
+  sumUsage,
+  type UsageFilter,
+  type UsageRecord,
+  type UsageStore,
+  type UsageTotals,
+  usageRecordSchema,
+} from "./store/usage-store.js";
 export { type FrontMatterSplit, splitFrontMatter } from "./text/front-matter.js";

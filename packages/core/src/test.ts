@@ -5,12 +5,15 @@
  * these in production.
  */
 export { testAccessStore } from "./test/access-store-conformance.js";
+export { testAdapterStateStore } from "./test/adapter-state-conformance.js";
 export { type TestChannelAdapterOptions, testChannelAdapter } from "./test/channel-conformance.js";
 export type { ChannelFakeLiveness } from "./test/channel-conformance-liveness.js";
 export type { ChannelFake, FakeIncoming, FakeIncomingFile, FakeSent } from "./test/channel-fake.js";
+export { testContactStore } from "./test/contact-store-conformance.js";
 export { testContextLease } from "./test/context-lease-conformance.js";
 export { testHistoryStore } from "./test/history-store-conformance.js";
 export { testInboxStore } from "./test/inbox-store-conformance.js";
+export { testMemoryStore } from "./test/memory-store-conformance.js";
 export { testOutboxStore } from "./test/outbox-store-conformance.js";
 export {
   createRecordingChannel,
@@ -35,3 +38,4 @@ export {
 } from "./test/run-journal-conformance.js";
 export type { StoreSuiteOptions, StoreUnderTest } from "./test/store-suite-options.js";
 export { testTaskStore } from "./test/task-store-conformance.js";
+export { testUsageStore } from "./test/usage-store-conformance.js";

@@ -3,6 +3,7 @@ import type { ReplyFormat } from "../../format/reply-format.js";
 import type { AttachmentKind } from "../../history/message-attachment.js";
 import type { Logger } from "../../logger/logger.js";
 import type { ServiceDefinition } from "../../service/define-service.js";
+import type { ChannelStateStore } from "../../store/adapter-state-store.js";
 import type { ChannelTarget } from "../../store/outbox-store.js";
 import type { ChannelEditing } from "./channel-editing.js";
 import type { ChannelEvent, ParsedChannelEvent } from "./channel-event.js";
@@ -29,6 +30,11 @@ export interface ChannelContext {
   signal: AbortSignal;
   /** A private folder for this instance's state (offsets, cursors), created before start. */
   stateDir: string;
+  /**
+   * This instance's resume state (an offset, a gateway session), in the store every worker shares,
+   * so the next poller resumes where the last stopped; absent in older hosts (then keep it in `stateDir`).
+   */
+  state?: ChannelStateStore;
   /**
    * The chat commands the host answers (built-ins and those the daemon's parts add), for platforms
    * with a command menu (Telegram's setMyCommands); absent in older hosts.

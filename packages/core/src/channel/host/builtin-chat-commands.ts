@@ -1,6 +1,6 @@
 import type { AgentRuntime } from "../../agent/agent-runtime.js";
-import type { UsageLog } from "../../run/usage-log.js";
-import { sumUsage } from "../../run/usage-log.js";
+import type { UsageStore } from "../../store/usage-store.js";
+import { sumUsage } from "../../store/usage-store.js";
 import type { ChatCommandDefinition, ChatCommandRegistry } from "./chat-command-registry.js";
 import type { RunActivity } from "./run-activity.js";
 
@@ -27,7 +27,7 @@ const count = (tokens: number) => tokens.toLocaleString("en-US");
 export function builtinChatCommands(options: {
   runtime: Pick<AgentRuntime, "cancel" | "history">;
   activity: RunActivity;
-  usageLog: Pick<UsageLog, "read">;
+  usageLog: Pick<UsageStore, "read">;
   registry: Pick<ChatCommandRegistry, "list">;
   now?: () => number;
 }): ChatCommandDefinition[] {

@@ -5,12 +5,13 @@ import { DowncityError } from "../../errors/downcity-error.js";
 import type { Logger } from "../../logger/logger.js";
 import { createMediaStore } from "../../media/media-store.js";
 import { downcityPaths } from "../../paths/downcity-paths.js";
-import { createUsageLog } from "../../run/usage-log.js";
 import type { ServiceDefinition } from "../../service/define-service.js";
 import { defaultLeaseMs } from "../../store/context-lease.js";
 import type { DowncityStore } from "../../store/downcity-store.js";
+import { openFileContactStore } from "../../store/file/file-contact-store.js";
 import type { PairingStore } from "../../store/file/file-pairing-store.js";
 import { openFileStore } from "../../store/file/file-store.js";
+import { createUsageLog } from "../../store/file/file-usage-store.js";
 import type { InboxEntry, InboxMessage } from "../../store/inbox-store.js";
 import type { OutboxEntry } from "../../store/outbox-store.js";
 import type { ChannelInbox } from "../adapter/channel-adapter.js";
@@ -23,7 +24,7 @@ import type { ChannelInstance, ChannelStatus } from "./channel-instance.js";
 import { type ChatActionHandler, createChatActionDispatch } from "./chat-actions.js";
 import { createChatCommandDispatch } from "./chat-command-dispatch.js";
 import { type ChatCommandDefinition, createChatCommandRegistry } from "./chat-command-registry.js";
-import { type ContactBook, openContactBook } from "./contact-book.js";
+import { type ContactBook, createContactBook } from "./contact-book.js";
 import { createFailureNotice } from "./failure-notice.js";
 import { createInboundEvents } from "./inbound-events.js";
 import { createProgressMessages } from "./progress-messages.js";
@@ -111,8 +112,9 @@ export interface ChannelHost {
 export async function createChannelHost(options: ChannelHostOptions): Promise<ChannelHost> {
   const { runtime, logger } = options;
   const paths = downcityPaths(options.rootDir);
-  const contacts = await openContactBook(paths.contactsFile);
   const store = options.store ?? (await openFileStore({ rootDir: options.rootDir, logger }));
+  // A store without contacts (an older store package) leaves them in contacts.json.
+  const contacts = createContactBook(store.contacts ?? (await openFileContactStore(paths.contactsFile)));
   const channels = new Map<string, RunningChannel>();
   const unregister: Array<() => void> = [];
   const bump = (name: string, counter: keyof ChannelStatus["counts"]) => {
@@ -188,7 +190,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     ...options.progress,
   });
   const registry = createChatCommandRegistry();
-  const usageLog = createUsageLog({ rootDir: options.rootDir });
+  const usageLog = store.usage ?? createUsageLog({ rootDir: options.rootDir });
   for (const command of builtinChatCommands({ runtime, activity, usageLog, registry }))
     registry.register(command);
   for (const command of options.commands ?? []) registry.register(command);
@@ -210,8 +212,8 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
   return {
     async start() {
       unregister.push(
-        runtime.registerDirectory((to) => {
-          const contact = contacts.resolve(to);
+        runtime.registerDirectory(async (to) => {
+          const contact = await contacts.resolve(to);
           return { contextId: contact.contextId, channel: contact.channel, chatId: contact.chatId };
         }),
       );

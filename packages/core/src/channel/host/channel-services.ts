@@ -97,7 +97,7 @@ export function createChannelServices(host: ChannelHost): ServiceDefinition[] {
         list: {
           description: "The contact book",
           input: z.object({}),
-          handler: () => ({ contacts: host.contacts.list() }),
+          handler: async () => ({ contacts: await host.contacts.list() }),
         },
       },
     }),

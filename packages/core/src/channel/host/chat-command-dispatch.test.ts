@@ -5,7 +5,7 @@ import { until } from "@downcity/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type AgentRuntime, createAgentRuntime } from "../../agent/agent-runtime.js";
 import { silentLogger } from "../../logger/logger.js";
-import { createUsageLog } from "../../run/usage-log.js";
+import { createUsageLog } from "../../store/file/file-usage-store.js";
 import { createRecordingChannel, type RecordingChannel } from "../../test/recording-channel.js";
 import { createScriptedModel, type ScriptedModel } from "../../test/scripted-model.js";
 import { type ChannelHost, type ChannelHostOptions, createChannelHost } from "./channel-host.js";

@@ -1,88 +1,71 @@
-import { mkdir } from "node:fs/promises";
-import { dirname } from "node:path";
 import { DowncityError } from "../../errors/downcity-error.js";
-import { writeFileAtomic } from "../../fs/atomic-write.js";
-import { readStateFile } from "../../store/file/read-state-file.js";
+import type { Contact, ContactStore, SeenContact } from "../../store/contact-store.js";
 
-/** Someone the agent has heard from, and where to reach them. */
-export interface Contact {
-  /** `<channel>:<userId>`. */
-  id: string;
-  channel: string;
-  chatId: string;
-  chatType: "direct" | "group";
-  contextId: string;
-  userId: string;
-  username?: string;
-  displayName?: string;
-  lastSeen: string;
-}
-
-/** `.downcity/contacts.json`: updated from accepted events, written atomically. */
+/** The host's view of the contact store: sightings from accepted events, and `chat_send`'s `to`. */
 export interface ContactBook {
-  list(): Contact[];
+  list(): Promise<Contact[]>;
   /** Records the sender of an accepted event (a direct chat wins over a group as their address). */
-  seen(contact: Omit<Contact, "id">): Promise<void>;
-  /** A contact by id, or by `@username` (any channel); NOT_FOUND names the known ones otherwise. */
-  resolve(to: string): Contact;
-  /** Resolves once every pending write is on disk. */
+  seen(contact: SeenContact): Promise<void>;
+  /** A contact by id, or by `@username` (any channel, a direct chat first); NOT_FOUND names the known ones otherwise. */
+  resolve(to: string): Promise<Contact>;
+  /** Resolves once every pending write is done. */
   flush(): Promise<void>;
 }
 
-/** Opens the contact book at `path`. */
-export async function openContactBook(path: string): Promise<ContactBook> {
-  const contacts = new Map<string, Contact>();
-  for (const contact of ((await readStateFile(path)) as Contact[] | undefined) ?? [])
-    contacts.set(contact.id, contact);
-  // One write at a time, and at most one more queued behind it: every event of a flood updates a
-  // contact, but the queued write takes its snapshot when it starts, so it carries them all.
-  let writing: Promise<void> = Promise.resolve();
-  let queued: Promise<void> | undefined;
-  const save = () => {
-    if (queued) return queued;
-    const next = writing
-      .catch(() => {})
-      .then(async () => {
-        queued = undefined;
-        const snapshot = `${JSON.stringify([...contacts.values()], null, 2)}\n`;
-        await mkdir(dirname(path), { recursive: true });
-        await writeFileAtomic(path, snapshot);
-      });
-    queued = next;
-    writing = next;
-    return next;
-  };
+/** Options of `createContactBook`. */
+export interface ContactBookOptions {
+  /**
+   * How long a sighting identical to the last one this worker wrote (same chat, names) is not
+   * written again [60 s]: a busy chat costs one write a minute, and `lastSeen` lags at most that.
+   */
+  refreshMs?: number;
+  now?: () => number;
+}
+
+const sightingKey = (contact: SeenContact) =>
+  JSON.stringify([
+    contact.chatId,
+    contact.chatType,
+    contact.contextId,
+    contact.username,
+    contact.displayName,
+  ]);
+
+/** The contact book over `store`: lookups read the store fresh, repeated sightings are written once a minute. */
+export function createContactBook(store: ContactStore, options: ContactBookOptions = {}): ContactBook {
+  const refreshMs = options.refreshMs ?? 60_000;
+  const now = options.now ?? Date.now;
+  const written = new Map<string, { key: string; at: number }>();
+  const pending = new Set<Promise<void>>();
   return {
-    list: () => [...contacts.values()].map((contact) => ({ ...contact })),
-    async seen(input) {
-      const id = `${input.channel}:${input.userId}`;
-      const known = contacts.get(id);
-      // Keep a direct chat as the address once known: replies to "@name" belong there, not in a group.
-      const address = known && known.chatType === "direct" && input.chatType === "group" ? known : input;
-      contacts.set(id, {
-        ...input,
-        id,
-        chatId: address.chatId,
-        chatType: address.chatType,
-        contextId: address.contextId,
-        ...((input.username ?? known?.username) ? { username: input.username ?? known?.username } : {}),
-        ...((input.displayName ?? known?.displayName)
-          ? { displayName: input.displayName ?? known?.displayName }
-          : {}),
+    list: () => store.list(),
+    seen(contact) {
+      const id = `${contact.channel}:${contact.userId}`;
+      const key = sightingKey(contact);
+      const last = written.get(id);
+      if (last && last.key === key && now() - last.at < refreshMs) return Promise.resolve();
+      written.set(id, { key, at: now() });
+      const write = store.seen(contact).catch((error: unknown) => {
+        written.delete(id);
+        throw error;
       });
-      await save();
+      const settled = write.catch(() => {});
+      pending.add(settled);
+      void settled.then(() => pending.delete(settled));
+      return write;
     },
-    flush: () => writing.catch(() => {}),
-    resolve(to) {
-      const byId = contacts.get(to);
-      if (byId) return { ...byId };
+    async flush() {
+      await Promise.all([...pending]);
+    },
+    async resolve(to) {
+      const byId = await store.get(to);
+      if (byId) return byId;
       if (to.startsWith("@")) {
-        const name = to.slice(1).toLowerCase();
-        const matches = [...contacts.values()].filter((contact) => contact.username?.toLowerCase() === name);
+        const matches = await store.byUsername(to.slice(1));
         const direct = matches.find((contact) => contact.chatType === "direct") ?? matches[0];
-        if (direct) return { ...direct };
+        if (direct) return direct;
       }
-      const known = [...contacts.values()].map((contact) =>
+      const known = (await store.list()).map((contact) =>
         contact.username ? `@${contact.username}` : contact.id,
       );
       throw new DowncityError(

@@ -6,6 +6,7 @@ import { errorFromZod } from "../../errors/zod-issue-message.js";
 import { errorFields, type Logger } from "../../logger/logger.js";
 import type { DowncityPaths } from "../../paths/downcity-paths.js";
 import type { DowncityStore } from "../../store/downcity-store.js";
+import { openFileChannelState } from "../../store/file/file-adapter-state.js";
 import { openPairingStore } from "../../store/file/file-pairing-store.js";
 import type { ChannelContext, ChannelInbox, ChannelState } from "../adapter/channel-adapter.js";
 import { channelAccessSchema } from "./channel-access.js";
@@ -95,6 +96,8 @@ export async function startChannel(running: RunningChannel, deps: StartChannelDe
       logger,
       signal: running.abort.signal,
       stateDir,
+      // A store without adapter state (an older store package) leaves it in the state folder.
+      state: deps.store.adapterState?.channel(instance.name) ?? openFileChannelState(stateDir),
       commands: deps.commands ?? [],
       setState: (state: ChannelState | "standby", error?: string) => {
         running.status.state = state;

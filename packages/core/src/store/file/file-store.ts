@@ -3,9 +3,13 @@ import type { Logger } from "../../logger/logger.js";
 import { downcityPaths } from "../../paths/downcity-paths.js";
 import type { DowncityStore } from "../downcity-store.js";
 import type { ClaimPolicy } from "../keyed-queue.js";
+import { createFileAdapterState } from "./file-adapter-state.js";
+import { openFileContactStore } from "./file-contact-store.js";
 import { createFileHistoryStore } from "./file-history-store.js";
 import { openFileInbox } from "./file-inbox.js";
+import { createFileMemoryStore } from "./file-memory-store.js";
 import { openFileOutbox } from "./file-outbox.js";
+import { createUsageLog } from "./file-usage-store.js";
 import { createMemoryLease } from "./memory-lease.js";
 
 /** Options of `openFileStore`. */
@@ -52,6 +56,13 @@ export async function openFileStore(options: FileStoreOptions): Promise<Downcity
     inbox,
     outbox,
     leases,
+    contacts: await openFileContactStore(paths.contactsFile),
+    memory: createFileMemoryStore({
+      rootDir: options.rootDir,
+      ...(options.logger ? { logger: options.logger } : {}),
+    }),
+    usage: createUsageLog({ rootDir: options.rootDir }),
+    adapterState: createFileAdapterState(paths.channelDir),
     async close() {
       await inbox.close();
       await outbox.close();
