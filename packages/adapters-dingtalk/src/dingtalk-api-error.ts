@@ -2,7 +2,7 @@ const marker = Symbol.for("downcity.adapters-dingtalk.api-error");
 
 /** A failed call to a DingTalk API: HTTP status, the platform's code, and its message (never a token or secret). */
 export class DingtalkApiError extends Error {
-  private readonly [marker] = true;
+  readonly [marker] = true;
   readonly status: number;
   /** The platform's code: a string on api.dingtalk.com ("Forbidden.AccessDenied..."), errcode on oapi. */
   readonly code: string | undefined;
