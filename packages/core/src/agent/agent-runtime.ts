@@ -18,7 +18,7 @@ import type { RunLimits } from "../run/run-watchdog.js";
 import { createToolSchemaCache } from "../run/tool-schema-cache.js";
 import type { HistoryStore } from "../store/history-store.js";
 import type { RunJournal } from "../store/run-journal.js";
-import type { IncomingMessage } from "./incoming-message.js";
+import type { IncomingMessage, SendOptions } from "./incoming-message.js";
 import { createMessageIntake } from "./message-intake.js";
 import { createRuntimeHistories } from "./runtime-histories.js";
 import { createRuntimeRegistry, type RuntimeRegistrations } from "./runtime-registry.js";
@@ -70,7 +70,8 @@ export interface AgentRuntimeOptions {
 /** The agent runtime of one project root: what is registered with it, its lanes, and the runs they feed. */
 export interface AgentRuntime extends RuntimeRegistrations {
   readonly rootDir: string;
-  send(message: IncomingMessage): Promise<RunResult>;
+  /** Queues a message in its context's lane; resolves with the run that answered it. */
+  send(message: IncomingMessage, options?: SendOptions): Promise<RunResult>;
   history(contextId: string): RuntimeHistory;
   stats(): { running: number; queued: number };
   /** Stops running runs; resolves with the runs it stopped once their lanes are free again. */
@@ -167,7 +168,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   return {
     ...registry.registrations,
     rootDir,
-    send: (input: IncomingMessage) => accept(input),
+    send: (input: IncomingMessage, sendOptions?: SendOptions) => accept(input, sendOptions),
     history,
     stats: () => ({ running: lanes.running(), queued: lanes.queued() }),
     cancel: (target: CancelTarget) => active.cancel(target),

@@ -25,3 +25,13 @@ export const incomingMessageSchema = z.strictObject({
 
 /** A message for the agent: from a chat channel (`user`) or enqueued by the runtime itself (`internal`). */
 export type IncomingMessage = z.input<typeof incomingMessageSchema>;
+
+/** What the caller of `runtime.send()` lends the run besides the message. */
+export interface SendOptions {
+  /**
+   * Aborted when the caller no longer owns the message (its inbox claim was lost to another worker):
+   * the run stops at its next step boundary, stores and sends nothing more, and leaves the rest to
+   * the new owner, who continues it from the journal.
+   */
+  handover?: AbortSignal;
+}

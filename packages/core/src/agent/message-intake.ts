@@ -6,7 +6,7 @@ import type { HistoryMessage } from "../history/history-message.js";
 import { incomingParts } from "../history/incoming-parts.js";
 import type { Logger } from "../logger/logger.js";
 import type { RuntimeEvent } from "../run/runtime-event.js";
-import { type IncomingMessage, incomingMessageSchema } from "./incoming-message.js";
+import { type IncomingMessage, incomingMessageSchema, type SendOptions } from "./incoming-message.js";
 
 /** A validated incoming message. */
 export type ParsedIncomingMessage = z.output<typeof incomingMessageSchema>;
@@ -15,6 +15,8 @@ export type ParsedIncomingMessage = z.output<typeof incomingMessageSchema>;
 export interface PendingMessage<Result> {
   message: ParsedIncomingMessage;
   historyMessage: HistoryMessage;
+  /** Aborted when the sender lost the message to another worker (see `SendOptions`). */
+  handover?: AbortSignal;
   resolve: (result: Result) => void;
   reject: (error: unknown) => void;
 }
@@ -59,9 +61,9 @@ export function createMessageIntake<Result>(options: {
   emit: (event: RuntimeEvent) => void;
   enqueue: (contextId: string, pending: PendingMessage<Result>) => void;
   closed: () => boolean;
-}): (input: IncomingMessage) => Promise<Result> {
+}): (input: IncomingMessage, sendOptions?: SendOptions) => Promise<Result> {
   const seen = new Map<string, Promise<Result>>();
-  return (input) => {
+  return (input, sendOptions = {}) => {
     if (options.closed()) {
       return Promise.reject(
         new DowncityError("RUNTIME_CLOSED", "The runtime is shutting down; the message was not accepted"),
@@ -89,6 +91,7 @@ export function createMessageIntake<Result>(options: {
       options.enqueue(message.contextId, {
         message,
         historyMessage: toHistoryMessage(message, options.generateId(), options.now()),
+        ...(sendOptions.handover ? { handover: sendOptions.handover } : {}),
         resolve,
         reject,
       });

@@ -1,7 +1,16 @@
 import { DowncityError } from "../errors/downcity-error.js";
 
-/** Why a run stopped before it finished. */
-export type RunAbortReason = "cancelled" | "shutdown" | "step-timeout" | "run-timeout" | "idle-timeout";
+/**
+ * Why a run stopped before it finished. `claim-lost`: another worker took the run's event over (this
+ * worker's claim lapsed); the run stopped at a step boundary and the new owner continues it from its journal.
+ */
+export type RunAbortReason =
+  | "cancelled"
+  | "shutdown"
+  | "step-timeout"
+  | "run-timeout"
+  | "idle-timeout"
+  | "claim-lost";
 
 const marker = Symbol.for("downcity.run-aborted");
 

@@ -4,8 +4,9 @@ import { buildSystemMessages } from "../prompt/build-system-messages.js";
 import { finishRun } from "./finish-run.js";
 import { findResumePoint, type ResumePoint } from "./resume-point.js";
 import { createRunArrivals } from "./run-arrivals.js";
+import { claimLostError, handedOver, isHandover, stopIfHandedOver } from "./run-handover.js";
 import { beginRunJournal, endRunJournal, journaledStream } from "./run-journaling.js";
-import type { RunSettlement } from "./run-result.js";
+import type { RunOutcome, RunSettlement } from "./run-result.js";
 import { type PendingRun, type RunDeps, type RunScope, runContextOf } from "./run-scope.js";
 import { assembleRunTools } from "./run-tools.js";
 import { emptyUsage } from "./run-usage.js";
@@ -40,7 +41,8 @@ export function createRunPipeline(deps: RunDeps): LaneRunner<PendingRun> {
       const scope = await openRunScope(deps, { contextId, requestId }, first, activeRun);
       const lane: RunLane = { batch, participants: [...batch], drain, ...(resume ? { resume } : {}) };
       const settlement = await runWithRequestContext(scope.requestContext, () => runBatch(deps, scope, lane));
-      await endRunJournal(scope, settlement);
+      // A handed-over run is the new owner's to end: its journal stays open so it continues there.
+      if (!isHandover(settlement)) await endRunJournal(scope, settlement);
       for (const participant of lane.participants) {
         if (settlement.ok) participant.resolve(settlement.result);
         else participant.reject(settlement.error);
@@ -51,62 +53,88 @@ export function createRunPipeline(deps: RunDeps): LaneRunner<PendingRun> {
   };
 }
 
-/** One run through the pipeline's stages; whatever happens, it ends in `finishRun`. */
+/**
+ * One run through the pipeline's stages; whatever happens, it ends in `finishRun`, unless another
+ * worker took its event over: then it ends at a step boundary and leaves history and replies to
+ * the new owner.
+ */
 async function runBatch(deps: RunDeps, scope: RunScope, lane: RunLane): Promise<RunSettlement> {
   try {
-    const started = await startRun(deps, scope, lane.batch);
-    if ("answered" in started) return { ok: true, result: started.answered };
-    await beginRunJournal(deps, scope, lane.batch, lane.resume);
-    // The journal holds the answer already (the crash came between the last step and the reply).
-    if (lane.resume?.finalText !== undefined)
-      return await finishRun(deps, scope, {
-        status: "completed",
-        finalText: lane.resume.finalText,
-        steps: [],
-        usage: emptyUsage(),
-      });
-    const arrivals = createRunArrivals(deps, scope, lane);
-    const context = runContextOf(deps, scope, lane.batch);
-    const tools = await assembleRunTools(deps, scope, { context, visibleMessageIds: arrivals.visibleIds });
-    const system = await buildSystemMessages({
-      rootDir: deps.rootDir,
-      requestContext: scope.requestContext,
-      promptProviders: deps.promptProviders,
-      toolNames: Object.keys(tools),
-      logger: deps.logger,
-      now: deps.now(),
-      rendering: scope.requestContext.channel
-        ? deps.renderings?.get(scope.requestContext.channel)
-        : undefined,
-    });
-    const stream = journaledStream(
-      scope,
-      {
-        model: started.model,
-        contextId: scope.contextId,
-        requestId: scope.requestId,
-        system: system.messages,
-        runtimeNote: system.runtimeNote,
-        systemTokens: system.tokens,
-        tools,
-        ...(system.activeTools ? { activeTools: system.activeTools } : {}),
-        maxSteps: deps.maxSteps,
-        ...(deps.limits ? { limits: deps.limits } : {}),
-        ...(deps.modelRetry ? { modelRetry: deps.modelRetry } : {}),
-        keepLast: deps.keepLast,
-        historyWindow: deps.historyWindow,
-        activeRun: scope.activeRun,
-        onWindow: arrivals.windowSent,
-        onStepFinished: async () => scope.replyKeys.stepFinished(),
-        takeArrivals: arrivals.take,
-        emit: deps.emit,
-        logger: deps.logger,
-      },
-      system.messages,
-      lane.resume,
-    );
-    return await finishRun(deps, scope, await streamRun(stream));
+    const outcome = await runStages(deps, scope, lane);
+    if (handedOver(lane.participants)) return handOver(deps, scope);
+    return "settled" in outcome ? outcome.settled : await finishRun(deps, scope, outcome);
   } catch (error) {
+    if (handedOver(lane.participants)) return handOver(deps, scope);
     return finishRun(deps, scope, { status: "failed", error });
   }
+}
+
+/** Settles a run another worker took over: no history, no reply, no journal end (the new owner writes them). */
+function handOver(deps: RunDeps, scope: RunScope): RunSettlement {
+  const error = claimLostError();
+  const { contextId, requestId } = scope;
+  deps.logger.warn(
+    { contextId, requestId },
+    "run stopped: another worker took its event over and continues it from the journal",
+  );
+  deps.emit({ type: "run-error", contextId, requestId, code: error.code, message: error.message });
+  return { ok: false, error };
+}
+
+/** Starts, journals and streams a run: its outcome to finish, or a settlement it already has. */
+async function runStages(
+  deps: RunDeps,
+  scope: RunScope,
+  lane: RunLane,
+): Promise<RunOutcome | { settled: RunSettlement }> {
+  const started = await startRun(deps, scope, lane.batch);
+  if ("answered" in started) return { settled: { ok: true, result: started.answered } };
+  await beginRunJournal(deps, scope, lane.batch, lane.resume);
+  if (handedOver(lane.participants)) return { settled: { ok: false, error: claimLostError() } };
+  // The journal holds the answer already (the crash came between the last step and the reply).
+  if (lane.resume?.finalText !== undefined)
+    return { status: "completed", finalText: lane.resume.finalText, steps: [], usage: emptyUsage() };
+  const arrivals = createRunArrivals(deps, scope, lane);
+  const context = runContextOf(deps, scope, lane.batch);
+  const tools = await assembleRunTools(deps, scope, { context, visibleMessageIds: arrivals.visibleIds });
+  const system = await buildSystemMessages({
+    rootDir: deps.rootDir,
+    requestContext: scope.requestContext,
+    promptProviders: deps.promptProviders,
+    toolNames: Object.keys(tools),
+    logger: deps.logger,
+    now: deps.now(),
+    rendering: scope.requestContext.channel ? deps.renderings?.get(scope.requestContext.channel) : undefined,
+  });
+  const stream = journaledStream(
+    scope,
+    {
+      model: started.model,
+      contextId: scope.contextId,
+      requestId: scope.requestId,
+      system: system.messages,
+      runtimeNote: system.runtimeNote,
+      systemTokens: system.tokens,
+      tools,
+      ...(system.activeTools ? { activeTools: system.activeTools } : {}),
+      maxSteps: deps.maxSteps,
+      ...(deps.limits ? { limits: deps.limits } : {}),
+      ...(deps.modelRetry ? { modelRetry: deps.modelRetry } : {}),
+      keepLast: deps.keepLast,
+      historyWindow: deps.historyWindow,
+      activeRun: scope.activeRun,
+      onWindow: arrivals.windowSent,
+      onStepFinished: async () => {
+        scope.replyKeys.stepFinished();
+        // After the journal's write of the step: the new owner continues from it.
+        stopIfHandedOver(lane.participants, scope.activeRun);
+      },
+      takeArrivals: arrivals.take,
+      emit: deps.emit,
+      logger: deps.logger,
+    },
+    system.messages,
+    lane.resume,
+  );
+  return await streamRun(stream);
 }

@@ -24,6 +24,8 @@ import type { RuntimeEvent } from "./runtime-event.js";
 export interface PendingRun {
   message: ReplyRoute & { messageId?: string; origin: "user" | "internal" };
   historyMessage: HistoryMessage;
+  /** Aborted when the message's inbox claim went to another worker: the run stops at its next step boundary. */
+  handover?: AbortSignal;
   resolve(result: RunResult): void;
   reject(error: unknown): void;
 }

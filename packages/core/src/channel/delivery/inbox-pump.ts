@@ -4,6 +4,7 @@ import type { IncomingMessage } from "../../agent/incoming-message.js";
 import { DowncityError } from "../../errors/downcity-error.js";
 import { errorFields, type Logger } from "../../logger/logger.js";
 import { ModelCallFailure } from "../../run/model-failure.js";
+import { RunAbortedError } from "../../run/run-aborted-error.js";
 import type { InboxEntry, InboxStore } from "../../store/inbox-store.js";
 import { createClaimPump } from "./claim-pump.js";
 
@@ -22,6 +23,7 @@ export interface InboxPump {
 /** Options of `createInboxPump`. */
 export interface InboxPumpOptions {
   inbox: InboxStore;
+  /** Runs each claimed event; its `handover` signal aborts when the claim is lost. */
   runtime: Pick<AgentRuntime, "send">;
   logger: Logger;
   /** This worker's id: the owner of its claims. */
@@ -45,6 +47,11 @@ export interface InboxPumpOptions {
 function isShutdown(error: unknown): boolean {
   if (!DowncityError.isInstance(error)) return false;
   return error.code === "RUNTIME_CLOSED" || (error as { reason?: unknown }).reason === "shutdown";
+}
+
+/** A run that stopped because another worker took its event over. */
+function isClaimLost(error: unknown): boolean {
+  return RunAbortedError.isInstance(error) && error.reason === "claim-lost";
 }
 
 /** The runtime message an inbox entry becomes; its id is the run's `messageId`, so a replay is recognised. */
@@ -99,16 +106,17 @@ export function createInboxPump(options: InboxPumpOptions): InboxPump {
   const closing = new AbortController();
 
   const renewWhileRunning = (entry: InboxEntry) => {
-    let held = true;
+    // Aborted when the claim is lost: the run stops at its next step boundary (see `SendOptions`).
+    const handover = new AbortController();
     const renewal = setInterval(
       () => {
         inbox.renew(entry.id, { owner, leaseMs }).then(
           (renewed) => {
-            if (renewed || !held) return;
-            held = false;
+            if (renewed || handover.signal.aborted) return;
+            handover.abort();
             logger.warn(
               { id: entry.id, contextId: entry.contextId },
-              "lost the claim on an inbox event; another worker replays it under the same reply keys, this worker leaves it alone",
+              "lost the claim on an inbox event; its run stops at the next step boundary and the new owner continues it from the journal",
             );
           },
           (error: unknown) => logger.warn({ id: entry.id, ...errorFields(error) }, "could not renew a claim"),
@@ -117,7 +125,11 @@ export function createInboxPump(options: InboxPumpOptions): InboxPump {
       Math.max(100, Math.floor(leaseMs / 3)),
     );
     renewal.unref();
-    return { stop: () => clearInterval(renewal), held: () => held };
+    return {
+      stop: () => clearInterval(renewal),
+      held: () => !handover.signal.aborted,
+      handover: handover.signal,
+    };
   };
 
   const failed = async (entry: InboxEntry, error: unknown) => {
@@ -146,7 +158,7 @@ export function createInboxPump(options: InboxPumpOptions): InboxPump {
 
   const handle = async (entry: InboxEntry) => {
     const claim = renewWhileRunning(entry);
-    const run = runtime.send(inboxEntryMessage(entry));
+    const run = runtime.send(inboxEntryMessage(entry), { handover: claim.handover });
     runs.set(entry.id, run);
     options.onRun?.(entry, run);
     awaited.get(entry.id)?.settle(run);
@@ -156,7 +168,10 @@ export function createInboxPump(options: InboxPumpOptions): InboxPump {
       // A lost claim is the new owner's to complete or fail: this worker's outcome no longer counts.
       if (claim.held()) await inbox.complete(entry.id);
     } catch (error) {
-      if (claim.held()) await failed(entry, error);
+      // A run this worker lost earlier (re-claimed here before it stopped) is no failure of the
+      // event: given back, the next claim continues it from the journal.
+      if (claim.held() && isClaimLost(error)) await inbox.release(entry.id, owner);
+      else if (claim.held()) await failed(entry, error);
     } finally {
       claim.stop();
       runs.delete(entry.id);
