@@ -19,6 +19,15 @@ export interface RunTaskOptions {
   onStart?: (record: TaskRunRecord) => void;
   /** True once shutdown marked this run interrupted: a late finish must not overwrite that record. */
   isInterrupted?: () => boolean;
+  /** Stores the run's record at start and end (default: run.json in the run folder). */
+  saveRun?: (record: TaskRunRecord) => Promise<void>;
+  /**
+   * Hands the result to the notify context (default: `runtime.send` as an internal message); a host
+   * with an inbox enqueues it as a `task-notice` event, so it runs under that context's claim.
+   */
+  announce?: (notice: { notify: string; text: string; taskId: string; runId: string }) => Promise<void>;
+  /** The worker running it, kept in the record (runs of a dead worker are found by it). */
+  worker?: string;
 }
 
 /** The finished run, and the announcement still on its way to the notify context. */
@@ -71,11 +80,13 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskOutcome> 
     startedAt: options.now().toISOString(),
     status: "running",
     ...(task.notify ? { notify: task.notify } : {}),
+    ...(options.worker ? { worker: options.worker } : {}),
     dir,
   };
+  const saveRun = options.saveRun ?? writeRunRecord;
   const input = taskRunMessage(task, record);
   await writeFile(join(dir, "input.md"), input);
-  await writeRunRecord(record);
+  await saveRun(record);
   options.onStart?.(record);
   logger.info({ taskId: task.id, runId, trigger: record.trigger }, "task run started");
 
@@ -119,21 +130,24 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskOutcome> 
   record.endedAt = options.now().toISOString();
   try {
     await writeFile(join(dir, "result.md"), `${text}\n`);
-    await writeRunRecord(record);
+    await saveRun(record);
   } catch (error) {
     logger.error({ taskId: task.id, runId, err: String(error) }, "could not finish the run folder");
   }
   logger.info({ taskId: task.id, runId, status: record.status }, "task run finished");
+  const announce =
+    options.announce ??
+    ((notice: { notify: string; text: string }) =>
+      runtime
+        .send({ contextId: notice.notify, text: notice.text, origin: "internal" })
+        .then(() => undefined));
   const announced = task.notify
-    ? runtime
-        .send({ contextId: task.notify, text, origin: "internal" })
-        .then(() => undefined)
-        .catch((error) => {
-          logger.warn(
-            { taskId: task.id, runId, notify: task.notify, err: String(error) },
-            "the notify context could not take the task result",
-          );
-        })
+    ? announce({ notify: task.notify, text, taskId: task.id, runId }).catch((error) => {
+        logger.warn(
+          { taskId: task.id, runId, notify: task.notify, err: String(error) },
+          "the notify context could not take the task result",
+        );
+      })
     : Promise.resolve();
   return { record, announced };
 }

@@ -20,6 +20,8 @@ export interface TaskRunRecord {
   error?: { code: string; message: string };
   /** The context the result was announced to. */
   notify?: string;
+  /** The worker that ran it (on a shared store). */
+  worker?: string;
   /** Absolute path of the run folder (not stored in run.json). */
   dir: string;
 }

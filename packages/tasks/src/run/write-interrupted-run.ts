@@ -1,13 +1,14 @@
 import { writeRunRecord } from "./run-task.js";
 import type { TaskRunRecord } from "./task-run-record.js";
 
-/** Rewrites run.json as `interrupted` (best effort: a write failure is ignored). */
+/** Saves the record as `interrupted` (best effort: a write failure is ignored); default: run.json. */
 export async function writeInterruptedRun(
   record: TaskRunRecord,
   endedAt: string,
   message: string,
+  saveRun: (record: TaskRunRecord) => Promise<void> = writeRunRecord,
 ): Promise<void> {
-  await writeRunRecord({
+  await saveRun({
     ...record,
     status: "interrupted",
     endedAt,

@@ -1,6 +1,6 @@
 import type { Logger } from "@downcity/core";
 import type { TaskDefinition, TaskFileProblem } from "../definition/task-definition.js";
-import type { TaskScan } from "../store/task-store.js";
+import type { TaskScan } from "../store/task-scan.js";
 import type { TaskCatchUpState } from "./task-catch-up-state.js";
 import type { TaskSchedulerEvent } from "./task-scheduler-event.js";
 
@@ -22,6 +22,8 @@ export interface ScheduledTasks {
   apply(scan: TaskScan, now: Date): void;
   /** The earliest next fire of any task. */
   nextFireAt(): Date | undefined;
+  /** Forgets every next fire, so the next `apply` computes them afresh (with catch-up), as at start. */
+  reset(): void;
 }
 
 const scheduleKey = (task: TaskDefinition) => `${task.when}\u0000${task.timezone}\u0000${task.status}`;
@@ -65,7 +67,7 @@ export function createScheduledTasks(options: {
       const seen = new Set<string>();
       for (const task of scan.tasks) {
         seen.add(task.id);
-        catchUp.markSeen(task.id, now);
+        catchUp.markSeen(task.id, scan.createdAt.get(task.id) ?? now);
         const key = scheduleKey(task);
         const existing = entries.get(task.id);
         if (existing && existing.key === key) {
@@ -77,6 +79,9 @@ export function createScheduledTasks(options: {
       }
       for (const id of [...entries.keys()]) if (!seen.has(id)) entries.delete(id);
       catchUp.retain(scan.present);
+    },
+    reset() {
+      entries.clear();
     },
     nextFireAt() {
       let next: number | undefined;

@@ -13,6 +13,8 @@ export interface TaskCatchUpState {
   markSeen(taskId: string, at: Date): void;
   /** Remembers the scheduled time of the last fire handled (run or skipped). */
   markFired(taskId: string, at: Date): void;
+  /** Takes in the latest fire of each task recorded in the store (by any worker); the later one wins. */
+  mergeFires(lastFires: Record<string, string>): void;
   /** Forgets tasks whose folder no longer holds a task.md. */
   retain(present: Set<string>): void;
   /** The first fire of a task as it enters the schedule; `loaded` tasks may catch up on downtime. */
@@ -47,6 +49,15 @@ export function createTaskCatchUpState(options: { rootDir: string; logger: Logge
       if (!state) return;
       state[taskId] = { ...(state[taskId] ?? { seenAt: at.toISOString() }), lastFireAt: at.toISOString() };
       dirty = true;
+    },
+    mergeFires(lastFires) {
+      if (!state) return;
+      for (const [taskId, at] of Object.entries(lastFires)) {
+        const known = state[taskId]?.lastFireAt;
+        if (known && Date.parse(known) >= Date.parse(at)) continue;
+        state[taskId] = { ...(state[taskId] ?? { seenAt: at }), lastFireAt: at };
+        dirty = true;
+      }
     },
     retain(present) {
       if (!state) return;

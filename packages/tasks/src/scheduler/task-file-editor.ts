@@ -1,11 +1,9 @@
-import { DowncityError, toContextId } from "@downcity/core";
+import { DowncityError, type TaskStore, toContextId } from "@downcity/core";
 import type { TaskFileProblem, TaskStatus } from "../definition/task-definition.js";
 import { editTaskFile, parseTaskFile, renderTaskFile } from "../definition/task-file.js";
 import { type TaskId, toTaskId } from "../definition/task-id.js";
 import type { TaskCreateInput, TaskUpdateInput } from "../definition/task-inputs.js";
-import { taskFilePath } from "../definition/task-paths.js";
 import { assertTimeZone, parseWhen } from "../schedule/task-when.js";
-import type { TaskStore } from "../store/task-store.js";
 import type { TaskClock } from "./task-clock.js";
 
 /** Validated writes of task files: create, update, status changes and removal. */
@@ -19,12 +17,13 @@ export interface TaskFileEditor {
 
 /** Creates the editor that validates task input (quoting bad cron back) before anything is written. */
 export function createTaskFileEditor(options: {
-  rootDir: string;
+  /** Where a task lives (its file, or its row), for problems. */
+  pathOf: (id: string) => string;
   store: TaskStore;
   clock: TaskClock;
   defaultTimezone: string;
 }): TaskFileEditor {
-  const { rootDir, store, clock, defaultTimezone } = options;
+  const { pathOf, store, clock, defaultTimezone } = options;
 
   const checkFields = (fields: {
     when?: string | undefined;
@@ -45,19 +44,19 @@ export function createTaskFileEditor(options: {
     }
   };
 
-  const writeChecked = async (id: TaskId, text: string) => {
-    const parsed = parseTaskFile(text, { id, path: taskFilePath(rootDir, id), defaultTimezone });
+  const writeChecked = async (id: TaskId, text: string, create = false) => {
+    const parsed = parseTaskFile(text, { id, path: pathOf(id), defaultTimezone });
     if (parsed.problems) {
       const first = parsed.problems[0] as TaskFileProblem;
       throw new DowncityError("INVALID_INPUT", `${first.field}: ${first.reason}`, { field: first.field });
     }
-    await store.writeText(id, text);
+    if (!(await store.write(id, text, { create }))) throw taken(id);
     return id;
   };
 
   const edit = async (rawId: string, changes: Record<string, string | null | undefined>, body?: string) => {
     const id = toTaskId(rawId);
-    const text = await store.readText(id);
+    const text = await store.read(id);
     if (text === undefined) {
       throw new DowncityError("NOT_FOUND", `No task "${id}"; create it with task create`, { field: "id" });
     }
@@ -68,11 +67,7 @@ export function createTaskFileEditor(options: {
     async create(input, callerContextId) {
       const id = toTaskId(input.id);
       checkFields(input);
-      if ((await store.readText(id)) !== undefined) {
-        throw new DowncityError("CONFLICT", `Task "${id}" already exists; change it with task update`, {
-          field: "id",
-        });
-      }
+      if ((await store.read(id)) !== undefined) throw taken(id);
       // A task run's context is gone once the run ends, so it is never a default notify target.
       const caller =
         callerContextId && !callerContextId.startsWith("task-run:") ? callerContextId : undefined;
@@ -88,7 +83,7 @@ export function createTaskFileEditor(options: {
         },
         input.body,
       );
-      return writeChecked(id, text);
+      return writeChecked(id, text, true);
     },
     async update(input, currentStatus) {
       checkFields(input);
@@ -110,7 +105,7 @@ export function createTaskFileEditor(options: {
     setStatus: (id, status) => edit(id, { status }),
     async remove(rawId) {
       const id = toTaskId(rawId);
-      if ((await store.readText(id)) === undefined) {
+      if ((await store.read(id)) === undefined) {
         throw new DowncityError("NOT_FOUND", `No task "${id}"; run task list to see the tasks`, {
           field: "id",
         });
@@ -120,3 +115,6 @@ export function createTaskFileEditor(options: {
     },
   };
 }
+
+const taken = (id: TaskId) =>
+  new DowncityError("CONFLICT", `Task "${id}" already exists; change it with task update`, { field: "id" });

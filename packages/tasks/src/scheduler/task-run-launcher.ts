@@ -1,11 +1,18 @@
-import { DowncityError, errorFields, type Logger, type PluginRuntime } from "@downcity/core";
+import {
+  DowncityError,
+  errorFields,
+  type Logger,
+  type PluginRuntime,
+  type StoredTaskRun,
+  type TaskStore,
+} from "@downcity/core";
 import type { TaskDefinition } from "../definition/task-definition.js";
 import { taskRunContextId, taskRunDir } from "../definition/task-paths.js";
 import { createRunIdAllocator } from "../run/run-id-allocator.js";
-import { runTask } from "../run/run-task.js";
+import { type RunTaskOptions, runTask } from "../run/run-task.js";
 import type { TaskRunRecord, TaskRunTrigger } from "../run/task-run-record.js";
 import { writeInterruptedRun } from "../run/write-interrupted-run.js";
-import type { TaskStore } from "../store/task-store.js";
+import type { TaskScan } from "../store/task-scan.js";
 import type { TaskClock } from "./task-clock.js";
 import type { TaskSchedulerEvent } from "./task-scheduler-event.js";
 
@@ -37,14 +44,15 @@ export interface TaskRunLauncher {
     task: TaskDefinition,
     trigger: TaskRunTrigger,
     scheduledFor: Date,
-    extra?: { runId?: string; prepare?: () => Promise<void> },
+    /** `runAt`: the instant the run id is made of (default now; a fire's scheduled time). */
+    extra?: { runId?: string; runAt?: Date; prepare?: () => Promise<void> },
   ): { run: ActiveTaskRun; started: Promise<TaskRunRecord> };
   /** Queues one manual run behind the run under way; `wait` resolves with its final record. */
   enqueue(task: TaskDefinition, wait: boolean | undefined): Promise<TaskRunRecord>;
   active(taskId: string): ActiveTaskRun | undefined;
   readonly runsInProgress: number;
-  /** Marks runs left `running`/`queued` by a process that died as interrupted. */
-  recoverInterrupted(store: TaskStore): Promise<void>;
+  /** Marks runs this worker left `running`/`queued` when its process died as interrupted. */
+  recoverInterrupted(scan: TaskScan): Promise<void>;
   /** Rejects queued runs, lets running ones finish for `graceMs`, then marks the rest interrupted. */
   close(graceMs: number): Promise<void>;
   /** Resolves when no run is under way and every announcement was handed over. */
@@ -72,8 +80,13 @@ export function createTaskRunLauncher(options: {
   findTask: (taskId: string) => TaskDefinition | undefined;
   isClosed: () => boolean;
   onSlotFree: () => void;
+  store: TaskStore;
+  /** This worker's name in run records. */
+  worker: string;
+  announce?: RunTaskOptions["announce"];
 }): TaskRunLauncher {
-  const { rootDir, runtime, clock, logger, emit } = options;
+  const { rootDir, runtime, clock, logger, emit, store, worker } = options;
+  const saveRun = (record: TaskRunRecord) => store.saveRun(record as unknown as StoredTaskRun);
   const running = new Map<string, ActiveTaskRun>();
   const queued = new Map<string, QueuedRun>();
   const announcements = new Set<Promise<void>>();
@@ -109,7 +122,7 @@ export function createTaskRunLauncher(options: {
     });
     started.catch(() => undefined);
     const active: ActiveTaskRun = {
-      runId: extra.runId ?? runIds.next(task.id, clock.now()),
+      runId: extra.runId ?? runIds.next(task.id, extra.runAt ?? clock.now()),
       done: undefined as never,
     };
     running.set(task.id, active);
@@ -127,6 +140,9 @@ export function createTaskRunLauncher(options: {
           now: () => clock.now(),
           logger,
           isInterrupted: () => active.interrupted === true,
+          saveRun,
+          worker,
+          ...(options.announce ? { announce: options.announce } : {}),
           onStart: (record) => {
             active.record = record;
             resolveStarted({ ...record });
@@ -144,10 +160,22 @@ export function createTaskRunLauncher(options: {
         emit({ type: "task-run-end", taskId: task.id, runId: active.runId, status: outcome.record.status });
         return outcome.record;
       } catch (error) {
-        logger.error(
-          { taskId: task.id, runId: active.runId, ...errorFields(error) },
-          "task run could not start",
-        );
+        if (isFireTaken(error)) {
+          logger.info(
+            { taskId: task.id, scheduledFor: scheduledFor.toISOString() },
+            "task fire skipped: another scheduler recorded it",
+          );
+          emit({
+            type: "task-run-skip",
+            taskId: task.id,
+            scheduledFor: scheduledFor.toISOString(),
+            reason: "fired",
+          });
+        } else
+          logger.error(
+            { taskId: task.id, runId: active.runId, ...errorFields(error) },
+            "task run could not start",
+          );
         rejectStarted(error);
         throw error;
       } finally {
@@ -188,17 +216,18 @@ export function createTaskRunLauncher(options: {
     get runsInProgress() {
       return running.size;
     },
-    async recoverInterrupted(store) {
-      const scan = await store.scan();
+    async recoverInterrupted(scan) {
       for (const task of scan.tasks) {
-        const [latest] = await store.runs(task.id, 1);
-        if (latest && (latest.status === "running" || latest.status === "queued") && !running.has(task.id)) {
-          await writeInterruptedRun(
-            latest,
-            latest.endedAt ?? clock.now().toISOString(),
-            "the process stopped while this run was under way",
-          );
-        }
+        const [latest] = (await store.runs(task.id, 1)) as unknown as TaskRunRecord[];
+        if (!latest || (latest.status !== "running" && latest.status !== "queued")) continue;
+        // Another worker's run may still be going: only this worker's own runs are known dead.
+        if (running.has(task.id) || (latest.worker !== undefined && latest.worker !== worker)) continue;
+        await writeInterruptedRun(
+          { ...latest, dir: taskRunDir(rootDir, task.id, latest.runId) },
+          latest.endedAt ?? clock.now().toISOString(),
+          "the process stopped while this run was under way",
+          saveRun,
+        );
       }
     },
     async close(graceMs) {
@@ -228,6 +257,7 @@ export function createTaskRunLauncher(options: {
           run.record,
           clock.now().toISOString(),
           "the scheduler shut down while this run was under way",
+          saveRun,
         );
       }
     },
@@ -237,4 +267,17 @@ export function createTaskRunLauncher(options: {
       }
     },
   };
+}
+
+/** The error a scheduled run's `prepare` throws when its fire was already recorded (by another scheduler). */
+export function fireTakenError(taskId: string, scheduledFor: Date): DowncityError {
+  return new DowncityError(
+    "CONFLICT",
+    `The fire of task ${taskId} at ${scheduledFor.toISOString()} was already recorded`,
+    { field: "scheduledFor" },
+  );
+}
+
+function isFireTaken(error: unknown): boolean {
+  return DowncityError.isInstance(error) && error.code === "CONFLICT" && error.field === "scheduledFor";
 }

@@ -10,11 +10,16 @@ export type TaskSchedulerEvent =
       type: "task-run-skip";
       taskId: string;
       scheduledFor: string;
-      /** `overlap`: the previous run was still going; `missed`: a late fire of a `catchUp: skip` task. */
-      reason: "overlap" | "missed";
+      /**
+       * `overlap`: the previous run was still going; `missed`: a late fire of a `catchUp: skip` task;
+       * `fired`: the store already held this fire (another scheduler recorded it first).
+       */
+      reason: "overlap" | "missed" | "fired";
     }
   | { type: "task-file-invalid"; problem: TaskFileProblem }
-  | { type: "tasks-reload"; tasks: number; problems: number };
+  | { type: "tasks-reload"; tasks: number; problems: number }
+  /** This worker took the scheduler lease (`leading: true`) or lost it. */
+  | { type: "task-scheduler-lease"; leading: boolean; worker: string };
 
 /** Receives scheduler events; must not throw. */
 export type TaskSchedulerListener = (event: TaskSchedulerEvent) => void;

@@ -1,4 +1,5 @@
-import type { Logger, PluginRuntime } from "@downcity/core";
+import type { Logger, PluginRuntime, TaskStore } from "@downcity/core";
+import type { RunTaskOptions } from "../run/run-task.js";
 import type { TaskClock } from "./task-clock.js";
 
 /** Options of `createTaskScheduler`. */
@@ -19,4 +20,16 @@ export interface TaskSchedulerOptions {
   lateToleranceMs?: number;
   /** How long `close()` lets running runs finish before marking them interrupted (default 5 s). */
   closeGraceMs?: number;
+  /**
+   * Where tasks, fires and runs live (default: the file driver over `.downcity/task/`). With a
+   * shared store (`DowncityStore.tasks` of `@downcity/store-postgres`) every worker lists and edits
+   * the same tasks and only the holder of the scheduler lease fires them.
+   */
+  store?: TaskStore;
+  /** This worker's name in the lease, fires and run records (default `<hostname>:<rootDir>`). */
+  worker?: string;
+  /** How long the scheduler lease lasts unrenewed (default 15 s; renewed every third of it). */
+  leaseMs?: number;
+  /** How a run's result reaches its notify context (default `runtime.send` as an internal message). */
+  announce?: RunTaskOptions["announce"];
 }

@@ -1,13 +1,16 @@
 import { mkdir } from "node:fs/promises";
+import { hostname } from "node:os";
 import { DowncityError, errorFields, silentLogger } from "@downcity/core";
 import type { TaskFileProblem } from "../definition/task-definition.js";
 import { type TaskId, toTaskId } from "../definition/task-id.js";
 import type { TaskCreateInput, TaskUpdateInput } from "../definition/task-inputs.js";
-import { taskFilePath } from "../definition/task-paths.js";
+import { taskRunDir } from "../definition/task-paths.js";
 import type { TaskRunRecord } from "../run/task-run-record.js";
 import { machineTimeZone } from "../schedule/task-when.js";
-import { createTaskStore } from "../store/task-store.js";
+import { createFileTaskStore, type FileTaskStore } from "../store/file-task-store.js";
+import { scanTasks } from "../store/task-scan.js";
 import { createScheduledTasks, type ScheduledTask } from "./scheduled-tasks.js";
+import { createSchedulerLeaseKeeper } from "./scheduler-lease-keeper.js";
 import { createTaskCatchUpState } from "./task-catch-up-state.js";
 import { systemClock } from "./task-clock.js";
 import { createTaskFileEditor } from "./task-file-editor.js";
@@ -44,6 +47,9 @@ export interface TaskScheduler {
   on(listener: TaskSchedulerListener): () => void;
   status(): {
     scheduling: boolean;
+    /** True while this worker holds the scheduler lease (it alone fires the schedules). */
+    leading: boolean;
+    worker: string;
     tasks: number;
     problems: number;
     runsInProgress: number;
@@ -58,9 +64,13 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
   const logger = options.logger ?? silentLogger;
   const defaultTimezone = options.defaultTimezone ?? machineTimeZone();
   const closeGraceMs = options.closeGraceMs ?? 5000;
-  const store = createTaskStore({ rootDir, defaultTimezone });
-  const editor = createTaskFileEditor({ rootDir, store, clock, defaultTimezone });
+  const fileStore: FileTaskStore | undefined = options.store ? undefined : createFileTaskStore({ rootDir });
+  const store = options.store ?? (fileStore as FileTaskStore);
+  const pathOf = (id: string) => fileStore?.pathOf(id) ?? `tasks:${id}`;
+  const worker = options.worker ?? `${hostname()}:${rootDir}`;
+  const editor = createTaskFileEditor({ pathOf, store, clock, defaultTimezone });
   const listeners = new Set<TaskSchedulerListener>();
+  /** Started (and not stopped); it fires only while it also leads. */
   let scheduling = false;
   let closed = false;
   let watcher: TaskFolderWatcher | undefined;
@@ -87,6 +97,9 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     emit,
     findTask: (taskId) => tasks.get(taskId)?.task,
     isClosed: () => closed,
+    store,
+    worker,
+    ...(options.announce ? { announce: options.announce } : {}),
     onSlotFree: () => {
       timer.fireDue();
       timer.arm();
@@ -102,8 +115,21 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     launcher,
     rescanIntervalMs: options.rescanIntervalMs ?? 30000,
     lateToleranceMs: options.lateToleranceMs ?? 60000,
-    isScheduling: () => scheduling,
+    isScheduling: () => scheduling && keeper.leading,
     rescan: () => void reload().catch(() => undefined),
+    worker,
+  });
+  const keeper = createSchedulerLeaseKeeper({
+    lease: store.scheduler,
+    worker,
+    leaseMs: options.leaseMs ?? 15_000,
+    logger,
+    onChange: (leading) => {
+      emit({ type: "task-scheduler-lease", leading, worker });
+      // A new leader computes every next fire afresh, catching up on what the last one missed.
+      if (leading) tasks.reset();
+      void reload().catch(() => undefined);
+    },
   });
 
   const doReload = async () => {
@@ -111,12 +137,13 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     timer.scanned(now);
     try {
       await catchUp.load();
-      const scan = await store.scan();
+      const scan = await scanTasks(store, { pathOf, defaultTimezone });
+      catchUp.mergeFires(await store.lastFires());
       tasks.apply(scan, now);
-      if (scheduling) watcher?.sync(scan.folders);
+      if (scheduling && fileStore) watcher?.sync(await fileStore.folders());
       emit({ type: "tasks-reload", tasks: scan.tasks.length, problems: scan.problems.length });
     } catch (error) {
-      logger.error({ dir: store.dir, ...errorFields(error) }, "cannot scan the task folder");
+      logger.error({ dir: fileStore?.dir ?? "store", ...errorFields(error) }, "cannot read the tasks");
     }
     timer.fireDue();
     timer.arm();
@@ -142,7 +169,7 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     await reload();
     const entry = tasks.get(id);
     if (entry) return entry;
-    const problem = tasks.problems.find((item) => item.path === taskFilePath(rootDir, id));
+    const problem = tasks.problems.find((item) => item.path === pathOf(id));
     if (problem) {
       throw new DowncityError(
         "INVALID_INPUT",
@@ -164,6 +191,7 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     timer.arm();
     watcher?.close();
     watcher = undefined;
+    await keeper.stop();
   };
 
   return {
@@ -172,16 +200,18 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
         throw new DowncityError("RUNTIME_CLOSED", "The task scheduler was closed; create a new one");
       if (scheduling) return;
       scheduling = true;
-      await mkdir(store.dir, { recursive: true });
-      if (options.watch !== false && !watcher) {
+      if (fileStore) await mkdir(fileStore.dir, { recursive: true });
+      if (fileStore && options.watch !== false && !watcher) {
         watcher = createTaskFolderWatcher({
-          dir: store.dir,
+          dir: fileStore.dir,
           logger,
           onChange: () => void reload().catch(() => undefined),
         });
       }
-      // Runs left "running" by a process that died are interrupted, not running.
-      if (!catchUp.loaded) await launcher.recoverInterrupted(store);
+      // Runs this worker left "running" when its process died are interrupted, not running.
+      if (!catchUp.loaded)
+        await launcher.recoverInterrupted(await scanTasks(store, { pathOf, defaultTimezone }));
+      await keeper.start();
       await reload();
       logger.info({ tasks: tasks.size, problems: tasks.problems.length }, "task scheduler started");
     },
@@ -250,8 +280,9 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     },
     async runs(rawId, runsOptions = {}) {
       const id = toTaskId(rawId);
-      const records = await store.runs(id, runsOptions.last ?? 10);
-      if (records.length === 0 && (await store.readText(id)) === undefined) {
+      const stored = (await store.runs(id, runsOptions.last ?? 10)) as unknown as TaskRunRecord[];
+      const records = stored.map((record) => ({ ...record, dir: taskRunDir(rootDir, id, record.runId) }));
+      if (records.length === 0 && (await store.read(id)) === undefined) {
         throw new DowncityError("NOT_FOUND", `No task "${id}"; run task list to see the tasks`, {
           field: "id",
         });
@@ -267,6 +298,8 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
       const next = tasks.nextFireAt();
       return {
         scheduling,
+        leading: keeper.leading,
+        worker,
         tasks: tasks.size,
         problems: tasks.problems.length,
         runsInProgress: launcher.runsInProgress,

@@ -1,13 +1,13 @@
-import { DowncityError, errorFields, type Logger } from "@downcity/core";
+import { DowncityError, errorFields, type Logger, type TaskStore } from "@downcity/core";
 import type { TaskDefinition } from "../definition/task-definition.js";
 import { editTaskFile } from "../definition/task-file.js";
+import { formatRunId } from "../definition/task-paths.js";
 import type { TaskRunTrigger } from "../run/task-run-record.js";
 import { nextFireAfter } from "../schedule/task-when.js";
-import type { TaskStore } from "../store/task-store.js";
 import type { ScheduledTasks } from "./scheduled-tasks.js";
 import type { TaskCatchUpState } from "./task-catch-up-state.js";
 import type { TaskClock } from "./task-clock.js";
-import type { TaskRunLauncher } from "./task-run-launcher.js";
+import { fireTakenError, type TaskRunLauncher } from "./task-run-launcher.js";
 import type { TaskSchedulerEvent } from "./task-scheduler-event.js";
 
 /** Fires due tasks and keeps exactly one timer, for the earliest fire or the next periodic re-scan. */
@@ -35,18 +35,31 @@ export function createTaskTimer(options: {
   lateToleranceMs: number;
   isScheduling: () => boolean;
   rescan: () => void;
+  /** This worker's name in the fires it records. */
+  worker: string;
 }): TaskTimer {
-  const { clock, logger, emit, store, tasks, catchUp, launcher, rescanIntervalMs, lateToleranceMs } = options;
+  const { clock, logger, emit, store, tasks, catchUp, launcher, rescanIntervalMs, lateToleranceMs, worker } =
+    options;
   let timer: unknown;
   let lastScanAt = 0;
 
   /** Marks a one-shot task done in its front matter before it runs, so it never runs twice. */
   const markOnceDone = async (task: TaskDefinition) => {
-    const text = await store.readText(task.id);
+    const text = await store.read(task.id);
     if (text === undefined)
       throw new DowncityError("NOT_FOUND", `Task ${task.id} was deleted before it fired`);
-    await store.writeText(task.id, editTaskFile(text, { status: "done" }));
+    await store.write(task.id, editTaskFile(text, { status: "done" }));
   };
+
+  /** Records the fire in the store before the run; a fire recorded already (another scheduler's) is not run. */
+  const recordFire = async (task: TaskDefinition, due: Date) => {
+    const fire = { taskId: task.id, scheduledFor: due.toISOString(), runId: formatRunId(due), worker };
+    if (!(await store.recordFire(fire))) throw fireTakenError(task.id, due);
+  };
+
+  /** A skipped fire is recorded too, so the next scheduler does not catch it up. */
+  const recordSkipped = (task: TaskDefinition, due: Date) =>
+    void recordFire(task, due).catch(() => undefined);
 
   const skipMissed = (task: TaskDefinition, due: Date, message: string) => {
     logger.info({ taskId: task.id, scheduledFor: due.toISOString() }, message);
@@ -67,18 +80,26 @@ export function createTaskTimer(options: {
         entry.nextFireAt = undefined;
         catchUp.markFired(task.id, due);
         if (late && task.catchUp === "skip") {
+          recordSkipped(task, due);
           skipMissed(task, due, "missed one-shot skipped (catchUp: skip)");
           markOnceDone(task).catch((error) =>
             logger.error({ taskId: task.id, ...errorFields(error) }, "cannot mark one-shot task done"),
           );
           continue;
         }
-        launcher.start(task, trigger, due, { prepare: () => markOnceDone(task) });
+        launcher.start(task, trigger, due, {
+          runAt: due,
+          prepare: async () => {
+            await recordFire(task, due);
+            await markOnceDone(task);
+          },
+        });
         continue;
       }
       entry.nextFireAt = nextFireAfter(task.schedule, now, task.timezone);
       catchUp.markFired(task.id, due);
       if (late && task.catchUp === "skip") {
+        recordSkipped(task, due);
         skipMissed(task, due, "missed fire skipped (catchUp: skip)");
         continue;
       }
@@ -91,7 +112,7 @@ export function createTaskTimer(options: {
         emit({ type: "task-run-skip", taskId: task.id, scheduledFor: due.toISOString(), reason: "overlap" });
         continue;
       }
-      launcher.start(task, trigger, due);
+      launcher.start(task, trigger, due, { runAt: due, prepare: () => recordFire(task, due) });
     }
     void catchUp.persist();
   };
