@@ -1,0 +1,3 @@
+import { packageBuild } from "../../tsup.preset.ts";
+
+export default packageBuild();
