@@ -106,4 +106,3 @@ export class DowncityStreamClient extends DWClient {
 
 /** A robot-message callback frame as the SDK hands it over. */
 export type RobotFrame = DWClientDownStream;
-export { TOPIC_ROBOT };

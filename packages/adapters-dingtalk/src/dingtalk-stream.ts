@@ -1,7 +1,7 @@
 import type { ChannelContext } from "@downcity/core";
-import WebSocket from "ws";
+import { TOPIC_ROBOT } from "dingtalk-stream";
 import { DingtalkApiError } from "./dingtalk-api-error.js";
-import { DowncityStreamClient, type RobotFrame, TOPIC_ROBOT } from "./dingtalk-stream-client.js";
+import { DowncityStreamClient, type RobotFrame } from "./dingtalk-stream-client.js";
 
 /** What the stream supervisor needs. */
 export interface DingtalkStreamOptions {
@@ -137,7 +137,7 @@ export async function startDingtalkStream(options: DingtalkStreamOptions): Promi
       firstOutcome?.();
       if (reconnectTimer) clearTimeout(reconnectTimer);
       const socket = client.currentSocket();
-      if (socket && socket.readyState !== WebSocket.CLOSED) {
+      if (socket && socket.readyState !== socket.CLOSED) {
         const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
         client.disconnect();
         const timer = setTimeout(() => socket.terminate(), 2000);

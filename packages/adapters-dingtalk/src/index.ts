@@ -8,7 +8,6 @@ export { createDingtalkAdapter, dingtalkCapabilities, dingtalkChannelAdapter } f
 export { DingtalkApiError } from "./dingtalk-api-error.js";
 export { type DingtalkOptions, dingtalkOptionsSchema } from "./dingtalk-options.js";
 export { markdownTitle } from "./dingtalk-sender.js";
-export { DowncityStreamClient } from "./dingtalk-stream-client.js";
 export { createDingtalkTokenSource, type DingtalkTokenSource } from "./dingtalk-token-source.js";
 export { type MappedRobotMessage, mapDingtalkMessage, robotMessageSchema } from "./map-dingtalk-message.js";
 

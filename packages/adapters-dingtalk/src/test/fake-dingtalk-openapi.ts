@@ -33,12 +33,16 @@ export interface FakeDingtalkOpenApi {
   tokensIssued(): number;
 }
 
+// Every answer helper returns true: the request was handled.
 const json = (
   response: ServerResponse,
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
-) => response.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
+) => {
+  response.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
+  return true as const;
+};
 
 const error = (response: ServerResponse, status: number, code: string, message: string, headers = {}) =>
   json(response, status, { requestid: randomUUID(), code, message }, headers);
@@ -139,37 +143,36 @@ export function createFakeDingtalkOpenApi(): FakeDingtalkOpenApi {
       })();
       if (request.method === "POST" && url.pathname === "/v1.0/oauth2/accessToken") {
         if (rejecting || body.appKey !== fakeDingtalkClientId || body.appSecret !== fakeDingtalkSecret)
-          return (error(response, 400, "invalidClientIdOrSecret", "无效的clientId或者clientSecret"), true);
+          return error(response, 400, "invalidClientIdOrSecret", "无效的clientId或者clientSecret");
         const accessToken = `dttok-${randomUUID()}`;
         tokens.add(accessToken);
         issued += 1;
-        return (json(response, 200, { accessToken, expireIn: 7200 }), true);
+        return json(response, 200, { accessToken, expireIn: 7200 });
       }
       if (request.method === "GET" && url.pathname.startsWith("/files/")) {
         const file = files.get(decodeURIComponent(url.pathname.slice("/files/".length)));
-        if (!file) return (response.writeHead(404).end(), true);
+        if (!file) return error(response, 404, "resource.not.found", "no such file");
         file.fetched += 1;
-        return (
-          response.writeHead(200, { "content-type": file.mediaType }).end(Buffer.from(file.data)), true
-        );
+        response.writeHead(200, { "content-type": file.mediaType }).end(Buffer.from(file.data));
+        return true;
       }
       const known = ["/v1.0/robot/", "/media/upload"].some((prefix) => url.pathname.startsWith(prefix));
       if (!known || request.method !== "POST") return false;
       if (!tokens.has(tokenOf(request, url)))
-        return (error(response, 401, "InvalidAuthentication", "不合法的access_token"), true);
-      if (url.pathname === "/media/upload") return (await upload(request, raw, response), true);
+        return error(response, 401, "InvalidAuthentication", "不合法的access_token");
+      if (url.pathname === "/media/upload") return await upload(request, raw, response);
       if (url.pathname === "/v1.0/robot/messageFiles/download") {
         const code = String(body.downloadCode ?? "");
         if (!files.has(code) || body.robotCode !== fakeDingtalkClientId)
-          return (error(response, 400, "invalidParameter.downloadCode", "downloadCode is invalid"), true);
-        return (json(response, 200, { downloadUrl: `${origin}/files/${encodeURIComponent(code)}` }), true);
+          return error(response, 400, "invalidParameter.downloadCode", "downloadCode is invalid");
+        return json(response, 200, { downloadUrl: `${origin}/files/${encodeURIComponent(code)}` });
       }
       if (
         url.pathname === "/v1.0/robot/oToMessages/batchSend" ||
         url.pathname === "/v1.0/robot/groupMessages/send"
       )
-        return (robotSend(url.pathname, body, response), true);
-      return (error(response, 404, "resource.not.found", "no such API"), true);
+        return robotSend(url.pathname, body, response);
+      return error(response, 404, "resource.not.found", "no such API");
     },
     storeFile(file) {
       const code = `dlcode-${randomUUID()}`;
