@@ -29,6 +29,8 @@ export interface FakeDingtalkPlatform
   redeliver(eventId: string, timeoutMs?: number): Promise<boolean>;
   /** Gateway connection opens, socket connections and acks so far. */
   stats(): { gatewayOpens: number; connections: number; acks: number };
+  /** When each gateway open request arrived (answered or refused), in ms since the epoch. */
+  gatewayRequests(): number[];
   openConnections(): number;
   /** Closes the current sockets abruptly (no close frame). */
   dropConnection(): void;
@@ -68,6 +70,7 @@ export async function startFakeDingtalkPlatform(
   const waitingAcks = new Map<string, () => void>();
   const delivered = new Map<string, Record<string, unknown>>();
   const stats = { gatewayOpens: 0, connections: 0, acks: 0 };
+  const gatewayRequests: number[] = [];
   let failOpens = 0;
   let pings = true;
   let counter = 0;
@@ -78,6 +81,7 @@ export async function startFakeDingtalkPlatform(
       const url = new URL(request.url ?? "/", "http://fake");
       if (request.method === "POST" && url.pathname === "/v1.0/gateway/connections/open") {
         const fields = JSON.parse(body.toString("utf8") || "{}") as Record<string, unknown>;
+        gatewayRequests.push(Date.now());
         if (failOpens > 0) {
           failOpens -= 1;
           return json(response, 500, { code: "ServiceUnavailable", message: "try again later" });
@@ -185,6 +189,7 @@ export async function startFakeDingtalkPlatform(
       return payload ? push(payload, timeoutMs) : false;
     },
     stats: () => ({ ...stats }),
+    gatewayRequests: () => [...gatewayRequests],
     openConnections: () => [...sockets].filter((socket) => socket.readyState === socket.OPEN).length,
     dropConnection() {
       for (const socket of sockets) socket.terminate();
