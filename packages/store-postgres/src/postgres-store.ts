@@ -10,6 +10,7 @@ import { createPostgresInbox } from "./postgres-inbox.js";
 import { createPostgresLease } from "./postgres-lease.js";
 import { createPostgresOutbox } from "./postgres-outbox.js";
 import { createPostgresRunJournal } from "./postgres-run-journal.js";
+import { createPostgresTasks } from "./postgres-tasks.js";
 import { type PruneResult, pruneStore } from "./prune-store.js";
 import { createWakeListener, type WakeListener } from "./wake-listener.js";
 
@@ -87,6 +88,7 @@ export async function openPostgresStore(input: PostgresStoreOptions): Promise<Po
     leases: createPostgresLease(pool),
     journal: createPostgresRunJournal(pool),
     access: createPostgresAccess(pool),
+    tasks: createPostgresTasks(pool),
     wakes,
     onWake: (kind, listener) => wakes.on(kind, listener),
     pollerLock: (channel, lockOptions) => acquirePollerLock(options.url, channel, lockOptions),
