@@ -96,7 +96,10 @@ export function buildDaemonApp(options: DaemonAppOptions): FastifyInstance {
     version: options.version ?? daemonVersion(),
     ...(options.name ? { name: options.name } : {}),
   });
-  app.register(cancelRoute, { runtime: options.runtime });
+  app.register(cancelRoute, {
+    runtime: options.runtime,
+    ...(options.channels ? { channels: options.channels } : {}),
+  });
   app.register(chatRoutes, {
     runtime: options.runtime,
     ...(options.channels ? { channels: options.channels } : {}),

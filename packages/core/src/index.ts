@@ -31,7 +31,7 @@ export {
   type RunResult,
   type ToolSource,
 } from "./agent/agent-runtime.js";
-export type { IncomingMessage } from "./agent/incoming-message.js";
+export type { IncomingMessage, SendOptions } from "./agent/incoming-message.js";
 export {
   type AcceptResult,
   type ChannelAction,
@@ -235,6 +235,12 @@ export {
   memoryScopeKey,
 } from "./store/memory-store.js";
 export type { ChannelTarget, OutboxEntry, OutboxInput, OutboxStore } from "./store/outbox-store.js";
+export type {
+  CancelledRun,
+  CancelRequest,
+  CancelRequestTarget,
+  RunCancelStore,
+} from "./store/run-cancel-store.js";
 export {
   type ApprovalRecord,
   type JournalOutcome,

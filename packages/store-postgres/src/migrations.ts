@@ -198,6 +198,27 @@ CREATE TABLE downcity_task_scheduler (
 );
 `,
   },
+  {
+    version: 9,
+    name: "cancel requests between workers, the worker of each queued entry",
+    // A cancel recorded on one worker and answered by the worker running the context; the worker
+    // that claimed an inbox event or outbox chunk last (kept after its claim ends, for the listings).
+    sql: `
+CREATE TABLE downcity_run_cancels (
+  id text PRIMARY KEY,
+  context_id text,
+  request_id text,
+  requested_by text NOT NULL,
+  requested_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  answered_by text,
+  cancelled jsonb,
+  CHECK ((context_id IS NULL) <> (request_id IS NULL))
+);
+CREATE INDEX downcity_run_cancels_open ON downcity_run_cancels (requested_at) WHERE answered_by IS NULL;
+ALTER TABLE downcity_inbox ADD COLUMN worker text;
+ALTER TABLE downcity_outbox ADD COLUMN worker text;
+`,
+  },
 ];
 
 // Any fixed pair works; it only has to differ from the poller locks' class.

@@ -9,6 +9,7 @@ import { createPostgresHistory } from "./postgres-history.js";
 import { createPostgresInbox } from "./postgres-inbox.js";
 import { createPostgresLease } from "./postgres-lease.js";
 import { createPostgresOutbox } from "./postgres-outbox.js";
+import { createPostgresRunCancels } from "./postgres-run-cancels.js";
 import { createPostgresRunJournal } from "./postgres-run-journal.js";
 import { createPostgresTasks } from "./postgres-tasks.js";
 import { type PruneResult, pruneStore } from "./prune-store.js";
@@ -87,6 +88,7 @@ export async function openPostgresStore(input: PostgresStoreOptions): Promise<Po
     outbox: createPostgresOutbox(pool),
     leases: createPostgresLease(pool),
     journal: createPostgresRunJournal(pool),
+    cancels: createPostgresRunCancels(pool),
     access: createPostgresAccess(pool),
     tasks: createPostgresTasks(pool),
     wakes,

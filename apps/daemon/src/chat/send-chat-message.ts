@@ -41,6 +41,7 @@ export async function sendChatMessage(
       ? { status: "duplicate", messageId: accepted.id, contextId: message.contextId }
       : { status: "queued", messageId: accepted.id, contextId: message.contextId };
   }
-  if (!run) return { status: "queued", messageId: accepted.id, contextId: message.contextId };
-  return { status: "answered", messageId: accepted.id, result: await run };
+  // On a shared store another worker may run it: wait for the inbox to finish it, wherever it ran.
+  const result = run ? await run : await host.awaitResult(accepted.id, message.contextId);
+  return { status: "answered", messageId: accepted.id, result };
 }

@@ -1,4 +1,4 @@
-import type { AgentRuntime } from "@downcity/core";
+import type { AgentRuntime, ChannelHost } from "@downcity/core";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -15,15 +15,20 @@ export const chatCancelInput = z
     path: ["contextId"],
   });
 
-/** `POST /api/chat/cancel`: stops the matching runs and answers once their lanes are free again. */
-export async function cancelRoute(app: FastifyInstance, options: { runtime: AgentRuntime }): Promise<void> {
+/**
+ * `POST /api/chat/cancel`: stops the matching runs and answers once their lanes are free again; with
+ * a channel host on a shared store, also on the worker that runs the context (see `ChannelHost.cancel`).
+ */
+export async function cancelRoute(
+  app: FastifyInstance,
+  options: { runtime: AgentRuntime; channels?: ChannelHost },
+): Promise<void> {
   app
     .withTypeProvider<ZodTypeProvider>()
     .post("/api/chat/cancel", { schema: { body: chatCancelInput } }, async (request) => {
       const { contextId, requestId } = request.body;
-      const cancelled = await options.runtime.cancel(
-        requestId !== undefined ? { requestId } : { contextId: contextId as string },
-      );
+      const target = requestId !== undefined ? { requestId } : { contextId: contextId as string };
+      const cancelled = await (options.channels ?? options.runtime).cancel(target);
       return { cancelled };
     });
 }

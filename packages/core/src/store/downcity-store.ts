@@ -6,6 +6,7 @@ import type { HistoryStore } from "./history-store.js";
 import type { InboxStore } from "./inbox-store.js";
 import type { MemoryStore } from "./memory-store.js";
 import type { OutboxStore } from "./outbox-store.js";
+import type { RunCancelStore } from "./run-cancel-store.js";
 import type { RunJournal } from "./run-journal.js";
 import type { TaskStore } from "./task-store.js";
 import type { UsageStore } from "./usage-store.js";
@@ -51,6 +52,8 @@ export interface DowncityStore {
    * keeps them in `.downcity/task/` (its file driver, one worker).
    */
   readonly tasks?: TaskStore;
+  /** Cancel requests between workers (`chat cancel` on one stops a run on another); absent, cancels are local. */
+  readonly cancels?: RunCancelStore;
   /**
    * Calls `listener` when another worker may have made work claimable (an accepted event, a released
    * claim); absent when one worker serves the store and wakes itself.

@@ -5,6 +5,7 @@ import { DowncityError } from "../../errors/downcity-error.js";
 import type { Logger } from "../../logger/logger.js";
 import { createMediaStore } from "../../media/media-store.js";
 import { downcityPaths } from "../../paths/downcity-paths.js";
+import type { CancelTarget } from "../../run/active-runs.js";
 import type { ServiceDefinition } from "../../service/define-service.js";
 import { defaultLeaseMs } from "../../store/context-lease.js";
 import type { DowncityStore } from "../../store/downcity-store.js";
@@ -18,12 +19,14 @@ import type { ChannelInbox } from "../adapter/channel-adapter.js";
 import { createChannelDelivery, type DeliveryQueue } from "../delivery/channel-delivery.js";
 import { defaultDeliveryPolicy } from "../delivery/outbox-pump.js";
 import { approvePairing, type PairingApproval } from "./approve-pairing.js";
+import { awaitEventResult } from "./await-event-result.js";
 import { builtinChatCommands } from "./builtin-chat-commands.js";
 import type { ChannelAccess } from "./channel-access.js";
 import type { ChannelInstance, ChannelStatus } from "./channel-instance.js";
 import { type ChatActionHandler, createChatActionDispatch } from "./chat-actions.js";
 import { createChatCommandDispatch } from "./chat-command-dispatch.js";
 import { type ChatCommandDefinition, createChatCommandRegistry } from "./chat-command-registry.js";
+import { createClusterCancel } from "./cluster-cancel.js";
 import { type ContactBook, createContactBook } from "./contact-book.js";
 import { createFailureNotice } from "./failure-notice.js";
 import { createInboundEvents } from "./inbound-events.js";
@@ -87,6 +90,13 @@ export interface ChannelHost {
   }>;
   /** The run of an accepted entry still in this process, if any. */
   result(id: string): Promise<RunResult> | undefined;
+  /**
+   * Waits for the run of an accepted entry whichever worker runs it (on a shared store, until the
+   * inbox finished it; the result is read from the shared history and journal).
+   */
+  awaitResult(id: string, contextId: string, options?: { signal?: AbortSignal }): Promise<RunResult>;
+  /** Stops the matching runs wherever they run (on a shared store, also on the worker that holds the context). */
+  cancel(target: CancelTarget): Promise<Array<{ contextId: string; requestId: string }>>;
   status(): ChannelStatus[];
   /** `files`, or the name of the shared store adapter. */
   readonly storeKind: string;
@@ -189,9 +199,19 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     logger,
     ...options.progress,
   });
+  const clusterCancel = store.cancels
+    ? createClusterCancel({ cancels: store.cancels, runtime, workerId, logger })
+    : undefined;
+  if (clusterCancel) unregister.push(() => clusterCancel.close());
+  const cancel = (target: CancelTarget) => clusterCancel?.cancel(target) ?? runtime.cancel(target);
   const registry = createChatCommandRegistry();
   const usageLog = store.usage ?? createUsageLog({ rootDir: options.rootDir });
-  for (const command of builtinChatCommands({ runtime, activity, usageLog, registry }))
+  for (const command of builtinChatCommands({
+    runtime: { cancel, history: (contextId) => runtime.history(contextId) },
+    activity,
+    usageLog,
+    registry,
+  }))
     registry.register(command);
   for (const command of options.commands ?? []) registry.register(command);
   const inbox = createInboundEvents({
@@ -243,6 +263,21 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
         message: input.message,
       }),
     result: (id) => delivery.result(id),
+    awaitResult: (id, contextId, waitOptions) =>
+      awaitEventResult(
+        {
+          inbox: store.inbox,
+          history: (context) => runtime.history(context),
+          ...(store.journal ? { journal: store.journal } : {}),
+          local: (entry) => delivery.result(entry),
+          ...(store.onWake
+            ? { onWake: (listener: () => void) => store.onWake?.("inbox", listener) ?? (() => {}) }
+            : {}),
+        },
+        { id, contextId },
+        waitOptions,
+      ),
+    cancel,
     status: () => [...channels.values()].map((running) => structuredClone(running.status)),
     storeKind: delivery.kind,
     workerId,

@@ -1,0 +1,134 @@
+import { type ScriptedCall, type ScriptedReply, startOpenAICompatibleServer } from "@downcity/core/scripted";
+import { postSigned, until } from "@downcity/testkit";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { startReplyReceiver } from "./webhook-traffic.js";
+import { type ClusterWorker, createWorkerCluster } from "./worker-cluster.js";
+
+const secret = "cluster-operations-secret-0123456789";
+const hello = "Hello from the cluster.";
+
+const isStep = (call: ScriptedCall) =>
+  !call.messages.some((message) => message.role === "system" && message.text.includes("memory extractor"));
+const lastUserText = (call: ScriptedCall) =>
+  call.messages.findLast((message) => message.role === "user")?.text ?? "";
+
+describe("cluster-wide chat operations (three real daemons, one real PostgreSQL)", () => {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  });
+
+  it("chat send on a busy worker answers with another worker's run; chat cancel and /stop on one worker stop a run on another", async () => {
+    const receiver = await startReplyReceiver(secret);
+    cleanups.push(receiver.close);
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    cleanups.push(async () => release());
+    const held: string[] = [];
+    const model = await startOpenAICompatibleServer({
+      respond: async (call: ScriptedCall): Promise<ScriptedReply | string> => {
+        if (!isStep(call)) return JSON.stringify({ entries: [] });
+        const text = lastUserText(call);
+        // A long run: its model call is held until the end of the test (a cancel ends it first).
+        if (text.includes("work for a long time")) {
+          held.push(text);
+          await released;
+          return { text: "finished the long work" };
+        }
+        return { text: hello };
+      },
+    });
+    cleanups.push(() => model.close());
+    const cluster = await createWorkerCluster({
+      adminUrl: inject("postgresUrl"),
+      workers: 3,
+      modelUrl: model.url,
+      hook: { url: receiver.url, secret },
+      // The busy worker runs one event at a time, so it cannot run the chat message itself.
+      configure: (config, index) => {
+        if (index === 1) config.lanes = { maxConcurrency: 1 };
+      },
+    });
+    cleanups.push(() => cluster.close());
+    const [a, b, c] = cluster.workers as [ClusterWorker, ClusterWorker, ClusterWorker];
+    const post = (worker: ClusterWorker, eventId: string, chatId: string, text: string) =>
+      postSigned(
+        worker.hookPort,
+        JSON.stringify({ eventId, chatId, chatType: "direct", userId: "u1", text }),
+        secret,
+      );
+    const holderOf = async (eventId: string) =>
+      (
+        await cluster.query<{ claimed_by: string | null }>(
+          "SELECT claimed_by FROM downcity_inbox WHERE id = $1 AND status = 'pending'",
+          [`hook:${eventId}`],
+        )
+      )[0]?.claimed_by;
+    const journalOf = async (eventId: string) => {
+      const runs = await cluster.query<{ record: Record<string, unknown> }>(
+        `SELECT r.record FROM downcity_run_records r
+         WHERE r.request_id IN (SELECT request_id FROM downcity_run_records
+                                WHERE record->>'type' = 'run' AND record->'eventIds' ? $1)
+         ORDER BY r.seq`,
+        [eventId],
+      );
+      return runs.map((row) => row.record);
+    };
+    try {
+      // B alone takes the long run, so it is busy (one run at a time) when the others start.
+      await b.start();
+      expect((await post(b, "long-1", "long", "please work for a long time"))?.status).toBe(202);
+      await until(() => held.length === 1, "the long run's model call", { timeoutMs: 60_000 });
+      expect(await holderOf("long-1")).toBe(b.workerId);
+      await a.start();
+      await c.start();
+
+      // chat send against B: B is busy, so A or C runs it; B waits through the store and answers.
+      const reply = await (await b.client()).chatSend({ text: "say hello", contextId: "cli:ops" });
+      expect(reply.text).toBe(hello);
+      const sendRun = await until(async () => {
+        const [run] = await cluster.query<{ worker: string }>(
+          "SELECT record->>'worker' AS worker FROM downcity_run_records WHERE record->>'type' = 'run' AND record->>'contextId' = 'cli:ops'",
+        );
+        return run;
+      }, "the chat message's run record");
+      expect([a.workerId, c.workerId]).toContain(sendRun.worker);
+
+      // chat cancel on C stops B's run.
+      const cancelled = await (await c.client()).chatCancel({ contextId: "hook:long" });
+      expect(cancelled.cancelled).toEqual([{ contextId: "hook:long", requestId: expect.any(String) }]);
+      const longEnd = await until(
+        async () => (await journalOf("hook:long-1")).find((record) => record.type === "end"),
+        "the cancelled run's end",
+      );
+      expect(longEnd).toMatchObject({ outcome: "aborted", reason: "cancelled" });
+      expect((await journalOf("hook:long-1")).find((record) => record.type === "run")).toMatchObject({
+        worker: b.workerId,
+      });
+      await until(() => receiver.replies.some((r) => r.chatId === "long"), "the cancel notice in the chat");
+
+      // /stop in a chat, sent through a worker that does not run it, stops the run where it runs.
+      expect((await post(a, "long-2", "long2", "again, work for a long time"))?.status).toBe(202);
+      await until(() => held.length === 2, "the second long run's model call", { timeoutMs: 60_000 });
+      const runner = await holderOf("long-2");
+      const other = cluster.workers.find((worker) => worker.workerId !== runner) as ClusterWorker;
+      expect((await post(other, "stop-2", "long2", "/stop"))?.status).toBe(202);
+      await until(
+        () => receiver.replies.some((r) => r.chatId === "long2" && r.text === "Stopped."),
+        "the /stop answer",
+      );
+      const stoppedEnd = await until(
+        async () => (await journalOf("hook:long-2")).find((record) => record.type === "end"),
+        "the stopped run's end",
+      );
+      expect(stoppedEnd).toMatchObject({ outcome: "aborted", reason: "cancelled" });
+      // Neither long run finished its work: both were stopped where they ran.
+      expect(receiver.replies.filter((r) => r.text === "finished the long work")).toEqual([]);
+    } catch (error) {
+      cluster.keep();
+      throw new Error(`${(error as Error).message}\n${await cluster.logTails(25)}`, { cause: error });
+    }
+  }, 240_000);
+});
