@@ -1,5 +1,7 @@
 import type { PollerLock } from "@downcity/core";
 import pg from "pg";
+import { reconnectDelay } from "./reconnect-delay.js";
+import type { ConnectionSettings } from "./sql-pool.js";
 
 /** A held poller lock: `lost` resolves if the connection holding it drops (core's `PollerLock`). */
 export type { PollerLock };
@@ -27,18 +29,22 @@ async function pause(ms: number, signal: AbortSignal | undefined): Promise<void>
  * Waits until this worker holds the poller lock of `channel` (a session-level advisory lock on a
  * connection of its own): exactly one worker polls a channel, and when it dies its session ends,
  * the lock frees, and the next worker's attempt takes it within `retryMs`. Aborting `signal` stops
- * the wait (the promise rejects with its reason) and gives back a lock taken meanwhile.
+ * the wait (the promise rejects with its reason) and gives back a lock taken meanwhile. While the
+ * server is unreachable the attempts back off (up to 5 s apart).
  */
 export async function acquirePollerLock(
-  url: string,
+  connection: string | ConnectionSettings,
   channel: string,
   options: { retryMs?: number; signal?: AbortSignal } = {},
 ): Promise<PollerLock> {
   const { signal } = options;
   const retryMs = options.retryMs ?? 1000;
+  const config: pg.ClientConfig =
+    typeof connection === "string" ? { connectionString: connection, keepAlive: true } : connection;
+  let failures = 0;
   for (;;) {
     signal?.throwIfAborted();
-    const client = new pg.Client({ connectionString: url, keepAlive: true });
+    const client = new pg.Client(config);
     let dropped = false;
     client.on("error", () => {
       dropped = true;
@@ -52,6 +58,7 @@ export async function acquirePollerLock(
         "SELECT pg_try_advisory_lock($1, hashtext($2)) AS held",
         [pollerClass, channel],
       );
+      failures = 0;
       if (rows[0]?.held && !dropped && !signal?.aborted) {
         signal?.removeEventListener("abort", onAbort);
         // Lost only when the connection drops under it; giving it back is not losing it.
@@ -73,10 +80,14 @@ export async function acquirePollerLock(
         };
       }
     } catch {
-      // The database is unreachable for now: try again after the pause.
+      // The database is unreachable for now: try again after a pause that grows while it stays so.
+      failures++;
     }
     signal?.removeEventListener("abort", onAbort);
     await client.end().catch(() => {});
-    await pause(retryMs, signal);
+    await pause(
+      failures > 0 ? Math.max(retryMs, reconnectDelay(failures - 1, { baseMs: retryMs })) : retryMs,
+      signal,
+    );
   }
 }

@@ -18,35 +18,27 @@ import type pg from "pg";
 export function createPostgresRunJournal(pool: pg.Pool): RunJournal {
   const chains = new Map<string, Promise<unknown>>();
 
+  // One statement per append (no transaction round trips): the run row, when this is its first
+  // record, and the records in order; a later append finds its run in the same statement.
   const insert = async (requestId: string, records: JournalRecord[]) => {
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
-      const first = records[0];
-      if (first?.type === "run") {
-        await client.query(
-          "INSERT INTO downcity_runs (request_id, context_id, started_at) VALUES ($1, $2, $3) ON CONFLICT (request_id) DO NOTHING",
-          [requestId, first.contextId, first.at],
-        );
-      } else {
-        const { rows } = await client.query("SELECT 1 FROM downcity_runs WHERE request_id = $1", [requestId]);
-        if (rows.length === 0)
-          throw new DowncityError(
-            "NOT_FOUND",
-            `No run journal for ${requestId}; its first record must be "run"`,
-          );
-      }
-      await client.query(
-        "INSERT INTO downcity_run_records (request_id, record) SELECT $1, value FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY ORDER BY ordinality",
-        [requestId, JSON.stringify(records)],
+    const first = records[0];
+    const rows = "SELECT $1, value FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY";
+    if (first?.type === "run") {
+      await pool.query(
+        `WITH run AS (INSERT INTO downcity_runs (request_id, context_id, started_at) VALUES ($1, $3, $4)
+                      ON CONFLICT (request_id) DO NOTHING)
+         INSERT INTO downcity_run_records (request_id, record) ${rows} ORDER BY ordinality`,
+        [requestId, JSON.stringify(records), first.contextId, first.at],
       );
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
+      return;
     }
+    const { rowCount } = await pool.query(
+      `INSERT INTO downcity_run_records (request_id, record) ${rows}
+       WHERE EXISTS (SELECT 1 FROM downcity_runs WHERE request_id = $1) ORDER BY ordinality`,
+      [requestId, JSON.stringify(records)],
+    );
+    if (rowCount === 0)
+      throw new DowncityError("NOT_FOUND", `No run journal for ${requestId}; its first record must be "run"`);
   };
 
   const readRecords = async (requestIds: string[]) => {

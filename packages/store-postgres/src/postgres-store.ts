@@ -1,5 +1,4 @@
 import { type DowncityStore, errorFromZod } from "@downcity/core";
-import pg from "pg";
 import { z } from "zod";
 import { checkPrivileges } from "./check-privileges.js";
 import { runMigrations } from "./migrations.js";
@@ -13,6 +12,8 @@ import { createPostgresRunCancels } from "./postgres-run-cancels.js";
 import { createPostgresRunJournal } from "./postgres-run-journal.js";
 import { createPostgresTasks } from "./postgres-tasks.js";
 import { type PruneResult, pruneStore } from "./prune-store.js";
+import { connectionSettings, createSqlPool } from "./sql-pool.js";
+import { storeError } from "./store-error.js";
 import { createWakeListener, type WakeListener } from "./wake-listener.js";
 
 /** Options of `openPostgresStore`, as the `store` section of `downcity.json` gives them. */
@@ -34,6 +35,10 @@ export const postgresStoreOptionsSchema = z.strictObject({
     .default(48 * 3600_000),
   /** How often a worker deletes rows older than the dedupe window; 0 = never (prune() by hand). */
   pruneEveryMs: z.number().int().min(0).default(600_000),
+  /** The longest a statement (or a transaction left idle) may take before the server cancels it. */
+  statementTimeoutMs: z.number().int().min(100).default(30_000),
+  /** The longest a store operation waits for a connection (a full pool, an unreachable server). */
+  connectTimeoutMs: z.number().int().min(100).default(10_000),
 });
 
 /** Options of `openPostgresStore`. */
@@ -57,9 +62,8 @@ export async function openPostgresStore(input: PostgresStoreOptions): Promise<Po
   if (!parsed.success)
     throw errorFromZod(parsed.error, { what: "downcity.json", code: "CONFIG_INVALID", prefix: "store" });
   const options = parsed.data;
-  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize, keepAlive: true });
-  // An idle connection dropping must not crash the worker; the next query reconnects.
-  pool.on("error", () => {});
+  const connection = { ...options, applicationName: `downcity:${process.pid}` };
+  const pool = createSqlPool(connection);
   try {
     const client = await pool.connect();
     try {
@@ -70,9 +74,9 @@ export async function openPostgresStore(input: PostgresStoreOptions): Promise<Po
     }
   } catch (error) {
     await pool.end().catch(() => {});
-    throw error;
+    throw storeError(error, options);
   }
-  const wakes = createWakeListener(options.url, { pollMs: options.pollMs });
+  const wakes = createWakeListener(connectionSettings(connection), { pollMs: options.pollMs });
   const prune = () => pruneStore(pool, { keepMs: options.dedupeWindowMs });
   // Every worker prunes; the deletes are idempotent, and a failure waits for the next round.
   const pruning =
@@ -93,7 +97,8 @@ export async function openPostgresStore(input: PostgresStoreOptions): Promise<Po
     tasks: createPostgresTasks(pool),
     wakes,
     onWake: (kind, listener) => wakes.on(kind, listener),
-    pollerLock: (channel, lockOptions) => acquirePollerLock(options.url, channel, lockOptions),
+    pollerLock: (channel, lockOptions) =>
+      acquirePollerLock(connectionSettings(connection), channel, lockOptions),
     prune,
     async close() {
       if (pruning) clearInterval(pruning);

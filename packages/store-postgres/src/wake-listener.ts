@@ -1,4 +1,6 @@
 import pg from "pg";
+import { reconnectDelay } from "./reconnect-delay.js";
+import type { ConnectionSettings } from "./sql-pool.js";
 
 /** Wake-ups for idle workers: NOTIFY when there is work, and a slow poll in case a notification is missed. */
 export interface WakeListener {
@@ -7,39 +9,63 @@ export interface WakeListener {
   close(): Promise<void>;
 }
 
-/** LISTENs on `downcity_inbox` and `downcity_outbox` over a connection of its own, reconnecting when it drops. */
-export function createWakeListener(url: string, options: { pollMs: number }): WakeListener {
+/**
+ * LISTENs on `downcity_inbox` and `downcity_outbox` over a connection of its own. When the
+ * connection drops (a server restart, a terminated session) it reconnects with backoff and, once
+ * back, wakes every listener: what was notified meanwhile is found by their next claim.
+ */
+export function createWakeListener(
+  connection: string | ConnectionSettings,
+  options: { pollMs: number },
+): WakeListener {
+  const config: pg.ClientConfig =
+    typeof connection === "string" ? { connectionString: connection, keepAlive: true } : connection;
   const listeners = { inbox: new Set<() => void>(), outbox: new Set<() => void>() };
   const fire = (channel: "inbox" | "outbox") => {
     for (const listener of listeners[channel]) listener();
   };
   let closed = false;
   let client: pg.Client | undefined;
-  const connect = async () => {
-    while (!closed) {
-      const next = new pg.Client({ connectionString: url, keepAlive: true });
-      try {
-        await next.connect();
-        next.on("notification", (message) =>
-          fire(message.channel === "downcity_outbox" ? "outbox" : "inbox"),
-        );
-        next.on("error", () => {
-          if (!closed) setTimeout(() => void connect(), 1000).unref();
-        });
-        await next.query("LISTEN downcity_inbox");
-        await next.query("LISTEN downcity_outbox");
-        client = next;
-        // Anything notified while this connection was down is found by the wake-up below.
-        fire("inbox");
-        fire("outbox");
-        return;
-      } catch {
-        await next.end().catch(() => {});
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-      }
-    }
+  let retry: NodeJS.Timeout | undefined;
+  const reconnect = (attempt: number) => {
+    if (closed || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      void connect(attempt);
+    }, reconnectDelay(attempt));
+    retry.unref();
   };
-  void connect();
+  const connect = async (attempt: number) => {
+    if (closed) return;
+    const next = new pg.Client(config);
+    let lost = false;
+    const drop = () => {
+      if (lost) return;
+      lost = true;
+      if (client === next) client = undefined;
+      void next.end().catch(() => {});
+      reconnect(0);
+    };
+    next.on("error", drop);
+    next.on("end", drop);
+    try {
+      await next.connect();
+      next.on("notification", (message) => fire(message.channel === "downcity_outbox" ? "outbox" : "inbox"));
+      await next.query("LISTEN downcity_inbox");
+      await next.query("LISTEN downcity_outbox");
+    } catch {
+      next.removeListener("end", drop);
+      lost = true;
+      await next.end().catch(() => {});
+      reconnect(attempt + 1);
+      return;
+    }
+    if (closed || lost) return void next.end().catch(() => {});
+    client = next;
+    fire("inbox");
+    fire("outbox");
+  };
+  void connect(0);
   const poll = setInterval(() => {
     fire("inbox");
     fire("outbox");
@@ -53,6 +79,7 @@ export function createWakeListener(url: string, options: { pollMs: number }): Wa
     async close() {
       closed = true;
       clearInterval(poll);
+      if (retry) clearTimeout(retry);
       await client?.end().catch(() => {});
     },
   };

@@ -11,6 +11,13 @@ export interface TestPostgres {
   url(name?: string): string;
   /** Creates an empty database and returns its URL. */
   createDatabase(name: string): Promise<string>;
+  /**
+   * Stops the server (fast shutdown: sessions are ended; `immediate`: no shutdown checkpoint, as a
+   * crash would) and starts it again on the same port and data, after `downMs`.
+   */
+  restart(options?: { immediate?: boolean; downMs?: number }): Promise<void>;
+  /** What the server wrote to stderr since its last start. */
+  log(): string;
   stop(): Promise<void>;
 }
 
@@ -63,26 +70,24 @@ export async function startTestPostgres(options: { durable?: boolean } = {}): Pr
     "-c",
     "max_connections=200",
   ]);
-  const server: ChildProcess = spawn(postgres, args, { stdio: ["ignore", "ignore", "pipe"] });
-  let log = "";
-  server.stderr?.on("data", (chunk) => {
-    log += chunk;
-  });
   const url = (name = "postgres") => `postgres://downcity@127.0.0.1:${port}/${name}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const client = new pg.Client({ connectionString: url() });
-    try {
-      await client.connect();
-      await client.end();
-      break;
-    } catch (error) {
-      await client.end().catch(() => {});
-      if (server.exitCode !== null || Date.now() > deadline)
-        throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${log}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  let server = await launch(postgres, args, url());
+  const stopServer = async (mode: "SIGINT" | "SIGQUIT") => {
+    if (server.process.exitCode !== null || server.process.signalCode !== null) return;
+    const exited = new Promise((resolve) => server.process.once("exit", resolve));
+    // As root, `server` is runuser, which does not pass signals on: signal the postmaster itself
+    // (SIGINT: fast shutdown, SIGQUIT: immediate), and kill both if it has not gone within 10 s, so
+    // a run can never hang here.
+    const postmaster = postmasterPid(data);
+    signal(postmaster, mode);
+    server.process.kill(mode);
+    const backstop = setTimeout(() => {
+      signal(postmaster, "SIGKILL");
+      server.process.kill("SIGKILL");
+    }, 10_000);
+    await exited;
+    clearTimeout(backstop);
+  };
   return {
     url,
     async createDatabase(name) {
@@ -95,26 +100,44 @@ export async function startTestPostgres(options: { durable?: boolean } = {}): Pr
       }
       return url(name);
     },
+    async restart(options = {}) {
+      await stopServer(options.immediate ? "SIGQUIT" : "SIGINT");
+      if (options.downMs) await new Promise((resolve) => setTimeout(resolve, options.downMs));
+      server = await launch(postgres, args, url());
+    },
+    log: () => server.log(),
     async stop() {
-      if (server.exitCode !== null || server.signalCode !== null) {
-        rmSync(dir, { recursive: true, force: true });
-        return;
-      }
-      const exited = new Promise((resolve) => server.once("exit", resolve));
-      // As root, `server` is runuser, which does not pass SIGINT on: signal the postmaster itself
-      // (fast shutdown), and kill both if it has not gone within 10 s, so a run can never hang here.
-      const postmaster = postmasterPid(data);
-      signal(postmaster, "SIGINT");
-      server.kill("SIGINT");
-      const backstop = setTimeout(() => {
-        signal(postmaster, "SIGKILL");
-        server.kill("SIGKILL");
-      }, 10_000);
-      await exited;
-      clearTimeout(backstop);
+      await stopServer("SIGINT");
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Spawns the postmaster and resolves once it accepts connections (30 s at most). */
+async function launch(
+  program: string,
+  args: string[],
+  url: string,
+): Promise<{ process: ChildProcess; log(): string }> {
+  const server: ChildProcess = spawn(program, args, { stdio: ["ignore", "ignore", "pipe"] });
+  let log = "";
+  server.stderr?.on("data", (chunk) => {
+    log += chunk;
+  });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      await client.end();
+      return { process: server, log: () => log };
+    } catch (error) {
+      await client.end().catch(() => {});
+      if (server.exitCode !== null || Date.now() > deadline)
+        throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${log}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }
 
 /** The postmaster's pid, from the first line of `postmaster.pid` in the data folder. */
