@@ -1,10 +1,8 @@
-import { readdir } from "node:fs/promises";
-import { join } from "node:path";
 import {
   type ContextHistory,
-  decodeContextId,
-  downcityPaths,
+  createFileMemoryStore,
   type Logger,
+  type MemoryStore,
   silentLogger,
   toContextId,
 } from "@downcity/core";
@@ -15,10 +13,8 @@ import { type MemorySearchHit, searchEntries } from "./entries/search-entries.js
 import type { CompressionResult } from "./maintenance/compress-context-memory.js";
 import { memoryCursor } from "./maintenance/extract-context-memory.js";
 import { createMemoryMaintainer, type MaintenanceResult } from "./maintenance/memory-maintainer.js";
-import { loadContextMemory } from "./store/context-memory.js";
-import { createKeyedLock } from "./store/keyed-lock.js";
+import { contextScope, loadContextMemory } from "./store/context-memory.js";
 import type { MemoryEntry } from "./store/memory-entry.js";
-import { contextMemoryFiles } from "./store/memory-files.js";
 import type { MemoryMeta } from "./store/memory-meta.js";
 import { readProfileEntries } from "./store/profile-entries.js";
 
@@ -26,6 +22,11 @@ import { readProfileEntries } from "./store/profile-entries.js";
 export interface MemoryOptions {
   /** The project root; files live under `<rootDir>/.downcity/`. */
   rootDir: string;
+  /**
+   * Where entries live: the store several workers share (`DowncityStore.memory`), so a fact
+   * remembered on one worker is in the next prompt on any [the files under `.downcity/`].
+   */
+  store?: MemoryStore;
   /** The model for extraction and compression; without one, maintenance is skipped with a warning. */
   model?: LanguageModel;
   /** The history store of a context (the daemon passes `runtime.history`). */
@@ -70,10 +71,10 @@ export interface Memory {
   search(input: { query: string; contextId?: string; limit?: number }): Promise<MemorySearchHit[]>;
   /** The live entries of a context's Primary.md. */
   entries(contextId: string): Promise<MemoryEntry[]>;
-  /** The entries of `.downcity/profile/Primary.md` (lines written in the entry format). */
+  /** The entries of the profile's Primary.md (lines written in the entry format). */
   profileEntries(): Promise<MemoryEntry[]>;
   status(contextId: string): Promise<ContextMemoryStatus>;
-  /** Context ids that have a memory folder. */
+  /** Context ids that have memory. */
   contexts(): Promise<string[]>;
   /** Resolves when no maintenance is running. */
   idle(): Promise<void>;
@@ -88,36 +89,38 @@ export function createMemory(options: MemoryOptions): Memory {
   const now = options.now ?? (() => new Date());
   const threshold = Math.max(1, options.threshold ?? 40);
   const maxPrimaryChars = Math.max(1, options.maxPrimaryChars ?? 15000);
-  const lock = createKeyedLock({
-    logger,
-    ...(options.lockTimeoutMs ? { timeoutMs: options.lockTimeoutMs } : {}),
-  });
+  const store =
+    options.store ??
+    createFileMemoryStore({
+      rootDir,
+      logger,
+      ...(options.lockTimeoutMs ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
+    });
   const maintainer = createMemoryMaintainer({
-    rootDir,
+    store,
     model: options.model,
     history: options.history,
-    lock,
     logger,
     now,
     threshold,
     maxPrimaryChars,
     maxBatch: Math.max(threshold, options.maxBatchMessages ?? 200),
   });
-  const fileAccess = { rootDir, lock, now };
+  const access = { store, now };
 
-  const profileEntries = () => readProfileEntries(rootDir, now);
+  const profileEntries = () => readProfileEntries(store, now);
 
   const contextEntries = async (contextId: string): Promise<MemoryEntry[]> => {
-    const files = contextMemoryFiles(rootDir, contextId);
-    return (await loadContextMemory(files, now)).document.entries;
+    const reader = { read: () => store.read(contextScope(contextId)) };
+    return (await loadContextMemory(reader, contextId, now)).document.entries;
   };
 
   return {
     rootDir,
     runMemoryMaintenance: (contextId) => maintainer.run(contextId),
     compact: (contextId) => maintainer.compact(contextId),
-    remember: (input) => rememberEntry(fileAccess, input),
-    forget: (input) => forgetEntries(fileAccess, input),
+    remember: (input) => rememberEntry(access, input),
+    forget: (input) => forgetEntries(access, input),
     async search(input) {
       const candidates: Array<{ scope: "context" | "profile"; entry: MemoryEntry }> = (
         await profileEntries()
@@ -132,9 +135,8 @@ export function createMemory(options: MemoryOptions): Memory {
     profileEntries,
     async status(contextId) {
       const id = toContextId(contextId);
-      const files = contextMemoryFiles(rootDir, id);
       // Under the lock, so Primary.md and the cursor are read as one consistent state.
-      const current = await lock.run(files.lock, () => loadContextMemory(files, now));
+      const current = await store.update(contextScope(id), (writer) => loadContextMemory(writer, id, now));
       const messages = await options.history(id).read();
       const pending = messages
         .slice(memoryCursor(messages, current.meta))
@@ -157,21 +159,7 @@ export function createMemory(options: MemoryOptions): Memory {
         ...(current.meta.lastError ? { lastError: current.meta.lastError } : {}),
       };
     },
-    async contexts() {
-      const base = downcityPaths(rootDir).contextsDir;
-      const names = await readdir(base).catch(() => [] as string[]);
-      const found: string[] = [];
-      for (const name of names) {
-        try {
-          const id = decodeContextId(name);
-          const dirs = await readdir(join(base, name));
-          if (dirs.includes("memory")) found.push(id);
-        } catch {
-          // Not a context folder.
-        }
-      }
-      return found.sort();
-    },
+    contexts: () => store.contexts(),
     idle: () => maintainer.idle(),
     close: () => maintainer.close(),
   };

@@ -1,13 +1,12 @@
-import { DowncityError, writeFileAtomic } from "@downcity/core";
+import { DowncityError, type MemoryStore } from "@downcity/core";
 import {
+  contextScope,
   loadContextMemory,
-  readTextFile,
+  profileScope,
   saveContextMeta,
   saveContextPrimary,
 } from "../store/context-memory.js";
-import type { KeyedLock } from "../store/keyed-lock.js";
 import { entryIds, type MemoryEntry, memoryTextKey } from "../store/memory-entry.js";
-import { contextMemoryFiles, profileFiles } from "../store/memory-files.js";
 import { parseMemoryLine } from "../store/primary-markdown.js";
 import { requireContextId } from "./require-context-id.js";
 
@@ -21,10 +20,10 @@ export interface ForgetInput {
 
 /** Removes matching entries: profile lines are dropped, context entries also leave tombstones. */
 export async function forgetEntries(
-  options: { rootDir: string; lock: KeyedLock; now: () => Date },
+  options: { store: MemoryStore; now: () => Date },
   input: ForgetInput,
 ): Promise<{ forgotten: MemoryEntry[] }> {
-  const { rootDir, lock, now } = options;
+  const { store, now } = options;
   if (!input.entryId && !input.query?.trim()) {
     throw new DowncityError(
       "INVALID_INPUT",
@@ -45,9 +44,8 @@ export async function forgetEntries(
       return terms.every((term) => key.includes(` ${term}`));
     });
   if (input.scope === "profile") {
-    const files = profileFiles(rootDir);
-    return lock.run(files.lock, async () => {
-      const markdown = await readTextFile(files.primary);
+    return store.update(profileScope, async (writer) => {
+      const markdown = (await writer.read()).primary;
       const lines = markdown.split(/\r?\n/);
       const forgotten = matches(
         lines.map((line) => parseMemoryLine(line, now)).filter((entry): entry is MemoryEntry => !!entry),
@@ -58,14 +56,13 @@ export async function forgetEntries(
         const entry = parseMemoryLine(line, now);
         return !entry || !drop.has(entry.id);
       });
-      await writeFileAtomic(files.primary, kept.join("\n"));
+      await writer.writePrimary(kept.join("\n"));
       return { forgotten };
     });
   }
   const contextId = requireContextId(input.contextId);
-  const files = contextMemoryFiles(rootDir, contextId);
-  return lock.run(files.lock, async () => {
-    const current = await loadContextMemory(files, now);
+  return store.update(contextScope(contextId), async (writer) => {
+    const current = await loadContextMemory(writer, contextId, now);
     const forgotten = matches(current.document.entries);
     if (forgotten.length === 0) return { forgotten };
     const forgottenAt = now().toISOString();
@@ -81,9 +78,9 @@ export async function forgetEntries(
       entries: current.document.entries.filter((entry) => !drop.has(entry.id)),
     };
     // Tombstones first: after a crash here the load filter already hides the entries.
-    await saveContextMeta(files, { ...current.meta, tombstones }, current.document);
-    await saveContextPrimary(files, document);
-    await saveContextMeta(files, { ...current.meta, tombstones }, document);
+    await saveContextMeta(writer, { ...current.meta, tombstones }, current.document);
+    await saveContextPrimary(writer, document);
+    await saveContextMeta(writer, { ...current.meta, tombstones }, document);
     return { forgotten };
   });
 }

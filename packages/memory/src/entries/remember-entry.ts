@@ -1,11 +1,11 @@
-import { DowncityError, writeFileAtomic } from "@downcity/core";
+import { DowncityError, type MemoryStore } from "@downcity/core";
 import {
+  contextScope,
   loadContextMemory,
-  readTextFile,
+  profileScope,
   saveContextMeta,
   saveContextPrimary,
 } from "../store/context-memory.js";
-import type { KeyedLock } from "../store/keyed-lock.js";
 import {
   entryIds,
   type MemoryEntry,
@@ -14,7 +14,6 @@ import {
   memoryTextKey,
   oneLine,
 } from "../store/memory-entry.js";
-import { contextMemoryFiles, profileFiles } from "../store/memory-files.js";
 import { parseMemoryLine, renderMemoryLine } from "../store/primary-markdown.js";
 import { requireContextId } from "./require-context-id.js";
 
@@ -30,10 +29,10 @@ export interface RememberInput {
 
 /** Adds one entry to a context's or the profile's Primary.md (idempotent by id), lifting any tombstone of it. */
 export async function rememberEntry(
-  options: { rootDir: string; lock: KeyedLock; now: () => Date },
+  options: { store: MemoryStore; now: () => Date },
   input: RememberInput,
 ): Promise<MemoryEntry> {
-  const { rootDir, lock, now } = options;
+  const { store, now } = options;
   const text = oneLine(input.text);
   if (!text) throw new DowncityError("INVALID_INPUT", "text must not be empty", { field: "text" });
   const entry: MemoryEntry = {
@@ -45,23 +44,21 @@ export async function rememberEntry(
     via: "remember",
   };
   if (input.scope === "profile") {
-    const files = profileFiles(rootDir);
-    return lock.run(files.lock, async () => {
-      const markdown = await readTextFile(files.primary);
+    return store.update(profileScope, async (writer) => {
+      const markdown = (await writer.read()).primary;
       const lines = markdown.split(/\r?\n/);
       const existing = lines
         .map((line) => parseMemoryLine(line, now))
         .find((found) => found?.id === entry.id);
       if (existing) return existing;
       const body = markdown.trim() ? `${markdown.replace(/\s*$/, "")}\n` : "# Profile\n\n";
-      await writeFileAtomic(files.primary, `${body}${renderMemoryLine(entry)}\n`);
+      await writer.writePrimary(`${body}${renderMemoryLine(entry)}\n`);
       return entry;
     });
   }
   const contextId = requireContextId(input.contextId);
-  const files = contextMemoryFiles(rootDir, contextId);
-  return lock.run(files.lock, async () => {
-    const current = await loadContextMemory(files, now);
+  return store.update(contextScope(contextId), async (writer) => {
+    const current = await loadContextMemory(writer, contextId, now);
     const key = memoryTextKey(text);
     // Remembering explicitly overrides an earlier forget of the same fact.
     const tombstones = current.meta.tombstones.filter(
@@ -75,9 +72,9 @@ export async function rememberEntry(
     const meta = { ...current.meta, tombstones };
     // Tombstones are lifted in the meta first so the load filter cannot hide the new line.
     if (tombstones.length !== current.meta.tombstones.length)
-      await saveContextMeta(files, meta, current.document);
-    await saveContextPrimary(files, document);
-    await saveContextMeta(files, meta, document);
+      await saveContextMeta(writer, meta, current.document);
+    await saveContextPrimary(writer, document);
+    await saveContextMeta(writer, meta, document);
     return existing ?? entry;
   });
 }

@@ -1,17 +1,13 @@
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
-import { DowncityError, type Logger, writeFileAtomic } from "@downcity/core";
+import { DowncityError, type Logger, type MemoryStore } from "@downcity/core";
 import type { LanguageModel } from "ai";
 import {
+  contextScope,
   isTombstoned,
   loadContextMemory,
-  readTextFile,
   saveContextMeta,
   saveContextPrimary,
 } from "../store/context-memory.js";
-import type { KeyedLock } from "../store/keyed-lock.js";
 import { entryIds, type MemoryEntry, oneLine } from "../store/memory-entry.js";
-import { contextMemoryFiles } from "../store/memory-files.js";
 import { renderPrimaryMarkdown } from "../store/primary-markdown.js";
 import { compressEntries } from "./compress-entries.js";
 
@@ -22,11 +18,10 @@ export type CompressionResult =
 
 /** Options of `compressContextMemory`. */
 export interface CompressOptions {
-  rootDir: string;
+  store: MemoryStore;
   contextId: string;
   model: LanguageModel;
   maxPrimaryChars: number;
-  lock: KeyedLock;
   logger: Logger;
   now: () => Date;
   abortSignal?: AbortSignal;
@@ -34,15 +29,13 @@ export interface CompressOptions {
 
 /** Backs Primary.md up, asks the model for a shorter version, and applies it keeping ids, provenance and tombstones. */
 export async function compressContextMemory(options: CompressOptions): Promise<CompressionResult> {
-  const { contextId, lock, now, logger } = options;
-  const files = contextMemoryFiles(options.rootDir, contextId);
-  const snapshot = await lock.run(files.lock, async () => {
-    const loaded = await loadContextMemory(files, now);
+  const { contextId, store, now, logger } = options;
+  const scope = contextScope(contextId);
+  const snapshot = await store.update(scope, async (writer) => {
+    const loaded = await loadContextMemory(writer, contextId, now);
     if (loaded.document.entries.length === 0) return { loaded, backup: "" };
     // The backup is written before the model sees anything, so a bad rewrite never loses memory.
-    await mkdir(files.backupDir, { recursive: true });
-    const backup = join(files.backupDir, `Primary-${now().toISOString().replace(/[:.]/g, "-")}.md`);
-    await writeFileAtomic(backup, await readTextFile(files.primary));
+    const backup = await writer.backup((await writer.read()).primary, now());
     return { loaded, backup };
   });
   if (!snapshot.backup) return { status: "skipped", reason: "empty", chars: snapshot.loaded.chars };
@@ -52,8 +45,8 @@ export async function compressContextMemory(options: CompressOptions): Promise<C
     targetChars: Math.floor(options.maxPrimaryChars * 0.6),
     ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
   });
-  return lock.run(files.lock, async () => {
-    const current = await loadContextMemory(files, now);
+  return store.update(scope, async (writer) => {
+    const current = await loadContextMemory(writer, contextId, now);
     const before = new Map(snapshot.loaded.document.entries.map((entry) => [entry.id, entry]));
     const live = new Map(current.document.entries.map((entry) => [entry.id, entry]));
     const covered = new Set<string>();
@@ -111,8 +104,8 @@ export async function compressContextMemory(options: CompressOptions): Promise<C
       );
       return { status: "skipped", reason: "not-shorter", chars: current.chars } as const;
     }
-    const after = await saveContextPrimary(files, document);
-    await saveContextMeta(files, { ...current.meta, lastCompressedAt: now().toISOString() }, document);
+    const after = await saveContextPrimary(writer, document);
+    await saveContextMeta(writer, { ...current.meta, lastCompressedAt: now().toISOString() }, document);
     logger.info({ contextId, before: current.chars, after, backup: snapshot.backup }, "memory compressed");
     return {
       status: "compressed",

@@ -1,24 +1,22 @@
-import type { ContextHistory, HistoryMessage, Logger } from "@downcity/core";
+import type { ContextHistory, HistoryMessage, Logger, MemoryStore } from "@downcity/core";
 import type { LanguageModel } from "ai";
 import {
+  contextScope,
   isTombstoned,
   loadContextMemory,
   saveContextMeta,
   saveContextPrimary,
 } from "../store/context-memory.js";
-import type { KeyedLock } from "../store/keyed-lock.js";
 import { entryIds, type MemoryEntry, memoryEntryId, oneLine } from "../store/memory-entry.js";
-import { contextMemoryFiles } from "../store/memory-files.js";
 import type { MemoryMeta } from "../store/memory-meta.js";
 import { extractEntries } from "./extract-entries.js";
 
 /** Options of `extractContextBatch`. */
 export interface ExtractBatchOptions {
-  rootDir: string;
+  store: MemoryStore;
   contextId: string;
   model: LanguageModel;
   history: ContextHistory;
-  lock: KeyedLock;
   threshold: number;
   maxBatch: number;
   logger: Logger;
@@ -45,10 +43,10 @@ export function memoryCursor(messages: HistoryMessage[], meta: MemoryMeta): numb
 
 /** Extracts one batch of un-memorised history: snapshot, model call outside the lock, merge by entry id under the lock. */
 export async function extractContextBatch(options: ExtractBatchOptions): Promise<ExtractBatchResult> {
-  const { contextId, lock, now, logger, threshold, maxBatch } = options;
-  const files = contextMemoryFiles(options.rootDir, contextId);
-  // Unlocked snapshot: both files are replaced atomically, and the merge below re-checks the cursor under the lock.
-  const snapshot = await loadContextMemory(files, now);
+  const { contextId, store, now, logger, threshold, maxBatch } = options;
+  const scope = contextScope(contextId);
+  // Unlocked snapshot: both documents are replaced whole, and the merge below re-checks the cursor under the lock.
+  const snapshot = await loadContextMemory({ read: () => store.read(scope) }, contextId, now);
   // Cheap check first (this runs after every turn): when the cursor lies within the newest
   // `threshold` messages, or history is shorter than that, the tail alone decides.
   const tail = await options.history.read({ last: threshold });
@@ -73,8 +71,8 @@ export async function extractContextBatch(options: ExtractBatchOptions): Promise
     known: snapshot.document.entries.slice(-100).map((entry) => entry.text),
     ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
   });
-  return lock.run(files.lock, async () => {
-    const current = await loadContextMemory(files, now);
+  return store.update(scope, async (writer) => {
+    const current = await loadContextMemory(writer, contextId, now);
     if (
       current.meta.lastMemorizedMessageId !== snapshot.meta.lastMemorizedMessageId ||
       current.meta.lastMemorizedEntryCount !== snapshot.meta.lastMemorizedEntryCount
@@ -122,10 +120,10 @@ export async function extractContextBatch(options: ExtractBatchOptions): Promise
     }
     const document = { ...current.document, entries };
     // Primary.md first, then the cursor: a crash in between re-extracts, and ids make that a no-op.
-    if (changed) await saveContextPrimary(files, document);
+    if (changed) await saveContextPrimary(writer, document);
     const { lastError: _cleared, ...meta } = current.meta;
     await saveContextMeta(
-      files,
+      writer,
       {
         ...meta,
         lastMemorizedMessageId: last.id,

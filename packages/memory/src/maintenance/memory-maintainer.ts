@@ -3,14 +3,13 @@ import {
   DowncityError,
   errorFields,
   type Logger,
+  type MemoryStore,
   toContextId,
   withModelPurpose,
 } from "@downcity/core";
 import type { LanguageModel } from "ai";
 import { requireContextId } from "../entries/require-context-id.js";
-import { loadContextMemory, readTextFile, saveContextMeta } from "../store/context-memory.js";
-import type { KeyedLock } from "../store/keyed-lock.js";
-import { contextMemoryFiles } from "../store/memory-files.js";
+import { contextScope, loadContextMemory, saveContextMeta } from "../store/context-memory.js";
 import { type CompressionResult, compressContextMemory } from "./compress-context-memory.js";
 import { extractContextBatch } from "./extract-context-memory.js";
 
@@ -35,17 +34,16 @@ export interface MemoryMaintainer {
 
 /** Creates the maintainer of a project's context memory. */
 export function createMemoryMaintainer(options: {
-  rootDir: string;
+  store: MemoryStore;
   model: LanguageModel | undefined;
   history: (contextId: string) => ContextHistory;
-  lock: KeyedLock;
   logger: Logger;
   now: () => Date;
   threshold: number;
   maxPrimaryChars: number;
   maxBatch: number;
 }): MemoryMaintainer {
-  const { rootDir, model, lock, logger, now, threshold, maxPrimaryChars, maxBatch } = options;
+  const { store, model, logger, now, threshold, maxPrimaryChars, maxBatch } = options;
   const running = new Map<string, Promise<MaintenanceResult>>();
   const controller = new AbortController();
   let warnedNoModel = false;
@@ -64,12 +62,11 @@ export function createMemoryMaintainer(options: {
   };
 
   const recordFailure = async (contextId: string, error: unknown) => {
-    const files = contextMemoryFiles(rootDir, contextId);
     try {
-      await lock.run(files.lock, async () => {
-        const current = await loadContextMemory(files, now);
+      await store.update(contextScope(contextId), async (writer) => {
+        const current = await loadContextMemory(writer, contextId, now);
         await saveContextMeta(
-          files,
+          writer,
           {
             ...current.meta,
             lastError: {
@@ -91,11 +88,10 @@ export function createMemoryMaintainer(options: {
 
   const compress = async (contextId: string) =>
     compressContextMemory({
-      rootDir,
+      store,
       contextId,
       model: requireModel("compression"),
       maxPrimaryChars,
-      lock,
       logger,
       now,
       abortSignal: controller.signal,
@@ -119,11 +115,10 @@ export function createMemoryMaintainer(options: {
     try {
       for (;;) {
         const step = await extractContextBatch({
-          rootDir,
+          store,
           contextId,
           model,
           history: options.history(contextId),
-          lock,
           threshold,
           maxBatch,
           logger,
@@ -139,8 +134,7 @@ export function createMemoryMaintainer(options: {
         if (step.pending < threshold) break;
       }
       if (added.length > 0) logger.info({ contextId, added: added.length, memorized }, "memory extracted");
-      const files = contextMemoryFiles(rootDir, contextId);
-      const chars = (await readTextFile(files.primary)).length;
+      const chars = (await store.read(contextScope(contextId))).primary.length;
       if (chars > maxPrimaryChars) compressed = (await compress(contextId)).status === "compressed";
       return { status: "memorized", added, memorized, compressed };
     } catch (error) {

@@ -1,13 +1,24 @@
 import { createHash } from "node:crypto";
-import { type ContextHistory, definePromptProvider, messageText, type PromptProvider } from "@downcity/core";
-import { readTextFile } from "../store/context-memory.js";
-import { contextMemoryFiles, profileFiles } from "../store/memory-files.js";
+import {
+  type ContextHistory,
+  createFileMemoryStore,
+  definePromptProvider,
+  type MemoryStore,
+  messageText,
+  type PromptProvider,
+  readTextFileIfExists,
+} from "@downcity/core";
+import { contextScope, profileScope } from "../store/context-memory.js";
+import { profileFiles } from "../store/memory-files.js";
 import { fitSections } from "./fit-sections.js";
 import { lineRelevance } from "./line-relevance.js";
 
 /** Options of `createMemoryPromptProvider`. */
 export interface MemoryPromptProviderOptions {
+  /** The project root: `.downcity/profile/other.md` is read from it (a hand-written project file). */
   rootDir: string;
+  /** Where memory lives (the store several workers share) [the files under `.downcity/`]. */
+  store?: MemoryStore;
   /** Most characters the provider adds to a run's system prompt (config `memory.promptBudgetChars`, default 6000). */
   budgetChars?: number;
   /**
@@ -42,15 +53,15 @@ const rememberedContexts = 1000;
 export function createMemoryPromptProvider(options: MemoryPromptProviderOptions): PromptProvider {
   const budget = options.budgetChars ?? 6000;
   const lastSection = new Map<string, { files: string; messages: string[] }>();
+  const store = options.store ?? createFileMemoryStore({ rootDir: options.rootDir });
   return definePromptProvider({
     id: "memory",
     order: 300,
     async provide(context) {
-      const profile = profileFiles(options.rootDir);
       const files = await Promise.all([
-        readTextFile(profile.primary),
-        readTextFile(profile.other),
-        readTextFile(contextMemoryFiles(options.rootDir, context.contextId).primary),
+        store.read(profileScope).then((documents) => documents.primary),
+        readTextFileIfExists(profileFiles(options.rootDir).other).then((text) => text ?? ""),
+        store.read(contextScope(context.contextId)).then((documents) => documents.primary),
       ]);
       // A digest, not the text: a thousand contexts' memory files are not kept in memory twice.
       const key = createHash("sha256").update(JSON.stringify(files)).digest("base64");

@@ -1,21 +1,20 @@
-import { mkdir } from "node:fs/promises";
-import { readTextFileIfExists, writeFileAtomic } from "@downcity/core";
+import type { MemoryDocuments, MemoryScope, MemoryWriter } from "@downcity/core";
 import { entryIds, type MemoryEntry, memoryTextKey } from "./memory-entry.js";
-import type { ContextMemoryFiles } from "./memory-files.js";
-import { type MemoryMeta, readMemoryMeta, writeMemoryMeta } from "./memory-meta.js";
+import { type MemoryMeta, parseMemoryMeta, renderMemoryMeta } from "./memory-meta.js";
 import { type PrimaryDocument, parsePrimaryMarkdown, renderPrimaryMarkdown } from "./primary-markdown.js";
 
-/** A context's memory as read from disk: the document (tombstoned entries already dropped), the meta, the raw size. */
+/** A context's memory as read from the store: the document (tombstoned entries already dropped), the meta, the raw size. */
 export interface ContextMemory {
   document: PrimaryDocument;
   meta: MemoryMeta;
   chars: number;
 }
 
-/** Reads a file, or "" when it does not exist. */
-export async function readTextFile(path: string): Promise<string> {
-  return (await readTextFileIfExists(path)) ?? "";
-}
+/** The memory store scope of a context. */
+export const contextScope = (contextId: string): MemoryScope => ({ kind: "context", contextId });
+
+/** The memory store scope of the profile shared by every context. */
+export const profileScope: MemoryScope = { kind: "profile" };
 
 /** True when the entry (by any of its ids or its text) was forgotten. */
 export function isTombstoned(
@@ -27,41 +26,41 @@ export function isTombstoned(
   return entryIds(entry as MemoryEntry).some((id) => ids.has(id)) || keys.has(memoryTextKey(entry.text));
 }
 
-/** Loads Primary.md and .meta.json; entries forgotten after a crash mid-forget are filtered out here. */
-export async function loadContextMemory(files: ContextMemoryFiles, now: () => Date): Promise<ContextMemory> {
-  const [markdown, meta] = await Promise.all([readTextFile(files.primary), readMemoryMeta(files.meta)]);
-  const parsed = parsePrimaryMarkdown(markdown, now);
+/** Reads Primary.md and the meta through `reader`; entries forgotten after a crash mid-forget are filtered out here. */
+export async function loadContextMemory(
+  reader: { read(): Promise<MemoryDocuments> },
+  contextId: string,
+  now: () => Date,
+): Promise<ContextMemory> {
+  const documents = await reader.read();
+  const meta = parseMemoryMeta(documents.meta, contextId);
+  const parsed = parsePrimaryMarkdown(documents.primary, now);
   return {
     document: { ...parsed, entries: parsed.entries.filter((entry) => !isTombstoned(meta, entry)) },
     meta,
-    chars: markdown.length,
+    chars: documents.primary.length,
   };
 }
 
-/** Writes Primary.md durably; returns its new size in characters. */
-export async function saveContextPrimary(
-  files: ContextMemoryFiles,
-  document: PrimaryDocument,
-): Promise<number> {
-  await mkdir(files.dir, { recursive: true });
+/** Writes Primary.md; returns its new size in characters. */
+export async function saveContextPrimary(writer: MemoryWriter, document: PrimaryDocument): Promise<number> {
   const markdown = renderPrimaryMarkdown(document);
-  await writeFileAtomic(files.primary, markdown);
+  await writer.writePrimary(markdown);
   return markdown.length;
 }
 
-/** Writes .meta.json durably with the entry index rebuilt from `document`. */
+/** Writes the meta with the entry index rebuilt from `document`. */
 export async function saveContextMeta(
-  files: ContextMemoryFiles,
+  writer: MemoryWriter,
   meta: MemoryMeta,
   document: PrimaryDocument,
 ): Promise<MemoryMeta> {
-  await mkdir(files.dir, { recursive: true });
   const next: MemoryMeta = {
     ...meta,
     entries: Object.fromEntries(
       document.entries.map((entry) => [entry.id, { kind: entry.kind, sources: entry.sources }]),
     ),
   };
-  await writeMemoryMeta(files.meta, next);
+  await writer.writeMeta(renderMemoryMeta(next));
   return next;
 }

@@ -1,4 +1,4 @@
-import { DowncityError, errorFromZod, readTextFileIfExists, writeFileAtomic } from "@downcity/core";
+import { DowncityError, errorFromZod } from "@downcity/core";
 import { z } from "zod";
 
 /** `memory/.meta.json`: how far history was memorised, the entry index and the tombstones of forgotten entries. */
@@ -20,9 +20,11 @@ export const memoryMetaSchema = z.object({
 /** The parsed `memory/.meta.json`. */
 export type MemoryMeta = z.output<typeof memoryMetaSchema>;
 
-/** Reads `.meta.json`; missing means empty, a damaged file is an error (silently resetting would lose tombstones). */
-export async function readMemoryMeta(path: string): Promise<MemoryMeta> {
-  const text = await readTextFileIfExists(path);
+/**
+ * Parses a context's `.meta.json` text (undefined: none yet, so empty); a damaged one is an error
+ * (silently resetting would lose tombstones).
+ */
+export function parseMemoryMeta(text: string | undefined, contextId: string): MemoryMeta {
   if (text === undefined) return memoryMetaSchema.parse({});
   let json: unknown;
   try {
@@ -30,16 +32,16 @@ export async function readMemoryMeta(path: string): Promise<MemoryMeta> {
   } catch (error) {
     throw new DowncityError(
       "HISTORY_IO",
-      `${path} is not valid JSON; fix it or delete it (deleting re-memorises history and forgets tombstones)`,
+      `The memory meta of ${contextId} (memory/.meta.json) is not valid JSON; fix it or delete it (deleting re-memorises history and forgets tombstones)`,
       { cause: error, field: "memory/.meta.json" },
     );
   }
   const parsed = memoryMetaSchema.safeParse(json);
-  if (!parsed.success) throw errorFromZod(parsed.error, { what: `memory meta ${path}` });
+  if (!parsed.success) throw errorFromZod(parsed.error, { what: `memory meta of ${contextId}` });
   return parsed.data;
 }
 
-/** Writes `.meta.json` durably (temp file, fsync, rename). */
-export async function writeMemoryMeta(path: string, meta: MemoryMeta): Promise<void> {
-  await writeFileAtomic(path, `${JSON.stringify(meta, null, 2)}\n`);
+/** The meta as it is stored (indented JSON and a final newline, as `.meta.json` has always been). */
+export function renderMemoryMeta(meta: MemoryMeta): string {
+  return `${JSON.stringify(meta, null, 2)}\n`;
 }

@@ -17,11 +17,14 @@ export const memoryPlugin = definePlugin({
   name: "memory",
   version: packageVersion(import.meta.url, "@downcity/memory"),
   config: memoryConfigSchema,
-  setup({ rootDir, config, runtime, model, logger }) {
+  setup({ rootDir, config, runtime, model, logger, store }) {
     if (!model)
       logger.warn({}, 'memory extraction and compression are off until "llm" is set in downcity.json');
+    // On a shared store memory lives there, so every worker remembers what any other learned.
+    const memoryStore = store?.memory;
     const memory = createMemory({
       rootDir,
+      ...(memoryStore ? { store: memoryStore } : {}),
       history: (contextId) => runtime.history(contextId),
       logger,
       ...(model ? { model } : {}),
@@ -43,6 +46,7 @@ export const memoryPlugin = definePlugin({
       promptProviders: [
         createMemoryPromptProvider({
           rootDir,
+          ...(memoryStore ? { store: memoryStore } : {}),
           history: (contextId) => runtime.history(contextId),
           budgetChars: config.promptBudgetChars,
         }),
