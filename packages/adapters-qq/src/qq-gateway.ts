@@ -2,7 +2,7 @@ import type { ChannelContext } from "@downcity/core";
 import WebSocket from "ws";
 import { qqRequest } from "./qq-http.js";
 import type { QqTokenSource } from "./qq-token-source.js";
-import { type GatewaySession, readSessionFile, writeSessionFile } from "./session-file.js";
+import { type GatewaySession, readSession, writeSession } from "./session-file.js";
 
 /** A dispatch (op 0) the gateway hands over, in seq order, one at a time. */
 export interface QqDispatch {
@@ -45,7 +45,7 @@ const resumableClose = 4000;
  */
 export async function startQqGateway(options: QqGatewayOptions): Promise<QqGateway> {
   const { context } = options;
-  let session: GatewaySession | undefined = await readSessionFile(context.stateDir);
+  let session: GatewaySession | undefined = await readSession(context);
   let socket: WebSocket | undefined;
   let generation = 0;
   let stopped = false;
@@ -59,7 +59,7 @@ export async function startQqGateway(options: QqGatewayOptions): Promise<QqGatew
   let writes: Promise<void> = Promise.resolve();
   const saveSession = () => {
     const snapshot = session;
-    writes = writes.then(() => writeSessionFile(context.stateDir, snapshot)).catch(() => {});
+    writes = writes.then(() => writeSession(context, snapshot)).catch(() => {});
     return writes;
   };
 

@@ -1,10 +1,12 @@
-import { join } from "node:path";
-import { readTextFileIfExists, writeFileAtomic } from "@downcity/core";
+import type { ChannelStateStore } from "@downcity/core";
 
 /** Telegram keeps unconfirmed updates for 24 hours; an older saved offset confirms nothing still held. */
 const offsetLifetimeMs = 24 * 3600_000;
 
-/** The getUpdates offset this channel has accepted up to, kept in its state folder across restarts. */
+/** The key of the offset in the channel's state (the file driver's `offset.json`). */
+const offsetKey = "offset";
+
+/** The getUpdates offset this channel has accepted up to, kept in the channel's state across restarts and pollers. */
 export interface OffsetStore {
   /** The next update id to ask for, or undefined to let Telegram start at its oldest unconfirmed update. */
   load(botId: number): Promise<number | undefined>;
@@ -12,26 +14,22 @@ export interface OffsetStore {
   save(botId: number, offset: number): Promise<void>;
 }
 
-interface OffsetFile {
+interface SavedOffset {
   botId: number;
   offset: number;
   savedAt: string;
 }
 
-/** Opens the offset file (`offset.json`) in a channel's state folder. */
-export function createOffsetStore(stateDir: string, now: () => Date = () => new Date()): OffsetStore {
-  const path = join(stateDir, "offset.json");
+/**
+ * The offset in the channel's state (`context.state`: the store every worker shares, so the next
+ * poller resumes here; or `offset.json` in the state folder).
+ */
+export function createOffsetStore(state: ChannelStateStore, now: () => Date = () => new Date()): OffsetStore {
   return {
     async load(botId) {
-      const text = await readTextFileIfExists(path);
-      if (text === undefined) return undefined;
-      let saved: Partial<OffsetFile>;
-      try {
-        saved = JSON.parse(text) as Partial<OffsetFile>;
-      } catch {
-        // A corrupt file only costs redelivery of what Telegram still holds, which the inbox dedupes.
-        return undefined;
-      }
+      const saved = (await state.get(offsetKey)) as Partial<SavedOffset> | null | undefined;
+      // A missing or damaged value only costs redelivery of what Telegram still holds, which the inbox dedupes.
+      if (typeof saved !== "object" || saved === null) return undefined;
       // Another bot's ids mean nothing here; after 24 h Telegram has dropped what the offset would confirm,
       // and after a week without updates it restarts ids at random, possibly below the saved offset.
       if (saved.botId !== botId || typeof saved.offset !== "number" || typeof saved.savedAt !== "string")
@@ -40,8 +38,8 @@ export function createOffsetStore(stateDir: string, now: () => Date = () => new 
       return saved.offset;
     },
     async save(botId, offset) {
-      const file: OffsetFile = { botId, offset, savedAt: now().toISOString() };
-      await writeFileAtomic(path, `${JSON.stringify(file)}\n`);
+      const value: SavedOffset = { botId, offset, savedAt: now().toISOString() };
+      await state.set(offsetKey, value);
     },
   };
 }

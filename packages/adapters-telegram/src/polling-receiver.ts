@@ -1,5 +1,5 @@
 import type { ChannelContext } from "@downcity/core";
-import { errorFields } from "@downcity/core";
+import { errorFields, openFileChannelState } from "@downcity/core";
 import type { Api } from "grammy";
 import { acceptUpdate } from "./accept-update.js";
 import type { TelegramFileDownload } from "./map-telegram-attachments.js";
@@ -37,7 +37,7 @@ export interface PollingReceiverOptions {
 export function startPollingReceiver(options: PollingReceiverOptions): TelegramReceiver {
   const { api, token, context } = options;
   const log = { channel: context.channel };
-  const offsets = createOffsetStore(context.stateDir);
+  const offsets = createOffsetStore(context.state ?? openFileChannelState(context.stateDir));
   const backoff = createRetryBackoff(options.backoff);
   const abort = new AbortController();
   // grammY types its signal parameter with an AbortSignal polyfill; the native signal works at runtime.
