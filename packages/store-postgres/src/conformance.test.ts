@@ -1,11 +1,15 @@
 import {
   testAccessStore,
+  testAdapterStateStore,
+  testContactStore,
   testContextLease,
   testHistoryStore,
   testInboxStore,
+  testMemoryStore,
   testOutboxStore,
   testRunJournal,
   testTaskStore,
+  testUsageStore,
 } from "@downcity/core/test";
 import { createTestDatabase, dropTestDatabase } from "../test/test-databases.js";
 import { openPostgresStore } from "./postgres-store.js";
@@ -28,6 +32,10 @@ testInboxStore(postgres);
 testOutboxStore(postgres);
 testContextLease(postgres);
 testAccessStore(postgres);
+testContactStore(postgres);
+testMemoryStore(postgres);
+testUsageStore(postgres);
+testAdapterStateStore(postgres);
 testTaskStore(postgres);
 
 testRunJournal({

@@ -199,6 +199,58 @@ CREATE TABLE downcity_task_scheduler (
 `,
   },
   {
+    version: 8,
+    name: "contacts, memory, usage and adapter state",
+    // Contacts by <channel>:<userId> (seq keeps the order first seen), memory documents per scope
+    // with their backups, every worker's model calls, and each channel's keyed resume state.
+    sql: `
+CREATE TABLE downcity_contacts (
+  id text PRIMARY KEY,
+  seq bigserial NOT NULL,
+  channel text NOT NULL,
+  chat_id text NOT NULL,
+  chat_type text NOT NULL CHECK (chat_type IN ('direct', 'group')),
+  context_id text NOT NULL,
+  user_id text NOT NULL,
+  username text,
+  display_name text,
+  last_seen timestamptz NOT NULL
+);
+CREATE INDEX downcity_contacts_username ON downcity_contacts (lower(username));
+CREATE TABLE downcity_memory (
+  scope text PRIMARY KEY,
+  primary_text text NOT NULL DEFAULT '',
+  meta text,
+  updated_at timestamptz NOT NULL
+);
+CREATE TABLE downcity_memory_backups (
+  scope text NOT NULL,
+  backup_id text NOT NULL,
+  created_at timestamptz NOT NULL,
+  text text NOT NULL,
+  PRIMARY KEY (scope, backup_id)
+);
+CREATE TABLE downcity_usage (
+  seq bigserial PRIMARY KEY,
+  at timestamptz NOT NULL,
+  context_id text NOT NULL,
+  request_id text NOT NULL,
+  worker_id text,
+  record jsonb NOT NULL
+);
+CREATE INDEX downcity_usage_at ON downcity_usage (at);
+CREATE INDEX downcity_usage_context ON downcity_usage (context_id, at);
+CREATE INDEX downcity_usage_request ON downcity_usage (request_id);
+CREATE TABLE downcity_adapter_state (
+  channel text NOT NULL,
+  key text NOT NULL,
+  value jsonb NOT NULL,
+  updated_at timestamptz NOT NULL,
+  PRIMARY KEY (channel, key)
+);
+`,
+  },
+  {
     version: 9,
     name: "cancel requests between workers, the worker of each queued entry",
     // A cancel recorded on one worker and answered by the worker running the context; the worker
