@@ -21,7 +21,8 @@ export interface FakeDingtalkOpenApi {
   storeFile(file: FakeStoredFile): string;
   sent(): FakeSent[];
   robotSends(): FakeRobotSend[];
-  rateLimitNextSends(count: number, retryAfterMs: number): void;
+  /** The next `count` robot sends (after `skip` that pass) answer 429 with `Retry-After`. */
+  rateLimitNextSends(count: number, retryAfterMs: number, skip?: number): void;
   refuseNextFormatted(): void;
   /** Answers every token and gateway request as DingTalk does for a wrong Client Secret. */
   rejectCredentials(reject: boolean): void;
@@ -55,7 +56,7 @@ export function createFakeDingtalkOpenApi(): FakeDingtalkOpenApi {
   const sent: FakeSent[] = [];
   const robotSends: FakeRobotSend[] = [];
   let issued = 0;
-  let rateLimit = { count: 0, retryAfterMs: 0 };
+  let rateLimit = { count: 0, retryAfterMs: 0, skip: 0 };
   let refuseFormatted = false;
   let rejecting = false;
 
@@ -65,7 +66,8 @@ export function createFakeDingtalkOpenApi(): FakeDingtalkOpenApi {
     "";
 
   const robotSend = (path: string, body: Record<string, unknown>, response: ServerResponse) => {
-    if (rateLimit.count > 0) {
+    if (rateLimit.count > 0 && rateLimit.skip > 0) rateLimit.skip -= 1;
+    else if (rateLimit.count > 0) {
       rateLimit.count -= 1;
       return error(response, 429, "Throttling.Api", "API flow control", {
         "retry-after": String(rateLimit.retryAfterMs / 1000),
@@ -181,8 +183,8 @@ export function createFakeDingtalkOpenApi(): FakeDingtalkOpenApi {
     },
     sent: () => [...sent],
     robotSends: () => [...robotSends],
-    rateLimitNextSends(count, retryAfterMs) {
-      rateLimit = { count, retryAfterMs };
+    rateLimitNextSends(count, retryAfterMs, skip = 0) {
+      rateLimit = { count, retryAfterMs, skip };
     },
     refuseNextFormatted() {
       refuseFormatted = true;

@@ -27,6 +27,8 @@ export interface FakeDingtalkPlatform
   readonly apiBase: string;
   /** Re-sends a robot message already delivered (DingTalk's redelivery of an unacknowledged one), waiting for its ack. */
   redeliver(eventId: string, timeoutMs?: number): Promise<boolean>;
+  /** Lets `skip` robot sends pass, then answers the next `count` with 429. */
+  rateLimitSendsAfter(skip: number, count: number, retryAfterMs: number): void;
   /** Gateway connection opens, socket connections and acks so far. */
   stats(): { gatewayOpens: number; connections: number; acks: number };
   /** When each gateway open request arrived (answered or refused), in ms since the epoch. */
@@ -176,6 +178,7 @@ export async function startFakeDingtalkPlatform(
     hasNonText: true,
     sent: () => api.sent(),
     rateLimitNextSends: (count, retryAfterMs) => api.rateLimitNextSends(count, retryAfterMs),
+    rateLimitSendsAfter: (skip, count, retryAfterMs) => api.rateLimitNextSends(count, retryAfterMs, skip),
     refuseNextFormatted: () => api.refuseNextFormatted(),
     async deliver(message: FakeIncoming, deliverOptions = {}) {
       counter += 1;
