@@ -1,0 +1,179 @@
+import { type ScriptedCall, type ScriptedReply, startOpenAICompatibleServer } from "@downcity/core/scripted";
+import { until } from "@downcity/testkit";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { postEvent, type ReplyReceiver, startReplyReceiver } from "./webhook-traffic.js";
+import { type ClusterWorker, createWorkerCluster, delay, type WorkerCluster } from "./worker-cluster.js";
+
+// Scheduled tasks on three workers of one agent: a task created through A is listed everywhere and
+// fires exactly once per schedule across the three (one worker holds the scheduler lease), also
+// when that worker is SIGKILLed just before a fire; each result reaches the chat once, as a claimed
+// task-notice event.
+const secret = "shared-tasks-secret-0123456789abcdef";
+const periodSeconds = 10;
+
+/** What the model saw: the scheduled time of every task run, and the run id of every notice. */
+interface Witness {
+  runs: string[];
+  notices: string[];
+  /** When the model saw each run (by scheduled time). */
+  seenAt: Map<string, number>;
+}
+
+function taskModel(witness: Witness) {
+  return async (call: ScriptedCall): Promise<ScriptedReply | string> => {
+    const system = call.messages.find((message) => message.role === "system")?.text ?? "";
+    if (system.includes("memory extractor")) return JSON.stringify({ entries: [] });
+    const last = call.messages.at(-1)?.text ?? "";
+    const run = /^\[Task run\] .*scheduled for (\S+)\)\./m.exec(last);
+    if (run?.[1]) {
+      witness.runs.push(run[1]);
+      witness.seenAt.set(run[1], Date.now());
+      return `tick ${run[1]}`;
+    }
+    const notice = /Task "Tick" \(tick\) finished \(cron run (\S+)\)/.exec(last);
+    if (notice?.[1]) {
+      witness.notices.push(notice[1]);
+      return `notice ${notice[1]}`;
+    }
+    const eventId = /event (\S+)/.exec(last)?.[1];
+    return eventId ? `ack ${eventId}` : "ok";
+  };
+}
+
+describe("scheduled tasks shared through PostgreSQL by three workers", () => {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  });
+
+  it("fires a task created through A exactly once per schedule, also after its scheduler worker is SIGKILLed", async () => {
+    const receiver = await startReplyReceiver(secret);
+    cleanups.push(receiver.close);
+    const witness: Witness = { runs: [], notices: [], seenAt: new Map() };
+    const model = await startOpenAICompatibleServer({ respond: taskModel(witness) });
+    cleanups.push(() => model.close());
+    const cluster = await createWorkerCluster({
+      adminUrl: inject("postgresUrl"),
+      workers: 3,
+      modelUrl: model.url,
+      hook: { url: receiver.url, secret },
+      startTimeoutMs: 90_000,
+      configure: (config) => {
+        config.tasks = { schedulerLeaseMs: 3000 };
+      },
+    });
+    cleanups.push(() => cluster.close());
+    try {
+      await cluster.startAll();
+      await scenario(cluster, receiver, witness);
+    } catch (error) {
+      cluster.keep();
+      throw new Error(`${(error as Error).message}\n${await cluster.logTails(25)}`, { cause: error });
+    }
+  }, 300_000);
+});
+
+/** The worker holding the scheduler lease (its id is `<hostname>:<project folder>`). */
+async function leader(cluster: WorkerCluster): Promise<ClusterWorker | undefined> {
+  const rows = await cluster.query<{ owner: string }>(
+    "SELECT owner FROM downcity_task_scheduler WHERE until >= clock_timestamp()",
+  );
+  const owner = rows[0]?.owner;
+  return cluster.workers.find((worker) => owner?.endsWith(`:${worker.rootDir}`));
+}
+
+/** The fires after `since` (ISO instants), oldest first. */
+const firesAfter = (witness: Witness, since: number) =>
+  witness.runs.filter((at) => Date.parse(at) > since).sort();
+
+/** The next schedule instant at least `marginMs` from now. */
+function nextFireAtLeast(marginMs: number): number {
+  const period = periodSeconds * 1000;
+  return Math.ceil((Date.now() + marginMs) / period) * period;
+}
+
+async function scenario(cluster: WorkerCluster, receiver: ReplyReceiver, witness: Witness) {
+  const [a, , c] = cluster.workers as [ClusterWorker, ClusterWorker, ClusterWorker];
+  // Alice writes once, so her chat exists on the platform side.
+  await postEvent(
+    { eventId: "hello", chatId: "alice", text: "event hello" },
+    { secret, pick: () => a.hookPort, random: Math.random },
+  );
+  await until(() => receiver.replies.some((reply) => reply.text === "ack hello"), "alice's hello answered");
+
+  const created = await (await a.client()).servicesCommand({
+    service: "task",
+    action: "create",
+    payload: {
+      id: "tick",
+      title: "Tick",
+      when: `*/${periodSeconds} * * * * *`,
+      timezone: "UTC",
+      notify: "hook:alice",
+      body: "Say tick.",
+    },
+  });
+  expect(created.result).toMatchObject({ id: "tick", notify: "hook:alice" });
+  const createdAt = Date.now();
+  const listed = await (await c.client()).servicesCommand({ service: "task", action: "list", payload: {} });
+  expect((listed.result as { tasks: Array<{ id: string }> }).tasks.map((task) => task.id)).toEqual(["tick"]);
+
+  // Two fires under the first scheduler.
+  await until(() => (firesAfter(witness, createdAt).length >= 2 ? true : undefined), "two fires", {
+    timeoutMs: 60_000,
+  });
+  const first = await until(() => leader(cluster), "a scheduler lease holder");
+
+  // SIGKILL the scheduling worker 1.5 s before a fire: another worker must take over and fire it.
+  const target = nextFireAtLeast(4000);
+  await delay(target - 1500 - Date.now());
+  const killedAt = await first.kill();
+  expect(killedAt, "killed before the fire").toBeLessThan(target);
+  await until(
+    () => (firesAfter(witness, target).length >= 2 ? true : undefined),
+    "two fires after the one the killed worker never made",
+    { timeoutMs: 60_000 },
+  );
+  const targetIso = new Date(target).toISOString();
+  console.info(
+    `scheduler worker ${first.index} SIGKILLed ${target - killedAt} ms before a fire; the fire ran ${
+      (witness.seenAt.get(targetIso) ?? Number.NaN) - target
+    } ms after its time (3 s lease)`,
+  );
+  const second = await until(() => leader(cluster), "a new scheduler lease holder");
+  expect(second.index).not.toBe(first.index);
+
+  // Every schedule instant from the first fire on, each run exactly once.
+  const fires = firesAfter(witness, createdAt);
+  const expected: string[] = [];
+  for (let at = Date.parse(fires[0] ?? ""); at <= Date.parse(fires.at(-1) ?? ""); at += periodSeconds * 1000)
+    expected.push(new Date(at).toISOString());
+  expect(fires).toEqual(expected);
+  expect(fires).toContain(targetIso);
+  const rows = await cluster.query<{ scheduled_for: Date; worker: string }>(
+    "SELECT scheduled_for, worker FROM downcity_task_fires WHERE task_id = 'tick' ORDER BY scheduled_for",
+  );
+  expect(rows.map((row) => row.scheduled_for.toISOString())).toEqual(
+    expect.arrayContaining(expected.filter((at) => at !== fires.at(-1))),
+  );
+
+  // Each finished run's result reached alice's chat once, through the inbox (a claimed task-notice event).
+  const runIds = expected.slice(0, -1).map((at) => at.replace(/:/g, "-").replace(".", "-"));
+  await until(
+    () => runIds.every((runId) => receiver.replies.some((reply) => reply.text === `notice ${runId}`)),
+    "every finished run announced in alice's chat",
+    { timeoutMs: 60_000 },
+  );
+  for (const runId of runIds) {
+    expect(
+      witness.notices.filter((seen) => seen === runId),
+      `notice of ${runId}`,
+    ).toHaveLength(1);
+    const replies = receiver.replies.filter((reply) => reply.text === `notice ${runId}`);
+    expect(replies.map((reply) => reply.chatId)).toEqual(["alice"]);
+  }
+  const notices = await cluster.query<{ count: string }>(
+    "SELECT count(*)::text AS count FROM downcity_inbox WHERE id LIKE 'internal:task-notice:tick:%'",
+  );
+  expect(Number(notices[0]?.count)).toBeGreaterThanOrEqual(runIds.length);
+}
