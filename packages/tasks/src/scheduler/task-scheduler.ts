@@ -128,7 +128,7 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
       emit({ type: "task-scheduler-lease", leading, worker });
       // A new leader computes every next fire afresh, catching up on what the last one missed.
       if (leading) tasks.reset();
-      void reload().catch(() => undefined);
+      if (scheduling) void reload().catch(() => undefined);
     },
   });
 
