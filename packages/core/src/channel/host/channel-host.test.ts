@@ -158,6 +158,12 @@ describe.each([
       lastError: expect.stringContaining("boom 3"),
     });
     expect(host.status()[0]?.counts.deadLettered).toBe(1);
+    // The notice is recorded just after the event is marked dead; an operator retries once it is out
+    // (retried sooner, the answer may be queued between the notice's chunks: both keep record order).
+    await until(
+      () => /in the log\)\.$/.test(channel.sent.map((sent) => sent.text).join(" ")),
+      "the whole failure notice",
+    );
     const inbox = createChannelServices(host).find((service) => service.name === "inbox");
     await inbox?.actions.retry?.handler({ id: "mem:e2" }, { logger: silentLogger });
     // The chat was told once that its message could not be answered, then gets the answer.
