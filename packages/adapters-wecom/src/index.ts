@@ -11,7 +11,12 @@ export {
   wecomAttachmentKinds,
   wecomMessageSchema,
 } from "./map-wecom-message.js";
-export { createWecomAdapter, wecomCapabilities, wecomChannelAdapter, wecomReplyWindowMs } from "./wecom-adapter.js";
+export {
+  createWecomAdapter,
+  wecomCapabilities,
+  wecomChannelAdapter,
+  wecomReplyWindowMs,
+} from "./wecom-adapter.js";
 export { type WecomOptions, wecomDefaultWsUrl, wecomOptionsSchema } from "./wecom-options.js";
 export { wecomRateLimitCode } from "./wecom-send-error.js";
 export { wecomSentRecordTtlMs } from "./wecom-sent-record.js";

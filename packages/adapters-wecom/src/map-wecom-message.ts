@@ -48,7 +48,10 @@ export interface WecomMedia {
 }
 
 /** Downloads and decrypts one file of a message (the SDK's `downloadFile`, bounded by the host's limit). */
-export type WecomMediaFetch = (media: WecomMedia, options: { maxBytes: number; signal: AbortSignal }) => Promise<Uint8Array>;
+export type WecomMediaFetch = (
+  media: WecomMedia,
+  options: { maxBytes: number; signal: AbortSignal },
+) => Promise<Uint8Array>;
 
 /** What mapping a callback needs besides the body. */
 export interface MapWecomMessageOptions {
@@ -92,9 +95,14 @@ function textOf(message: WecomMessage): string | undefined {
       return message.text?.content ?? "";
     case "voice":
       // WeCom gives only its own transcript of a voice message, never the audio.
-      return message.voice ? `[WeCom's automatic transcript of a voice message: ${message.voice.content}]` : "";
+      return message.voice
+        ? `[WeCom's automatic transcript of a voice message: ${message.voice.content}]`
+        : "";
     case "mixed":
-      return (message.mixed?.msg_item ?? []).map((item) => item.text?.content ?? "").join("\n").trim();
+      return (message.mixed?.msg_item ?? [])
+        .map((item) => item.text?.content ?? "")
+        .join("\n")
+        .trim();
     case "image":
     case "file":
     case "video":

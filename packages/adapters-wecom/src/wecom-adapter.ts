@@ -64,7 +64,7 @@ export function createWecomAdapter(input: WecomOptions | Record<string, unknown>
 
   const startReceiving = async (started: ChannelContext) => {
     context = started;
-    await Promise.all([book.attach(started.stateDir), sent.attach(started.stateDir)]);
+    await Promise.all([book.attach(started), sent.attach(started)]);
     const taking = createWecomIntake(started, {
       book,
       thinking,

@@ -98,8 +98,15 @@ export function openWecomConnection(settings: WecomConnectionOptions): Promise<W
         return;
       }
       if (error instanceof WSAuthFailureError || error.name === "WSAuthFailureError")
-        context.setState("failed", "WeCom keeps refusing the bot id or secret; check them and restart the channel");
-      else context.setState("retrying", rejected ? `WeCom refused the subscription (${error.message})` : error.message);
+        context.setState(
+          "failed",
+          "WeCom keeps refusing the bot id or secret; check them and restart the channel",
+        );
+      else
+        context.setState(
+          "retrying",
+          rejected ? `WeCom refused the subscription (${error.message})` : error.message,
+        );
     });
     client.connect();
   });

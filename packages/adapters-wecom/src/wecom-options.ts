@@ -7,15 +7,23 @@ export const wecomDefaultWsUrl = "wss://openws.work.weixin.qq.com";
 export const wecomOptionsSchema = z.object({
   botId: z
     .string()
-    .regex(/^[\w-]{8,64}$/, "expected the bot's Bot ID from the WeCom admin console (letters, digits, - and _)")
+    .regex(
+      /^[\w-]{8,64}$/,
+      "expected the bot's Bot ID from the WeCom admin console (letters, digits, - and _)",
+    )
     .describe("The intelligent bot's Bot ID (admin console -> 智能机器人 -> API mode: long connection)"),
   secret: z
     .string()
     .min(16, "expected the bot's Secret; write it as ${WECOM_BOT_SECRET} and keep it in .env")
-    .describe("The bot's Secret for the long connection; write it as ${WECOM_BOT_SECRET} and keep it in .env"),
+    .describe(
+      "The bot's Secret for the long connection; write it as ${WECOM_BOT_SECRET} and keep it in .env",
+    ),
   wsUrl: z
     .string()
-    .regex(/^wss?:\/\/[^\s/]+(\/\S*)?$/, "expected a ws:// or wss:// URL like wss://openws.work.weixin.qq.com")
+    .regex(
+      /^wss?:\/\/[^\s/]+(\/\S*)?$/,
+      "expected a ws:// or wss:// URL like wss://openws.work.weixin.qq.com",
+    )
     .default(wecomDefaultWsUrl)
     .describe("The long-connection endpoint (privately deployed WeCom shows its own in the admin console)"),
   botName: z
@@ -23,13 +31,17 @@ export const wecomOptionsSchema = z.object({
     .min(1)
     .max(64)
     .optional()
-    .describe("The bot's display name, to strip its @mention from group messages (else a leading @word is stripped)"),
+    .describe(
+      "The bot's display name, to strip its @mention from group messages (else a leading @word is stripped)",
+    ),
   thinkingText: z
     .string()
     .min(1)
     .max(200)
     .default("…")
-    .describe("What the streamed reply bubble shows while the agent works, before the answer replaces it […]"),
+    .describe(
+      "What the streamed reply bubble shows while the agent works, before the answer replaces it […]",
+    ),
   reconnectDelayMs: z
     .number()
     .int()

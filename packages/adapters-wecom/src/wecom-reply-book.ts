@@ -1,5 +1,4 @@
-import { join } from "node:path";
-import { jsonStateFile } from "./json-state-file.js";
+import { type JsonStateFile, type StateHome, stateSlot } from "./json-state-file.js";
 
 /** What a reply to one user message needs: the callback's req_id and its streamed bubble. */
 export interface WecomReplyHandle {
@@ -15,7 +14,7 @@ export interface WecomReplyHandle {
 
 /** The callbacks replies can answer, by message id (msgid), kept in the instance's state folder. */
 export interface WecomReplyBook {
-  attach(stateDir: string): Promise<void>;
+  attach(context: StateHome): Promise<void>;
   note(messageId: string, handle: WecomReplyHandle): void;
   get(messageId: string | undefined): WecomReplyHandle | undefined;
   update(messageId: string, change: Partial<WecomReplyHandle>): void;
@@ -29,7 +28,7 @@ const maxEntries = 2000;
 export function createWecomReplyBook(options: { windowMs: number; now?: () => number }): WecomReplyBook {
   const now = options.now ?? Date.now;
   const entries = new Map<string, WecomReplyHandle>();
-  let file: ReturnType<typeof jsonStateFile<Record<string, WecomReplyHandle>>> | undefined;
+  let file: JsonStateFile<Record<string, WecomReplyHandle>> | undefined;
   let pending: Promise<void> = Promise.resolve();
   const persist = () => {
     if (!file) return;
@@ -37,8 +36,8 @@ export function createWecomReplyBook(options: { windowMs: number; now?: () => nu
     pending = file.save(Object.fromEntries(entries)).catch(() => undefined);
   };
   return {
-    async attach(stateDir) {
-      file = jsonStateFile(join(stateDir, "reply-book.json"));
+    async attach(context) {
+      file = stateSlot(context, "reply-book");
       const saved = (await file.load()) ?? {};
       for (const [id, handle] of Object.entries(saved)) if (!entries.has(id)) entries.set(id, handle);
     },

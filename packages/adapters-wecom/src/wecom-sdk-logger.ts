@@ -9,7 +9,9 @@ export interface SdkLogger {
 }
 
 const describe = (args: unknown[]) =>
-  args.map((arg) => (arg instanceof Error ? arg.message : typeof arg === "string" ? arg : JSON.stringify(arg)));
+  args.map((arg) =>
+    arg instanceof Error ? arg.message : typeof arg === "string" ? arg : JSON.stringify(arg),
+  );
 
 /**
  * Bridges the SDK's logging to the channel's logger. Its debug lines (whole message bodies, what
@@ -18,7 +20,8 @@ const describe = (args: unknown[]) =>
 export function sdkLogger(logger: Logger, channel: string, secrets: readonly string[]): SdkLogger {
   const mask = (text: string) =>
     secrets.reduce((masked, secret) => (secret ? masked.split(secret).join("***") : masked), text);
-  const line = (message: string, args: unknown[]) => mask([message, ...describe(args)].join(" ")).slice(0, 2000);
+  const line = (message: string, args: unknown[]) =>
+    mask([message, ...describe(args)].join(" ")).slice(0, 2000);
   return {
     debug() {},
     info: (message, ...args) => logger.debug({ channel, source: "wecom-sdk" }, line(message, args)),

@@ -24,7 +24,8 @@ export function describeWecomError(error: unknown): string {
 export function toChannelSendError(error: unknown, rateLimitRetryMs: number): ChannelSendError {
   const code = wecomErrcode(error);
   const message = `WeCom send failed (${describeWecomError(error)})`;
-  if (code === wecomRateLimitCode) return new ChannelSendError(message, { retryAfterMs: rateLimitRetryMs, cause: error });
+  if (code === wecomRateLimitCode)
+    return new ChannelSendError(message, { retryAfterMs: rateLimitRetryMs, cause: error });
   if (code === undefined) return new ChannelSendError(message, { retryAfterMs: 1000, cause: error });
   return new ChannelSendError(message, { permanent: true, cause: error });
 }

@@ -1,5 +1,4 @@
-import { join } from "node:path";
-import { jsonStateFile } from "./json-state-file.js";
+import { type JsonStateFile, type StateHome, stateSlot } from "./json-state-file.js";
 
 /** How long a sent key is remembered: longer than any outbox retry or restart replay. */
 export const wecomSentRecordTtlMs = 24 * 60 * 60 * 1000;
@@ -10,7 +9,7 @@ export const wecomSentRecordTtlMs = 24 * 60 * 60 * 1000;
  * duplicate window is a crash (or a lost confirmation) between WeCom's confirmation and this write.
  */
 export interface WecomSentRecord {
-  attach(stateDir: string): Promise<void>;
+  attach(context: StateHome): Promise<void>;
   sent(key: string): { messageId?: string } | undefined;
   record(key: string, messageId: string | undefined): Promise<void>;
 }
@@ -18,10 +17,10 @@ export interface WecomSentRecord {
 /** Creates the sent record. */
 export function createWecomSentRecord(now: () => number = Date.now): WecomSentRecord {
   const keys = new Map<string, { at: number; messageId?: string }>();
-  let file: ReturnType<typeof jsonStateFile<Record<string, { at: number; messageId?: string }>>> | undefined;
+  let file: JsonStateFile<Record<string, { at: number; messageId?: string }>> | undefined;
   return {
-    async attach(stateDir) {
-      file = jsonStateFile(join(stateDir, "sent-keys.json"));
+    async attach(context) {
+      file = stateSlot(context, "sent-keys");
       for (const [key, entry] of Object.entries((await file.load()) ?? {}))
         if (now() - entry.at < wecomSentRecordTtlMs) keys.set(key, entry);
     },
