@@ -15,7 +15,7 @@ export interface TestPostgres {
    * Stops the server (fast shutdown: sessions are ended; `immediate`: no shutdown checkpoint, as a
    * crash would) and starts it again on the same port and data, after `downMs`.
    */
-  restart(options?: { immediate?: boolean; downMs?: number }): Promise<void>;
+  restart(options?: { immediate?: boolean; downMs?: number; whileDown?: () => Promise<void> }): Promise<void>;
   /** What the server wrote to stderr since its last start. */
   log(): string;
   stop(): Promise<void>;
@@ -103,6 +103,7 @@ export async function startTestPostgres(options: { durable?: boolean } = {}): Pr
     async restart(options = {}) {
       await stopServer(options.immediate ? "SIGQUIT" : "SIGINT");
       if (options.downMs) await new Promise((resolve) => setTimeout(resolve, options.downMs));
+      await options.whileDown?.();
       server = await launch(postgres, args, url());
     },
     log: () => server.log(),
