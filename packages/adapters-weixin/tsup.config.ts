@@ -1,3 +1,3 @@
 import { packageBuild } from "../../tsup.preset.ts";
 
-export default packageBuild();
+export default packageBuild(["src/index.ts", "src/test/index.ts"]);
