@@ -62,6 +62,17 @@ export function createPostgresHistory(pool: pg.Pool): HistoryStore {
         );
         return rows.map((row) => row.message);
       },
+      async findUserMessages(messageIds, { last }) {
+        // Filtered where the rows are: a replay check costs one small (usually empty) answer, not
+        // the tail's messages parsed here.
+        const { rows } = await pool.query<{ message: HistoryMessage }>(
+          `SELECT message FROM (SELECT seq, message FROM downcity_history WHERE context_id = $1
+                                ORDER BY seq DESC LIMIT $2) tail
+           WHERE message->>'role' = 'user' AND message->'metadata'->>'messageId' = ANY($3) ORDER BY seq`,
+          [contextId, last, messageIds],
+        );
+        return rows.map((row) => row.message);
+      },
       async readArchive() {
         const { rows } = await pool.query<{ messages: HistoryMessage[] }>(
           "SELECT messages FROM downcity_history_archive WHERE context_id = $1 ORDER BY created_at, archive_id",

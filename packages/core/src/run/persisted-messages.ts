@@ -2,7 +2,26 @@ import { type HistoryMessage, messageText } from "../history/history-message.js"
 import type { Logger } from "../logger/logger.js";
 import type { ContextHistory } from "../store/history-store.js";
 
-const lookBack = 200;
+/** How far back a replayed event's stored copy is looked for. */
+export const replayLookBack = 200;
+
+/**
+ * The stored user messages whose `messageId` is one of `messageIds`, among the last
+ * `replayLookBack`: asked of the store when it can filter (one small answer, usually empty),
+ * otherwise read from the tail.
+ */
+export async function storedUserMessages(
+  store: ContextHistory,
+  messageIds: readonly string[],
+  last = replayLookBack,
+): Promise<HistoryMessage[]> {
+  if (messageIds.length === 0) return [];
+  if (store.findUserMessages) return store.findUserMessages(messageIds, { last });
+  const wanted = new Set(messageIds);
+  return (await store.read({ last })).filter(
+    (message) => message.role === "user" && wanted.has(message.metadata?.messageId ?? ""),
+  );
+}
 
 /**
  * The messages of `batch` not yet in history. A message replayed after a crash (the durable inbox
@@ -13,12 +32,12 @@ export async function unpersistedMessages(
   store: ContextHistory,
   batch: Array<{ historyMessage: HistoryMessage }>,
 ): Promise<HistoryMessage[]> {
-  const ids = batch.map((pending) => pending.historyMessage.metadata?.messageId).filter(Boolean);
+  const ids = batch.flatMap((pending) => pending.historyMessage.metadata?.messageId ?? []);
   if (ids.length === 0) return batch.map((pending) => pending.historyMessage);
   const stored = new Map<string, HistoryMessage>();
-  for (const message of await store.read({ last: lookBack })) {
+  for (const message of await storedUserMessages(store, ids)) {
     const messageId = message.metadata?.messageId;
-    if (message.role === "user" && messageId) stored.set(messageId, message);
+    if (messageId) stored.set(messageId, message);
   }
   const fresh: HistoryMessage[] = [];
   for (const pending of batch) {
@@ -49,7 +68,7 @@ export async function finishedRunAnswer(
   const earlier = new Set(batch.map((pending) => pending.historyMessage.metadata?.requestId));
   const [previous] = earlier;
   if (earlier.size !== 1 || !previous || (previous === requestId && !replayed)) return undefined;
-  const recent = await store.read({ last: lookBack });
+  const recent = await store.read({ last: replayLookBack });
   // A failed run's stored steps are no answer: its event is run again.
   const message = recent.find(
     (stored) =>

@@ -1,13 +1,12 @@
 import type { ModelMessage } from "ai";
 import type { ContextHistory } from "../store/history-store.js";
 import type { JournalRecord, ModelCallRecord } from "../store/run-journal.js";
+import { storedUserMessages } from "./persisted-messages.js";
 import type { PendingRun } from "./run-scope.js";
 
 /** The output a tool call gets when a restart cut it off: it may or may not have had its effect. */
 export const interruptedToolOutput =
   "This tool call was interrupted by a restart of the agent; its outcome is unknown. It was not run again: check its effect before repeating it.";
-
-const lookBack = 200;
 
 /** Where a run that a crash, a restart or a failover cut off continues. */
 export interface ResumePoint {
@@ -44,12 +43,8 @@ export async function findResumePoint(
 ): Promise<ResumePoint | undefined> {
   const eventIds = batch.map((pending) => pending.historyMessage.metadata?.messageId);
   if (eventIds.some((id) => !id)) return undefined;
-  const stored = await history.read({ last: lookBack });
-  const earlier = new Set(
-    stored
-      .filter((message) => message.role === "user" && eventIds.includes(message.metadata?.messageId))
-      .map((message) => message.metadata?.requestId),
-  );
+  const stored = await storedUserMessages(history, eventIds as string[]);
+  const earlier = new Set(stored.map((message) => message.metadata?.requestId));
   const [requestId] = earlier;
   if (earlier.size !== 1 || !requestId) return undefined;
   const records = await journal.read(requestId);

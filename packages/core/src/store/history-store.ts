@@ -33,6 +33,12 @@ export interface ContextHistory {
   append(messages: HistoryMessage | HistoryMessage[]): Promise<void>;
   /** The live messages (a summary first, once compacted), whole or the last `last`. */
   read(options?: { last?: number }): Promise<HistoryMessage[]>;
+  /**
+   * Optional: the user messages among the last `last` whose `metadata.messageId` is one of
+   * `messageIds` (how a replayed event finds its stored copy), oldest first. A driver that can
+   * filter where the messages live offers it; without it the runtime reads the tail and filters.
+   */
+  findUserMessages?(messageIds: readonly string[], options: { last: number }): Promise<HistoryMessage[]>;
   /** Every message compaction moved out of the live history, oldest archive first. */
   readArchive(): Promise<HistoryMessage[]>;
   meta(): Promise<HistoryMeta>;

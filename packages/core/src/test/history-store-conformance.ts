@@ -2,6 +2,7 @@ import { expect, it } from "vitest";
 import { createChatTools } from "../chat/chat-tools.js";
 import type { HistoryMessage } from "../history/history-message.js";
 import { messageText } from "../history/history-message.js";
+import { storedUserMessages } from "../run/persisted-messages.js";
 import type { DowncityStore } from "../store/downcity-store.js";
 import { closeAll, describeStoreSuite, openWorkers, type StoreSuiteOptions } from "./store-suite-options.js";
 
@@ -25,6 +26,24 @@ export function testHistoryStore(options: StoreSuiteOptions): void {
       expect((await history.read({ last: 2 })).map((entry) => entry.id)).toEqual(["m2", "m3"]);
       expect(await history.read({ last: 0 })).toEqual([]);
       expect((await history.read())[1]).toEqual(message("m2"));
+    });
+
+    it("finds a replayed event's stored user message by its messageId, within the look-back only", async () => {
+      const history = t.store.history.context("web:a");
+      const stamped = (id: string, role: "user" | "assistant", messageId: string): HistoryMessage => ({
+        ...message(id),
+        role,
+        metadata: { createdAt: "2026-11-23T00:00:00.000Z", messageId, requestId: `req-${id}` },
+      });
+      await history.append([stamped("old", "user", "evt-old"), stamped("u1", "user", "evt-1")]);
+      await history.append([stamped("a1", "assistant", "evt-2"), stamped("u2", "user", "evt-2")]);
+      await t.store.history.context("web:b").append(stamped("elsewhere", "user", "evt-1"));
+      // Through the driver's findUserMessages when it has one, else the runtime's filter of read().
+      const found = await storedUserMessages(history, ["evt-2", "evt-1", "evt-none"], 3);
+      expect(found.map((entry) => entry.id)).toEqual(["u1", "u2"]);
+      expect(found[0]).toEqual(stamped("u1", "user", "evt-1"));
+      expect(await storedUserMessages(history, ["evt-old"], 3)).toEqual([]);
+      expect(await storedUserMessages(history, ["evt-old"], 4)).toHaveLength(1);
     });
 
     it("keeps meta per context and applies updates in turn", async () => {
