@@ -6,6 +6,7 @@ import {
   type RunJournal,
   type ServiceRegistry,
   silentLogger,
+  type UsageStore,
 } from "@downcity/core";
 import Fastify, { type FastifyInstance } from "fastify";
 import { serializerCompiler } from "fastify-type-provider-zod";
@@ -20,6 +21,7 @@ import { logRoutes } from "./routes/log-routes.js";
 import { pluginRoutes } from "./routes/plugin-routes.js";
 import { runRoutes } from "./routes/run-routes.js";
 import { serviceRoutes } from "./routes/service-routes.js";
+import { usageRoutes } from "./routes/usage-routes.js";
 import { capabilityAccess } from "./security/capability-routes.js";
 import {
   type CapabilityScopeOptions,
@@ -46,6 +48,8 @@ export interface DaemonAppOptions {
   capabilities?: CapabilityScopeOptions;
   /** The run journal the runtime writes, for `GET /api/runs` [none: the runs routes are not served]. */
   journal?: RunJournal;
+  /** Where model calls are recorded, for `GET /api/usage` [none: the usage route is not served]. */
+  usage?: UsageStore;
   /** SSE keep-alive comment interval [15 s]. */
   keepAliveMs?: number;
 }
@@ -111,5 +115,6 @@ export function buildDaemonApp(options: DaemonAppOptions): FastifyInstance {
   app.register(contextRoutes, { runtime: options.runtime });
   app.register(logRoutes, { runtime: options.runtime });
   if (options.journal) app.register(runRoutes, { journal: options.journal });
+  if (options.usage) app.register(usageRoutes, { usage: options.usage });
   return app;
 }

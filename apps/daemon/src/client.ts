@@ -13,6 +13,7 @@ export {
 } from "./client/create-daemon-client.js";
 export { resolveDaemonTarget } from "./client/resolve-daemon-target.js";
 export type { RunDetailResponse, RunsListQuery, RunsListResponse } from "./client/runs-api.js";
+export type { UsageQuery, UsageResponse, WorkerUsage } from "./client/usage-api.js";
 export { type DaemonMeta, readDaemonMeta } from "./process/daemon-meta.js";
 export { type DaemonPaths, daemonPaths } from "./process/daemon-paths.js";
 export { type DaemonStatus, daemonStatus } from "./process/daemon-status.js";

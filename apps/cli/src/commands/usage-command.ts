@@ -1,9 +1,10 @@
-import type { UsageTotals } from "@downcity/core/usage";
+import type { UsageResponse } from "@downcity/daemon/client";
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import type { CliIo } from "../cli-io.js";
 import { printData } from "../output/print-data.js";
 import { findProjectRoot } from "../project/find-project-root.js";
+import { readUsage } from "./usage-source.js";
 
 type UsageOptions = { since?: Date; context?: string; request?: string; dir?: string; json?: boolean };
 
@@ -30,7 +31,7 @@ export function parseSinceValue(value: string, now: Date = new Date()): Date {
 
 const count = (value: number) => value.toLocaleString("en-US");
 
-function describeUsage(totals: UsageTotals, options: UsageOptions): string {
+function describeUsage(totals: UsageResponse, options: UsageOptions): string {
   const scope = [
     options.since ? `since ${options.since.toISOString()}` : "all time",
     options.context ? `context ${options.context}` : "all contexts",
@@ -67,18 +68,29 @@ function describeUsage(totals: UsageTotals, options: UsageOptions): string {
         `    ${entry.provider} ${entry.model}  ${count(entry.calls)} call${entry.calls === 1 ? "" : "s"}, ${count(entry.totalTokens)} tokens, ${count(entry.cachedInputTokens)} cached input`,
       );
   }
+  // On a shared store every worker's calls are summed; say which worker made how many.
+  if (totals.byWorker.length > 1 || totals.byWorker.some((entry) => entry.workerId !== "unrecorded")) {
+    lines.push("  by worker:");
+    for (const entry of totals.byWorker)
+      lines.push(
+        `    ${entry.workerId}  ${count(entry.calls)} call${entry.calls === 1 ? "" : "s"}, ${count(entry.totalTokens)} tokens`,
+      );
+  }
   return lines.join("\n");
 }
 
 /**
- * `downcity usage`: sums the project's recorded model calls (`.downcity/usage/`), no daemon needed.
- * Every call the daemon makes is there: run steps, compaction summaries, memory maintenance, and
- * steps cut off by an abort (estimated).
+ * `downcity usage`: sums the project's recorded model calls: through the daemon when it runs (on a
+ * shared store, every worker's calls), else from `.downcity/usage/` with no daemon needed. Every
+ * call the daemon makes is there: run steps, compaction summaries, memory maintenance, and steps
+ * cut off by an abort (estimated).
  */
 export function registerUsageCommand(program: Command, io: CliIo): void {
   program
     .command("usage")
-    .description("Token usage of the agent's model calls, summed from the project's usage log")
+    .description(
+      "Token usage of the agent's model calls: every worker's through the daemon, else the project's usage log",
+    )
     .option("--since <when>", "only calls since then: 24h, 7d, today or a date (default: all)", (value) =>
       parseSinceValue(value),
     )
@@ -88,13 +100,11 @@ export function registerUsageCommand(program: Command, io: CliIo): void {
     .option("--json", "print the sums as JSON")
     .action(async (options: UsageOptions) => {
       const rootDir = findProjectRoot(io.cwd, options.dir);
-      const { createUsageLog, sumUsage } = await import("@downcity/core/usage");
-      const records = await createUsageLog({ rootDir }).read({
+      const { totals } = await readUsage(io, rootDir, options.dir, {
         ...(options.since ? { since: options.since } : {}),
         ...(options.context ? { contextId: options.context } : {}),
         ...(options.request ? { requestId: options.request } : {}),
       });
-      const totals = sumUsage(records);
       printData(
         io,
         {

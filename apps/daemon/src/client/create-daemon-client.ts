@@ -11,6 +11,7 @@ import { errorFromResponse } from "./error-from-response.js";
 import { parseSse } from "./parse-sse.js";
 import { isConnectionRefused, requestDaemon } from "./request-daemon.js";
 import type { RunDetailResponse, RunsListQuery, RunsListResponse } from "./runs-api.js";
+import type { UsageQuery, UsageResponse } from "./usage-api.js";
 
 /** Where a daemon listens and the token it requires. */
 export interface DaemonTarget {
@@ -75,6 +76,8 @@ export interface DaemonClient {
   runs(input?: RunsListQuery): Promise<RunsListResponse>;
   /** One run's summary and every record; a 404 DowncityError (NOT_FOUND) when it has none. */
   run(requestId: string): Promise<RunDetailResponse>;
+  /** Sums of the recorded model calls, per model, purpose and worker (the store's usage: every worker's). */
+  usage(input?: UsageQuery): Promise<UsageResponse>;
   servicesControl(input: {
     service: string;
     action: "start" | "stop" | "restart" | "status";
@@ -190,6 +193,7 @@ export function createDaemonClient(target: DaemonTarget): DaemonClient {
     logs: (input = {}) => call("GET", `/api/logs${query(input)}`),
     runs: (input = {}) => call("GET", `/api/runs${query({ ...input })}`),
     run: (requestId) => call("GET", `/api/runs/${encodeURIComponent(requestId)}`),
+    usage: (input = {}) => call("GET", `/api/usage${query({ ...input })}`),
     servicesControl: (input) => call("POST", "/api/services/control", input),
     servicesCommand: (input) =>
       call("POST", "/api/services/command", {

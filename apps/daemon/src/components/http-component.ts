@@ -11,12 +11,13 @@ import { daemonVersion } from "../version.js";
 export const httpComponent = daemonComponent({
   name: "http",
   dependsOn: ["context", "runtime", "services", "credentials", "channels"],
-  async setup({ context, runtime: { runtime, journal }, services, credentials, channels }) {
+  async setup({ context, runtime: { runtime, journal, usageLog }, services, credentials, channels }) {
     const token = await ensureToken(context.env);
     const http = createDaemonHttp((pluginStatus) =>
       buildDaemonApp({
         runtime,
         journal,
+        usage: usageLog,
         registry: services,
         token,
         capabilities: credentials.scope,

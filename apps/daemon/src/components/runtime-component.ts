@@ -22,14 +22,15 @@ export const runtimeComponent = daemonComponent({
       : await createModel(config.llm, context.configEnv);
     // Every call the daemon makes goes through this model (runs, compaction, plug-ins such as
     // memory), so the usage log counts them all.
-    const usageLog = createUsageLog({ rootDir: context.rootDir });
+    // One name for this process in the run journal, the usage records and the channel host (workers share a store).
+    const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    // The shared store's usage when it has one, so `downcity usage` on any worker sums them all.
+    const usageLog = store?.usage ?? createUsageLog({ rootDir: context.rootDir });
     const choice = chosen.model
-      ? { ...chosen, model: meteredModel(chosen.model, { usageLog, logger }) }
+      ? { ...chosen, model: meteredModel(chosen.model, { usageLog, logger, workerId }) }
       : chosen;
     const historyFolders = createHistoryFolders();
     const journal = await openRunJournal(context, store);
-    // One name for this process in the run journal and the channel host (workers share a store).
-    const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     const runtime = createAgentRuntime({
       rootDir: context.rootDir,
       ...(choice.model ? { model: choice.model } : { modelHint: choice.hint }),

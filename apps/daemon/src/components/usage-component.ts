@@ -13,6 +13,7 @@ export const usageComponent = daemonComponent({
     const stop = recordUsage({
       runtime: runtime.runtime,
       usageLog: runtime.usageLog,
+      workerId: runtime.workerId,
       logger: context.logger,
     });
     return { value: undefined, close: stop };

@@ -8,7 +8,7 @@ import type {
   PluginHost,
   RunJournal,
   ServiceRegistry,
-  UsageLog,
+  UsageStore,
 } from "@downcity/core";
 import type { CommandCheck, ShellEngine } from "@downcity/shell";
 import type { LanguageModel } from "ai";
@@ -56,7 +56,7 @@ export interface DaemonParts {
     /** This process's name in the run journal and the channel host (`<host>:<pid>:<random>`). */
     workerId: string;
     /** The usage log: the runtime's model appends what runs' step events do not (compaction, memory, cut-off steps). */
-    usageLog: UsageLog;
+    usageLog: UsageStore;
   };
   usage: undefined;
   /** OpenTelemetry export; `undefined` when downcity.json has no `telemetry.otlp`. */

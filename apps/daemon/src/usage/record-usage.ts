@@ -1,10 +1,12 @@
-import { type AgentRuntime, errorFields, type Logger, type UsageLog } from "@downcity/core";
+import { type AgentRuntime, errorFields, type Logger, type UsageStore } from "@downcity/core";
 
 /** Appends every model call (`step` event) of the runtime to the usage log; returns the unsubscribe. */
 export function recordUsage(options: {
   runtime: AgentRuntime;
-  usageLog: UsageLog;
+  usageLog: UsageStore;
   logger: Logger;
+  /** Recorded with each call, so the cluster's usage can be told apart by worker. */
+  workerId?: string;
   now?: () => Date;
 }): () => void {
   const now = options.now ?? (() => new Date());
@@ -21,6 +23,7 @@ export function recordUsage(options: {
         ...event.usage,
         durationMs: event.durationMs,
         finishReason: event.finishReason,
+        ...(options.workerId ? { workerId: options.workerId } : {}),
       })
       .catch((error: unknown) => options.logger.warn(errorFields(error), "could not write the usage log"));
   });

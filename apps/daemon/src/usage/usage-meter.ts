@@ -4,7 +4,7 @@ import {
   errorFields,
   type Logger,
   type ModelPurpose,
-  type UsageLog,
+  type UsageStore,
 } from "@downcity/core";
 import type { UsageRecord } from "@downcity/core/usage";
 import { type LanguageModel, type LanguageModelMiddleware, wrapLanguageModel } from "ai";
@@ -16,8 +16,10 @@ type Usage = { inputTokens: { total?: number; cacheRead?: number }; outputTokens
 
 /** Options of `meteredModel`. */
 export interface UsageMeterOptions {
-  usageLog: UsageLog;
+  usageLog: UsageStore;
   logger: Logger;
+  /** Recorded with each call, so the cluster's usage can be told apart by worker. */
+  workerId?: string;
   now?: () => Date;
 }
 
@@ -60,6 +62,7 @@ export function meteredModel(model: LanguageModel, options: UsageMeterOptions): 
         finishReason: outcome.finishReason,
         purpose: purpose?.purpose ?? "other",
         ...(estimated ? { estimated: true } : {}),
+        ...(options.workerId ? { workerId: options.workerId } : {}),
       };
       options.usageLog
         .append(record)
