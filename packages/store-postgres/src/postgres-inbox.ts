@@ -12,6 +12,7 @@ interface InboxRow {
   status: InboxEntry["status"] | "dropped";
   attempts: number;
   last_error: string | null;
+  worker: string | null;
 }
 
 const toEntry = (row: InboxRow): InboxEntry => ({
@@ -25,6 +26,7 @@ const toEntry = (row: InboxRow): InboxEntry => ({
   status: row.status === "dropped" ? "done" : row.status,
   attempts: row.attempts,
   ...(row.last_error !== null ? { lastError: row.last_error } : {}),
+  ...(row.worker ? { worker: row.worker } : {}),
 });
 
 /** The channel a worker LISTENs on to hear of new claimable inbox events. */

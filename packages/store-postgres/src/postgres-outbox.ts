@@ -14,6 +14,7 @@ interface OutboxRow {
   status: "pending" | "sent" | "dead" | "dropped";
   attempts: number;
   last_error: string | null;
+  worker: string | null;
 }
 
 const toEntry = (row: OutboxRow): OutboxEntry => ({
@@ -28,6 +29,7 @@ const toEntry = (row: OutboxRow): OutboxEntry => ({
   status: row.status === "dead" ? "dead" : "pending",
   attempts: row.attempts,
   ...(row.last_error !== null ? { lastError: row.last_error } : {}),
+  ...(row.worker ? { worker: row.worker } : {}),
 });
 
 // NULL when the chunk has none, so it comes back without the field, as the file outbox hands it back.

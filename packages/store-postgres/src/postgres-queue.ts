@@ -59,7 +59,7 @@ export function createPostgresQueue<Row extends pg.QueryResultRow, Entry extends
     async claim({ owner, leaseMs = defaultLeaseMs }) {
       // Only a group's oldest pending entry qualifies, and only while nobody's claim on it is live.
       const { rows } = await pool.query<Row>(
-        `UPDATE ${table} SET claimed_by = $1, claimed_until = clock_timestamp() + make_interval(secs => $2)
+        `UPDATE ${table} SET claimed_by = $1, worker = $1, claimed_until = clock_timestamp() + make_interval(secs => $2)
          WHERE ${key} = (
            SELECT q.${key} FROM ${table} q
            WHERE q.status = 'pending'

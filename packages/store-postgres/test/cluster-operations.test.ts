@@ -95,6 +95,12 @@ describe("cluster-wide chat operations (three real daemons, one real PostgreSQL)
         return run;
       }, "the chat message's run record");
       expect([a.workerId, c.workerId]).toContain(sendRun.worker);
+      // The worker column: runs list (its run's worker) and the inbox (the busy worker's claim), from any worker.
+      const runs = (await (await c.client()).runs({ context: "cli:ops" })).runs;
+      expect(runs.map((run) => run.worker)).toEqual([sendRun.worker]);
+      const inbox = await (await a.client()).servicesCommand({ service: "inbox", action: "list" });
+      const entries = (inbox.result as { entries: Array<{ id: string; worker?: string }> }).entries;
+      expect(entries.find((entry) => entry.id === "hook:long-1")?.worker).toBe(b.workerId);
 
       // chat cancel on C stops B's run.
       const cancelled = await (await c.client()).chatCancel({ contextId: "hook:long" });

@@ -47,6 +47,28 @@ describe("run timeline", () => {
     expect(describeRunList([summary!])).toContain("1230 tokens (1024 cached input)");
   });
 
+  it("names the worker of the run's latest attempt (a run another worker took over)", () => {
+    const [start, ...rest] = records;
+    const withWorkers = [
+      { ...start, worker: "host-a:1:aaaa" },
+      {
+        v: runJournalVersion,
+        at,
+        type: "attempt",
+        attempt: 2,
+        fromStep: 0,
+        reason: "restart",
+        worker: "host-b:2:bbbb",
+      },
+      ...rest,
+    ] as JournalRecord[];
+    const summary = summarizeRun(withWorkers);
+    expect(summary?.worker).toBe("host-b:2:bbbb");
+    expect(describeRunList([summary!])).toContain("worker host-b:2:bbbb");
+    expect(describeRun(withWorkers, summary!)).toContain("  worker    host-b:2:bbbb");
+    expect(describeRunList([summarizeRun(records)!])).not.toContain("worker");
+  });
+
   it("shows every approval asked for and decided, with who answered", () => {
     const approvals = [
       {

@@ -28,6 +28,8 @@ export function describeRunList(runs: RunSummary[]): string {
         `${run.steps} step${run.steps === 1 ? "" : "s"}, ${run.toolCalls} tool call${run.toolCalls === 1 ? "" : "s"}`,
         `${run.usage.totalTokens} tokens${run.usage.cachedInputTokens ? ` (${run.usage.cachedInputTokens} cached input)` : ""}`,
         ...(run.attempts > 1 ? [`${run.attempts} attempts`] : []),
+        // On a shared store: the worker that ran it (its latest attempt).
+        ...(run.worker ? [`worker ${run.worker}`] : []),
       ].join("  "),
     )
     .join("\n");
@@ -44,6 +46,7 @@ export function describeRun(records: JournalRecord[], summary: RunSummary, full 
     `  context   ${summary.contextId}${start?.route?.channel ? ` (${start.route.channel})` : ""}`,
     `  started   ${summary.startedAt}${summary.endedAt ? `, ended ${summary.endedAt}` : ""}`,
     ...(summary.model ? [`  model     ${summary.model.provider} ${summary.model.modelId}`] : []),
+    ...(summary.worker ? [`  worker    ${summary.worker}`] : []),
     // Cached input shown even at 0: the run's prompt-cache hit is what the cost depends on.
     `  usage     ${summary.usage.inputTokens} in, ${summary.usage.cachedInputTokens} cached in / ${summary.usage.outputTokens} out (${summary.usage.totalTokens} total)${summary.attempts > 1 ? `, ${summary.attempts} attempts` : ""}`,
   ];

@@ -21,6 +21,8 @@ export interface QueuedEntry {
   status: "pending" | "done" | "dead";
   attempts: number;
   lastError?: string;
+  /** The worker that claimed it last (kept after the claim ends), where the store records it. */
+  worker?: string;
 }
 
 /**

@@ -192,6 +192,8 @@ export interface RunSummary {
   toolCalls: number;
   usage: JournalUsage;
   model?: { provider: string; modelId: string };
+  /** The worker that ran the run's latest attempt (several workers may share one store). */
+  worker?: string;
 }
 
 /** Filters of `RunJournal.list`. */

@@ -22,11 +22,15 @@ export function summarizeRun(records: readonly JournalRecord[]): RunSummary | un
   let steps = 0;
   let toolCalls = 0;
   let attempts = 1;
+  // The worker of the latest attempt: the one that ran (or runs) the run's end.
+  let worker = start.worker;
   for (const record of records) {
     if (record.type === "step") steps++;
     else if (record.type === "tool-start") toolCalls++;
-    else if (record.type === "attempt") attempts = Math.max(attempts, record.attempt);
-    else if (record.type === "model-call" && record.response) {
+    else if (record.type === "attempt") {
+      attempts = Math.max(attempts, record.attempt);
+      worker = record.worker ?? worker;
+    } else if (record.type === "model-call" && record.response) {
       usage.inputTokens += record.response.usage.inputTokens;
       usage.outputTokens += record.response.usage.outputTokens;
       usage.cachedInputTokens += record.response.usage.cachedInputTokens;
@@ -44,6 +48,7 @@ export function summarizeRun(records: readonly JournalRecord[]): RunSummary | un
     toolCalls,
     usage,
     ...(start.model ? { model: start.model } : {}),
+    ...(worker ? { worker } : {}),
   };
 }
 
