@@ -63,10 +63,14 @@ export function openWecomConnection(settings: WecomConnectionOptions): Promise<W
   };
 
   client.on("message", (frame) => settings.onMessage(frame));
+  // Set once WeCom closed this connection for another one: the SDK then stops, and so does the state.
+  let replaced = false;
   const closed = (reason: string) => {
-    if (!stopped) context.setState("retrying", `the connection closed (${reason}); reconnecting`);
+    if (!stopped && !replaced)
+      context.setState("retrying", `the connection closed (${reason}); reconnecting`);
   };
   client.on("event.disconnected_event", () => {
+    replaced = true;
     context.setState(
       "failed",
       "WeCom closed this connection because another one subscribed with the same bot id (another daemon or tool uses this bot); restart this channel once it is gone",

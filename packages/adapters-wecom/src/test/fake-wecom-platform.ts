@@ -37,6 +37,8 @@ export interface FakeWecomPlatform extends ChannelFake, ChannelFakeLiveness {
   dropConnection(): void;
   /** Stops answering heartbeats (a half-open connection). */
   answerHeartbeats(answer: boolean): void;
+  /** The req_ids a message callback was pushed with, in order (redeliveries add one each). */
+  reqIdsOf(eventId: string): string[];
   /** Every frame the adapter sent (replies and pushes, thinking bubbles included). */
   frames(): FakeWecomFrame[];
   downloads(url: string): number;
@@ -64,6 +66,7 @@ export async function startFakeWecomPlatform(options: FakeWecomOptions = {}): Pr
   const inFlight = new Map<string, Push>();
   const lost: Array<Record<string, unknown>> = [];
   const skipped: FakeIncoming[] = [];
+  const reqIds = new Map<string, string[]>();
   const stats = { connections: 0, subscriptions: 0, refused: 0, pushes: {} as Record<string, number> };
   const outbound: FakeWecomOutbound = createFakeWecomOutbound({
     route: (reqId) => routes.get(reqId),
@@ -94,6 +97,7 @@ export async function startFakeWecomPlatform(options: FakeWecomOptions = {}): Pr
       const reqId = `aibot_msg_callback_${randomBytes(6).toString("hex")}`;
       routes.set(reqId, { chatId: body.chatid ?? body.from.userid, at: Date.now() });
       stats.pushes[body.msgid] = (stats.pushes[body.msgid] ?? 0) + 1;
+      reqIds.set(body.msgid, [...(reqIds.get(body.msgid) ?? []), reqId]);
       const timers: NodeJS.Timeout[] = [];
       const entry: Push = {
         reqId,
@@ -235,6 +239,7 @@ export async function startFakeWecomPlatform(options: FakeWecomOptions = {}): Pr
     sent: () => outbound.sent(),
     typingSeen: () => outbound.typingSeen(),
     frames: () => outbound.frames(),
+    reqIdsOf: (eventId) => [...(reqIds.get(eventId) ?? [])],
     rateLimitNextSends: (count) => outbound.rateLimitNextSends(count),
     refuseNextFormatted: () => outbound.refuseNextFormatted(),
     stats: () => ({ ...stats, pushes: { ...stats.pushes } }),
