@@ -1,6 +1,7 @@
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DowncityError } from "@downcity/core";
+import { DowncityError, openFileChannelState } from "@downcity/core";
 import { createRecordingContext, type RecordingContext } from "@downcity/core/test";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTelegramAdapter, type TelegramAdapter } from "./telegram-adapter.js";
@@ -154,6 +155,41 @@ describe("telegram polling", () => {
     expect(fake.calls("getUpdates").find((call) => call.payload.offset !== undefined)?.payload.offset).toBe(
       accepted + 1,
     );
+  });
+
+  it("keeps the offset in the channel's state: a poller on another worker resumes from it", async () => {
+    const { fake, recording } = await setup();
+    // The channel's state as the host hands it out (the store's; here its file driver in a folder
+    // of its own), shared by two pollers whose state folders differ, as on two machines.
+    const sharedDir = await mkdtemp(join(tmpdir(), "dc-tg-shared-state-"));
+    cleanup.push(() => rm(sharedDir, { recursive: true, force: true }));
+    const state = openFileChannelState(sharedDir);
+    const first = adapterFor(fake);
+    await first.start({ ...recording.context, state });
+    await recording.until(() => first.bot() !== undefined, "getMe");
+    const release = recording.hold();
+    const accepted = fake.injectMessage({ text: "accepted by the first poller" });
+    await recording.until(() => recording.attempts() === 1, "accept in flight");
+    // Stopped during the accept: Telegram never sees the confirming poll, so only the saved offset
+    // keeps the next poller from being handed this update again.
+    const stopping = first.stop();
+    release();
+    await stopping;
+    expect(fake.isConfirmed(accepted)).toBe(false);
+    expect(await state.get("offset")).toMatchObject({ botId: fake.bot.id, offset: accepted + 1 });
+    await expect(stat(join(recording.context.stateDir, "offset.json"))).rejects.toMatchObject({
+      code: "ENOENT",
+    });
+
+    const other = await createRecordingContext({ channel: "tg" });
+    cleanup.push(() => other.dispose());
+    const second = adapterFor(fake);
+    const polledBefore = fake.calls("getUpdates").length;
+    await second.start({ ...other.context, state });
+    const next = fake.injectMessage({ text: "after the handover" });
+    await other.until(() => fake.isConfirmed(next), "the next update accepted by the second poller");
+    expect(other.events.map((event) => event.text)).toEqual(["after the handover"]);
+    expect(fake.calls("getUpdates")[polledBefore]?.payload.offset).toBe(accepted + 1);
   });
 
   it("surfaces 409 Conflict as a retrying channel state and recovers once the other poller is gone", async () => {
