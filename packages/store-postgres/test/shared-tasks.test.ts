@@ -125,8 +125,13 @@ async function scenario(cluster: WorkerCluster, receiver: ReplyReceiver, witness
   const first = await until(() => leader(cluster), "a scheduler lease holder");
 
   // SIGKILL the scheduling worker 1.5 s before a fire: another worker must take over and fire it.
-  const target = nextFireAtLeast(4000);
-  await delay(target - 1500 - Date.now());
+  // A busy machine may oversleep past the moment; then the next fire is the target.
+  let target = nextFireAtLeast(4000);
+  for (;;) {
+    await delay(target - 1500 - Date.now());
+    if (Date.now() < target - 1000) break;
+    target = nextFireAtLeast(4000);
+  }
   const killedAt = await first.kill();
   expect(killedAt, "killed before the fire").toBeLessThan(target);
   await until(
@@ -165,15 +170,19 @@ async function scenario(cluster: WorkerCluster, receiver: ReplyReceiver, witness
     { timeoutMs: 60_000 },
   );
   for (const runId of runIds) {
-    expect(
-      witness.notices.filter((seen) => seen === runId),
-      `notice of ${runId}`,
-    ).toHaveLength(1);
+    // One visible reply (one idempotency key) per notice, in alice's chat. A notice whose run the
+    // SIGKILL cut short may reach the model again on the next owner, never the chat twice.
+    expect(witness.notices, `the model saw the notice of ${runId}`).toContain(runId);
     const replies = receiver.replies.filter((reply) => reply.text === `notice ${runId}`);
-    expect(replies.map((reply) => reply.chatId)).toEqual(["alice"]);
+    expect(new Set(replies.map((reply) => reply.idempotencyKey)).size, `replies to ${runId}`).toBe(1);
+    expect(new Set(replies.map((reply) => reply.chatId))).toEqual(new Set(["alice"]));
   }
-  const notices = await cluster.query<{ count: string }>(
-    "SELECT count(*)::text AS count FROM downcity_inbox WHERE id LIKE 'internal:task-notice:tick:%'",
+  // Each notice was one inbox event of alice's context (event id task-notice:tick:<runId>).
+  const notices = await cluster.query<{ id: string; context_id: string }>(
+    "SELECT id, context_id FROM downcity_inbox WHERE id LIKE 'internal:task-notice:tick:%'",
   );
-  expect(Number(notices[0]?.count)).toBeGreaterThanOrEqual(runIds.length);
+  for (const runId of runIds)
+    expect(notices.filter((row) => row.id === `internal:task-notice:tick:${runId}`)).toEqual([
+      { id: `internal:task-notice:tick:${runId}`, context_id: "hook:alice" },
+    ]);
 }
