@@ -1,6 +1,8 @@
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { useRecordingTestBed } from "@downcity/core/test";
+import { openFileChannelState } from "@downcity/core";
+import { createRecordingContext, useRecordingTestBed } from "@downcity/core/test";
 import { describe, expect, it } from "vitest";
 import { createQqAdapter } from "./qq-adapter.js";
 import { qqMessageSeq } from "./qq-sender.js";
@@ -256,5 +258,41 @@ describe("QQ gateway", () => {
     expect(bed.fake.stats().identifies).toBe(1);
     expect(bed.fake.stats().resumes).toEqual([{ seq: 2 }]);
     expect(accepted()).toContain("sent while down");
+  });
+
+  it("keeps the session in the channel's state: a gateway on another worker resumes it", async () => {
+    // The channel's state as the host hands it out (the store's; here its file driver in a folder
+    // of its own), shared by two adapters whose state folders differ, as on two machines.
+    const sharedDir = await mkdtemp(join(tmpdir(), "dc-qq-shared-state-"));
+    const state = openFileChannelState(sharedDir);
+    const other = await createRecordingContext({ channel: "qq" });
+    const connection = { ...fakeQqConnection(bed.fake), reconnectDelayMs: 20 };
+    const first = createQqAdapter(connection);
+    const second = createQqAdapter(connection);
+    try {
+      await first.start({ ...bed.recording.context, state });
+      await bed.fake.deliver({ chatType: "direct", chatId: "u1", userId: "u1", text: "first life" });
+      await first.stop();
+      expect(await state.get("qq-session")).toMatchObject({ seq: 2 });
+      await expect(stat(join(bed.recording.context.stateDir, "qq-session.json"))).rejects.toMatchObject({
+        code: "ENOENT",
+      });
+      const away = bed.fake.deliver({
+        chatType: "direct",
+        chatId: "u1",
+        userId: "u1",
+        text: "sent while down",
+      });
+      await second.start({ ...other.context, state });
+      expect((await away).acked).toBe(true);
+      expect(bed.fake.stats().identifies).toBe(1);
+      expect(bed.fake.stats().resumes).toEqual([{ seq: 2 }]);
+      expect(other.events.map((event) => event.text)).toEqual(["sent while down"]);
+    } finally {
+      await first.stop();
+      await second.stop();
+      await other.dispose();
+      await rm(sharedDir, { recursive: true, force: true });
+    }
   });
 });
