@@ -28,6 +28,7 @@ export function createSchedulerLeaseKeeper(options: {
   let renewedAt = 0;
   let timer: NodeJS.Timeout | undefined;
   let running = false;
+  let inFlight = false;
   let tick: Promise<void> = Promise.resolve();
 
   const change = (next: boolean) => {
@@ -38,6 +39,11 @@ export function createSchedulerLeaseKeeper(options: {
       leading ? "took the task scheduler lease" : "lost the task scheduler lease",
     );
     options.onChange(next);
+  };
+
+  /** A holder that has not renewed for two thirds of its lease stops firing before it can lapse. */
+  const checkStale = () => {
+    if (leading && now() - renewedAt >= (leaseMs * 2) / 3) change(false);
   };
 
   const attempt = async () => {
@@ -51,17 +57,18 @@ export function createSchedulerLeaseKeeper(options: {
         { worker, ...errorFields(error) },
         "cannot reach the store to keep the task scheduler lease",
       );
-      // The lease may lapse and go to another worker: stop firing before it can.
-      if (leading && now() - renewedAt >= (leaseMs * 2) / 3) change(false);
+      checkStale();
+    } finally {
+      inFlight = false;
     }
   };
 
-  const schedule = () => {
-    if (!running) return;
-    timer = setTimeout(() => {
-      tick = attempt().finally(schedule);
-    }, leaseMs / 3);
-    timer.unref?.();
+  // A tick every third of the lease; an attempt stuck on a dead connection does not stop the check.
+  const onTick = () => {
+    checkStale();
+    if (inFlight) return;
+    inFlight = true;
+    tick = attempt();
   };
 
   return {
@@ -71,13 +78,15 @@ export function createSchedulerLeaseKeeper(options: {
     async start() {
       if (running) return;
       running = true;
+      inFlight = true;
       tick = attempt();
       await tick;
-      schedule();
+      timer = setInterval(onTick, leaseMs / 3);
+      timer.unref?.();
     },
     async stop() {
       running = false;
-      if (timer) clearTimeout(timer);
+      if (timer) clearInterval(timer);
       timer = undefined;
       await tick.catch(() => undefined);
       const wasLeading = leading;
