@@ -46,6 +46,7 @@ const dependencyBudgets = {
   "@downcity/adapters-webhook": ["@downcity/core", "zod"],
   "@downcity/adapters-feishu": ["@downcity/core", "@larksuiteoapi/node-sdk", "zod"],
   "@downcity/adapters-qq": ["@downcity/core", "ws", "zod"],
+  "@downcity/adapters-wecom": ["@downcity/core", "@wecom/aibot-node-sdk", "zod"],
   "@downcity/console-web": [],
   "@downcity/store-postgres": ["@downcity/core", "pg", "zod"],
 };

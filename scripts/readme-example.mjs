@@ -171,6 +171,9 @@ export const exampleHarness = {
   "@downcity/adapters-qq": {
     env: { QQ_CLIENT_SECRET: "pack-check-client-secret" },
   },
+  "@downcity/adapters-wecom": {
+    env: { WECOM_BOT_SECRET: "pack-check-bot-secret-0123456789" },
+  },
   "@downcity/store-postgres": {
     // A real server: the example connects to DATABASE_URL, migrates, accepts, claims and completes.
     async setup() {
