@@ -22,6 +22,9 @@ export interface ContactBookOptions {
   now?: () => number;
 }
 
+/** Contacts whose last written sighting this worker remembers; past this, the oldest is forgotten. */
+const rememberedSightings = 10_000;
+
 const sightingKey = (contact: SeenContact) =>
   JSON.stringify([
     contact.chatId,
@@ -44,7 +47,10 @@ export function createContactBook(store: ContactStore, options: ContactBookOptio
       const key = sightingKey(contact);
       const last = written.get(id);
       if (last && last.key === key && now() - last.at < refreshMs) return Promise.resolve();
+      written.delete(id);
       written.set(id, { key, at: now() });
+      // Only the recently written are remembered; an older sighting is simply written again.
+      if (written.size > rememberedSightings) written.delete(written.keys().next().value as string);
       const write = store.seen(contact).catch((error: unknown) => {
         written.delete(id);
         throw error;
