@@ -29,6 +29,9 @@ export async function recoverSessions(
   const lost: ShellId[] = [];
   const replayed: ShellId[] = [];
   const writes: Promise<void>[] = [];
+  // Exit events go out once every recovered snapshot has landed: the host acknowledges an event by
+  // looking its session up on disk, and a lookup before the write would save the stale "running" back.
+  const emits: Array<() => void> = [];
   if (!existsSync(options.stateDir)) return { lost, replayed };
   for (const name of readdirSync(options.stateDir).sort()) {
     if (!isShellId(name) || options.isLive(name)) continue;
@@ -73,7 +76,10 @@ export async function recoverSessions(
       if (notify) snapshot.exit_event.emitted = true;
       session.persist();
       writes.push(session.settled());
-      if (notify) options.emit(snapshot, session.tailText(), false);
+      if (notify) {
+        const tail = session.tailText();
+        emits.push(() => options.emit(snapshot, tail, false));
+      }
       continue;
     }
     if (snapshot.notify && !snapshot.exit_event.delivered) {
@@ -82,10 +88,12 @@ export async function recoverSessions(
       session.persist();
       writes.push(session.settled());
       replayed.push(snapshot.shell_id);
-      options.emit(snapshot, session.tailText(), true);
+      const tail = session.tailText();
+      emits.push(() => options.emit(snapshot, tail, true));
     }
   }
   await Promise.all(writes);
+  for (const emit of emits) emit();
   return { lost, replayed };
 }
 

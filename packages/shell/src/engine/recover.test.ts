@@ -63,8 +63,15 @@ describe("recover", () => {
 
     const engine = createShellEngine({ rootDir });
     const events: ShellExitEvent[] = [];
-    engine.on("shell-exit", (event) => events.push(event));
+    const acks: Promise<void>[] = [];
+    // The host acknowledges as soon as it has queued the follow-up: here, at once. An event emitted
+    // before its recovered snapshot landed made that lookup read "running" back from disk.
+    engine.on("shell-exit", (event) => {
+      events.push(event);
+      acks.push(engine.ackExit(event.shell_id));
+    });
     const result = await engine.recover();
+    await Promise.all(acks);
     expect(result.lost).toEqual([ids.running]);
     expect(result.replayed).toEqual([ids.done]);
     // recover() sends SIGKILL; its delivery is asynchronous, so poll with a deadline.
@@ -92,10 +99,13 @@ describe("recover", () => {
     ]);
     expect(events[0]?.tail).toContain("finished");
 
-    await engine.ackExit(ids.done);
-    await engine.ackExit(ids.running);
-    const snapshot = JSON.parse(readFileSync(join(engine.stateDir, ids.done, "snapshot.json"), "utf8"));
-    expect(snapshot.exit_event.delivered).toBe(true);
+    for (const id of [ids.done, ids.running]) {
+      const snapshot = JSON.parse(readFileSync(join(engine.stateDir, id, "snapshot.json"), "utf8"));
+      expect(snapshot.exit_event.delivered).toBe(true);
+    }
+    expect(JSON.parse(readFileSync(join(engine.stateDir, ids.running, "snapshot.json"), "utf8")).status).toBe(
+      "lost",
+    );
     const again = createShellEngine({ rootDir });
     expect(await again.recover()).toEqual({ lost: [], replayed: [] });
     expect((await again.list()).map((entry) => entry.status).sort()).toEqual(["exited", "lost"]);
