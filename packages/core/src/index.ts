@@ -186,6 +186,7 @@ export {
   type ChannelStateStore,
   checkAdapterStateKey,
 } from "./store/adapter-state-store.js";
+export type { ClusterEvent, ClusterEventBus } from "./store/cluster-events.js";
 export {
   type Contact,
   type ContactStore,

@@ -4,6 +4,7 @@ import { checkPrivileges } from "./check-privileges.js";
 import { runMigrations } from "./migrations.js";
 import { acquirePollerLock, type PollerLock } from "./poller-lock.js";
 import { createPostgresAccess } from "./postgres-access.js";
+import { createPostgresClusterEvents } from "./postgres-cluster-events.js";
 import { createPostgresHistory } from "./postgres-history.js";
 import { createPostgresInbox } from "./postgres-inbox.js";
 import { createPostgresLease } from "./postgres-lease.js";
@@ -77,6 +78,7 @@ export async function openPostgresStore(input: PostgresStoreOptions): Promise<Po
     throw storeError(error, options);
   }
   const wakes = createWakeListener(connectionSettings(connection), { pollMs: options.pollMs });
+  const events = createPostgresClusterEvents(pool, connectionSettings(connection));
   const prune = () => pruneStore(pool, { keepMs: options.dedupeWindowMs });
   // Every worker prunes; the deletes are idempotent, and a failure waits for the next round.
   const pruning =
@@ -93,6 +95,7 @@ export async function openPostgresStore(input: PostgresStoreOptions): Promise<Po
     leases: createPostgresLease(pool),
     journal: createPostgresRunJournal(pool),
     cancels: createPostgresRunCancels(pool),
+    events,
     access: createPostgresAccess(pool),
     tasks: createPostgresTasks(pool),
     wakes,
@@ -103,6 +106,7 @@ export async function openPostgresStore(input: PostgresStoreOptions): Promise<Po
     async close() {
       if (pruning) clearInterval(pruning);
       await wakes.close();
+      await events.close();
       await pool.end();
     },
   };

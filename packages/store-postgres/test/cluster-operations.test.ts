@@ -85,8 +85,22 @@ describe("cluster-wide chat operations (three real daemons, one real PostgreSQL)
       await a.start();
       await c.start();
 
+      // B's live event stream (what the console shows) is open before the message goes in.
+      const streamed: Array<{ type: string; worker?: string }> = [];
+      const stream = new AbortController();
+      cleanups.push(async () => stream.abort());
+      const bClient = await b.client();
+      let ready = false;
+      const listening = (async () => {
+        for await (const event of bClient.chatEvents("cli:ops", { signal: stream.signal })) {
+          if (event.type === "ready") ready = true;
+          else streamed.push(event as { type: string; worker?: string });
+        }
+      })().catch(() => {});
+      await until(() => ready, "B's event stream");
+
       // chat send against B: B is busy, so A or C runs it; B waits through the store and answers.
-      const reply = await (await b.client()).chatSend({ text: "say hello", contextId: "cli:ops" });
+      const reply = await bClient.chatSend({ text: "say hello", contextId: "cli:ops" });
       expect(reply.text).toBe(hello);
       const sendRun = await until(async () => {
         const [run] = await cluster.query<{ worker: string }>(
@@ -95,6 +109,15 @@ describe("cluster-wide chat operations (three real daemons, one real PostgreSQL)
         return run;
       }, "the chat message's run record");
       expect([a.workerId, c.workerId]).toContain(sendRun.worker);
+      // The run's live events reached B's stream from the worker that ran it.
+      await until(() => streamed.some((event) => event.type === "run-end"), "the run's end on B's stream");
+      expect(streamed.find((event) => event.type === "run-start")).toMatchObject({ worker: sendRun.worker });
+      expect(streamed.find((event) => event.type === "run-end")).toMatchObject({
+        worker: sendRun.worker,
+        text: hello,
+      });
+      stream.abort();
+      await listening;
       // The worker column: runs list (its run's worker) and the inbox (the busy worker's claim), from any worker.
       const runs = (await (await c.client()).runs({ context: "cli:ops" })).runs;
       expect(runs.map((run) => run.worker)).toEqual([sendRun.worker]);

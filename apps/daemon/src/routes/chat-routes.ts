@@ -87,6 +87,11 @@ export async function chatRoutes(
       if (filter && event.contextId !== filter) return;
       write(event.type, event);
     });
+    // On a shared store, runs of the other workers too, marked with the worker that runs them.
+    const unsubscribeWorkers = options.channels?.onWorkerEvent((event, worker) => {
+      if (filter && event.contextId !== filter) return;
+      write(event.type, { ...event, worker });
+    });
     const keepAlive = setInterval(() => raw.write(": keep-alive\n\n"), options.keepAliveMs ?? 15000);
     let done = false;
     const finish = () => {
@@ -94,6 +99,7 @@ export async function chatRoutes(
       done = true;
       clearInterval(keepAlive);
       unsubscribe();
+      unsubscribeWorkers?.();
       removeStream();
       raw.end();
     };

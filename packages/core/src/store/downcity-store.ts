@@ -1,5 +1,6 @@
 import type { AccessStore } from "./access-store.js";
 import type { AdapterStateStore } from "./adapter-state-store.js";
+import type { ClusterEventBus } from "./cluster-events.js";
 import type { ContactStore } from "./contact-store.js";
 import type { ContextLease } from "./context-lease.js";
 import type { HistoryStore } from "./history-store.js";
@@ -54,6 +55,8 @@ export interface DowncityStore {
   readonly tasks?: TaskStore;
   /** Cancel requests between workers (`chat cancel` on one stops a run on another); absent, cancels are local. */
   readonly cancels?: RunCancelStore;
+  /** Live runtime events between workers (a console on one sees runs on all); absent, events stay local. */
+  readonly events?: ClusterEventBus;
   /**
    * Calls `listener` when another worker may have made work claimable (an accepted event, a released
    * claim); absent when one worker serves the store and wakes itself.

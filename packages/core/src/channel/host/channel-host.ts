@@ -28,6 +28,7 @@ import { createChatCommandDispatch } from "./chat-command-dispatch.js";
 import { type ChatCommandDefinition, createChatCommandRegistry } from "./chat-command-registry.js";
 import { createClusterCancel } from "./cluster-cancel.js";
 import { type ContactBook, createContactBook } from "./contact-book.js";
+import { createEventRelay, type WorkerEventListener } from "./event-relay.js";
 import { createFailureNotice } from "./failure-notice.js";
 import { createInboundEvents } from "./inbound-events.js";
 import { createProgressMessages } from "./progress-messages.js";
@@ -95,6 +96,8 @@ export interface ChannelHost {
    * inbox finished it; the result is read from the shared history and journal).
    */
   awaitResult(id: string, contextId: string, options?: { signal?: AbortSignal }): Promise<RunResult>;
+  /** Calls `listener` with the runtime events of runs on other workers of a shared store (never on files). */
+  onWorkerEvent(listener: WorkerEventListener): () => void;
   /** Stops the matching runs wherever they run (on a shared store, also on the worker that holds the context). */
   cancel(target: CancelTarget): Promise<Array<{ contextId: string; requestId: string }>>;
   status(): ChannelStatus[];
@@ -203,6 +206,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     ? createClusterCancel({ cancels: store.cancels, runtime, workerId, logger })
     : undefined;
   if (clusterCancel) unregister.push(() => clusterCancel.close());
+  const relay = store.events ? createEventRelay({ bus: store.events, runtime, workerId, logger }) : undefined;
   const cancel = (target: CancelTarget) => clusterCancel?.cancel(target) ?? runtime.cancel(target);
   const registry = createChatCommandRegistry();
   const usageLog = store.usage ?? createUsageLog({ rootDir: options.rootDir });
@@ -278,6 +282,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
         waitOptions,
       ),
     cancel,
+    onWorkerEvent: (listener) => relay?.onWorkerEvent(listener) ?? (() => {}),
     status: () => [...channels.values()].map((running) => structuredClone(running.status)),
     storeKind: delivery.kind,
     workerId,
@@ -303,6 +308,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
       await progress.close();
       for (const running of channels.values()) await stopChannel(running, logger);
       for (const undo of unregister) undo();
+      await relay?.close();
       await delivery.close();
       // The host's own file store; a configured store is its opener's to close.
       if (!options.store) await store.close();
