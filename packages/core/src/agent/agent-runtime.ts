@@ -5,6 +5,7 @@ import { createLaneScheduler } from "../lanes/lane-scheduler.js";
 import { errorFields, type Logger, silentLogger, withRequestContext } from "../logger/logger.js";
 import { createAudioTranscriber, type TranscriptionModelObject } from "../media/audio-transcriber.js";
 import { createHistoryWindow } from "../prompt/history-window.js";
+import { createProfileReader } from "../prompt/profile-reader.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
 import type { ModelMediaOptions } from "../prompt/user-model-content.js";
 import { type CancelTarget, createActiveRuns } from "../run/active-runs.js";
@@ -144,6 +145,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     directory: registry.directory,
     toolApprover: registry.toolApprover,
     withCachedSchemas: createToolSchemaCache(),
+    readProfile: createProfileReader(rootDir),
     activeRuns: active,
     ...(options.journal ? { journal: options.journal, redact: createRedactor(options.secrets ?? []) } : {}),
     ...(options.workerId ? { workerId: options.workerId } : {}),

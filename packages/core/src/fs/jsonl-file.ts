@@ -63,34 +63,46 @@ export async function readJsonlTail<T>(
   }
   try {
     const { size } = await handle.stat();
-    const chunks: Buffer[] = [];
-    let position = size;
-    let newlines = 0;
-    let chunkSize = 64 * 1024;
-    // count + 1 newlines delimit `count` complete lines.
-    while (position > 0 && newlines <= count) {
-      const length = Math.min(chunkSize, position);
-      position -= length;
-      const chunk = Buffer.alloc(length);
-      await handle.read(chunk, 0, length, position);
-      chunks.unshift(chunk);
-      for (let index = 0; index < chunk.length; index++) if (chunk[index] === 0x0a) newlines++;
-      chunkSize = Math.min(chunkSize * 2, 4 * 1024 * 1024);
-    }
-    let buffer = Buffer.concat(chunks);
-    const lastNewline = buffer.lastIndexOf(0x0a);
-    buffer = buffer.subarray(0, lastNewline + 1);
-    const reachedStart = position === 0;
-    let start = 0;
-    if (!reachedStart) start = buffer.indexOf(0x0a) + 1;
-    const result = parseLines<T>(buffer.subarray(start).toString("utf8"), validate);
-    const records = result.records.length > count ? result.records.slice(-count) : result.records;
-    return {
-      records,
-      malformed: result.malformed,
-      reachedStart: reachedStart && result.records.length <= count,
-    };
+    return await readJsonlTailOf(handle, size, count, validate);
   } finally {
     await handle.close();
   }
+}
+
+/** `readJsonlTail` of an open file whose first `size` bytes are read (positional reads: its offset is untouched). */
+export async function readJsonlTailOf<T>(
+  handle: RawFile,
+  size: number,
+  count: number,
+  validate: (value: unknown) => value is T,
+): Promise<JsonlReadResult<T> & { reachedStart: boolean }> {
+  const chunks: Buffer[] = [];
+  let position = size;
+  let newlines = 0;
+  let chunkSize = 64 * 1024;
+  // count + 1 newlines delimit `count` complete lines.
+  while (position > 0 && newlines <= count) {
+    const length = Math.min(chunkSize, position);
+    position -= length;
+    const chunk = Buffer.allocUnsafe(length);
+    const { bytesRead } = await handle.read(chunk, 0, length, position);
+    // A file truncated meanwhile: what is past its end reads as nothing, never as stale bytes.
+    if (bytesRead < length) chunk.fill(0x0a, bytesRead);
+    chunks.unshift(chunk);
+    for (let index = 0; index < chunk.length; index++) if (chunk[index] === 0x0a) newlines++;
+    chunkSize = Math.min(chunkSize * 2, 4 * 1024 * 1024);
+  }
+  let buffer = Buffer.concat(chunks);
+  const lastNewline = buffer.lastIndexOf(0x0a);
+  buffer = buffer.subarray(0, lastNewline + 1);
+  const reachedStart = position === 0;
+  let start = 0;
+  if (!reachedStart) start = buffer.indexOf(0x0a) + 1;
+  const result = parseLines<T>(buffer.subarray(start).toString("utf8"), validate);
+  const records = result.records.length > count ? result.records.slice(-count) : result.records;
+  return {
+    records,
+    malformed: result.malformed,
+    reachedStart: reachedStart && result.records.length <= count,
+  };
 }

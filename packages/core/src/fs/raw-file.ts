@@ -1,4 +1,18 @@
-import { close, fdatasync, fstat, fsync, ftruncate, open, read, readFile, type Stats, write } from "node:fs";
+import {
+  close,
+  fdatasync,
+  fstat,
+  fstatSync,
+  fsync,
+  ftruncate,
+  open,
+  read,
+  readFile,
+  readSync,
+  type Stats,
+  write,
+  writeSync,
+} from "node:fs";
 import { promisify } from "node:util";
 
 const openAsync = promisify(open);
@@ -13,6 +27,8 @@ const readFileAsync = promisify(readFile);
 
 /** The few file operations history needs, on a plain descriptor (fs/promises FileHandles cost far more per call). */
 export interface RawFile {
+  /** The descriptor, for the synchronous `fstat` a caller may do without a thread-pool round trip. */
+  readonly fd: number;
   stat(): Promise<Stats>;
   read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
   write(buffer: Buffer, offset: number, length: number): Promise<{ bytesWritten: number }>;
@@ -23,10 +39,11 @@ export interface RawFile {
   close(): Promise<void>;
 }
 
-/** Opens `path` with `flags` (as `fs.open`) and wraps the descriptor. */
-export async function openRawFile(path: string, flags: string): Promise<RawFile> {
+/** Opens `path` with `flags` (as `fs.open`: a string, or `fs.constants` bits) and wraps the descriptor. */
+export async function openRawFile(path: string, flags: string | number): Promise<RawFile> {
   const fd = await openAsync(path, flags);
   return {
+    fd,
     stat: () => fstatAsync(fd),
     read: async (buffer, offset, length, position) => ({
       bytesRead: await readAsync(fd, buffer, offset, length, position).then((result) =>
@@ -43,6 +60,23 @@ export async function openRawFile(path: string, flags: string): Promise<RawFile>
     sync: () => fsyncAsync(fd),
     datasync: () => fdatasyncAsync(fd),
     close: () => closeAsync(fd),
+  };
+}
+
+/**
+ * The same file with `stat`, `read` and `write` as synchronous system calls: for the small reads and
+ * writes of a file the page cache holds, which take microseconds, far less than a round trip through
+ * libuv's thread pool (under load, each wakes a pool thread the event loop then waits for). What
+ * waits for the disk (`sync`, `datasync`) stays asynchronous.
+ */
+export function synchronousView(file: RawFile): RawFile {
+  return {
+    ...file,
+    stat: async () => fstatSync(file.fd),
+    read: async (buffer, offset, length, position) => ({
+      bytesRead: readSync(file.fd, buffer, offset, length, position),
+    }),
+    write: async (buffer, offset, length) => ({ bytesWritten: writeSync(file.fd, buffer, offset, length) }),
   };
 }
 

@@ -33,6 +33,8 @@ export async function buildSystemMessages(options: {
   now: Date;
   /** How the chat of this turn renders replies; told in the runtime note, never in the cached prefix. */
   rendering?: ChannelRendering | undefined;
+  /** Reads PROFILE.md (a runtime's reader keeps it in memory while unchanged) [read from `rootDir`]. */
+  readProfile?: () => Promise<string | undefined>;
 }): Promise<SystemMessages> {
   const { rootDir, requestContext, toolNames } = options;
   const provided = await runPromptProviders(
@@ -40,7 +42,7 @@ export async function buildSystemMessages(options: {
     { ...requestContext, rootDir, toolNames },
     options.logger,
   );
-  const profile = await readProfile(rootDir);
+  const profile = await (options.readProfile?.() ?? readProfile(rootDir));
   const messages: ModelMessage[] = [
     { role: "system", content: defaultSystemPrompt },
     ...(profile ? [{ role: "system" as const, content: profile }] : []),

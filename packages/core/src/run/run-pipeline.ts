@@ -105,6 +105,7 @@ async function runStages(
     logger: deps.logger,
     now: deps.now(),
     rendering: scope.requestContext.channel ? deps.renderings?.get(scope.requestContext.channel) : undefined,
+    ...(deps.readProfile ? { readProfile: deps.readProfile } : {}),
   });
   const stream = journaledStream(
     scope,

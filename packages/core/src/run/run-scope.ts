@@ -67,6 +67,8 @@ export interface RunDeps {
   workerId?: string;
   /** How stored files reach the model (a message that joins a run mid-way included). */
   media?: ModelMediaOptions;
+  /** Reads PROFILE.md for each run (kept in memory while the file is unchanged). */
+  readProfile?: () => Promise<string | undefined>;
 }
 
 /** One run as every stage of the pipeline sees it. */

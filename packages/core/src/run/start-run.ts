@@ -69,7 +69,8 @@ export async function startRun(
   const { contextId, requestId, history } = scope;
   for (const pending of batch) stampRequest(pending, requestId);
   const fresh = await unpersistedMessages(history, batch);
-  await history.append(fresh);
+  // Made durable by the answer's append (see ContextHistory.append): one fdatasync a turn, not two.
+  await history.append(fresh, { sync: false });
   const replayed = fresh.length < batch.length;
   const answered = await finishedRunAnswer(history, batch, requestId, deps.logger, replayed);
   if (answered) return { answered: { contextId, requestId, ...answered, steps: 0, usage: emptyUsage() } };

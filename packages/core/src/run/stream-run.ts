@@ -163,7 +163,10 @@ async function streamAttempt(run: RunStream, window: number): Promise<StreamedRu
   );
   run.events.streamStarted();
   if ((await consumeStream(result.fullStream, run)) === "aborted") return stoppedRun(run);
-  return { status: "completed", finalText: await result.text, steps: progress.steps, usage: progress.usage };
+  // The last finished step's text is `result.text`, without it: reading `result.text` makes the AI
+  // SDK tee and drain the whole stream a second time.
+  const finalText = progress.steps.at(-1)?.text ?? (await result.text);
+  return { status: "completed", finalText, steps: progress.steps, usage: progress.usage };
 }
 
 /** Feeds the stream's parts to the run's events until it ends, reports an abort, or the run stops. */

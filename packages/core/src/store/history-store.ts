@@ -29,8 +29,13 @@ export interface CompactOptions {
  * what compaction archived, metadata, compaction into a summary.
  */
 export interface ContextHistory {
-  /** Appends in order; every message needs `id`, `role` and `parts`. */
-  append(messages: HistoryMessage | HistoryMessage[]): Promise<void>;
+  /**
+   * Appends in order; every message needs `id`, `role` and `parts`. Resolves once they are durable;
+   * with `sync: false` a driver may resolve once they are written (a killed process keeps them, a
+   * power loss may not) and make them durable with the context's next append: for a run's trigger
+   * messages, which its answer's append makes durable and a channel's inbox would replay.
+   */
+  append(messages: HistoryMessage | HistoryMessage[], options?: { sync?: boolean }): Promise<void>;
   /** The live messages (a summary first, once compacted), whole or the last `last`. */
   read(options?: { last?: number }): Promise<HistoryMessage[]>;
   /**

@@ -33,6 +33,9 @@ export function createFileHistoryStore(options: FileHistoryStoreOptions): Histor
       }
       return history;
     },
-    close: async () => histories.clear(),
+    close: async () => {
+      for (const history of histories.values()) history.close();
+      histories.clear();
+    },
   };
 }

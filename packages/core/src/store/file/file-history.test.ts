@@ -160,6 +160,36 @@ describe("createHistoryStore", () => {
     expect(meta.compaction?.keepLast).toBe(3);
   });
 
+  it("keeps its file open between operations and follows a compaction made by another writer", async () => {
+    const kept = createHistoryStore({ dir: temp.path });
+    const other = createHistoryStore({ dir: temp.path });
+    await kept.append(Array.from({ length: 6 }, (_, index) => message(`m${index}`)));
+    expect((await kept.read({ last: 2 })).map((m) => m.id)).toEqual(["m4", "m5"]);
+    // The other store replaces messages.jsonl by rename while `kept` holds the old file open.
+    const result = await other.compact({ keepLast: 2, summarize: async () => "older" });
+    expect((await kept.read({ last: 3 })).map((m) => m.id)).toEqual([
+      `summary-${result?.archiveId}`,
+      "m4",
+      "m5",
+    ]);
+    await kept.append(message("after"));
+    await other.append(message("other"));
+    expect((await other.read()).map((m) => m.id)).toEqual([
+      `summary-${result?.archiveId}`,
+      "m4",
+      "m5",
+      "after",
+      "other",
+    ]);
+    expect((await kept.read({ last: 2 })).map((m) => m.id)).toEqual(["after", "other"]);
+    kept.close();
+    other.close();
+    // Closed stores reopen on their next use.
+    await kept.append(message("reopened"));
+    expect((await kept.read({ last: 1 })).map((m) => m.id)).toEqual(["reopened"]);
+    kept.close();
+  });
+
   it("loses no acknowledged message when a writer is SIGKILLed in a loop", async () => {
     const script = `
       const { createHistoryStore } = await import(${JSON.stringify(pathToFileURL(inject("coreBundle")).href)});

@@ -4,11 +4,12 @@ import { join } from "node:path";
 import { DowncityError } from "../../errors/downcity-error.js";
 import { writeFileAtomic } from "../../fs/atomic-write.js";
 import { acquireFileLock } from "../../fs/file-lock.js";
-import { readJsonl, readJsonlTail } from "../../fs/jsonl-file.js";
-import { openRawFile, type RawFile, readTextFileIfExists } from "../../fs/raw-file.js";
+import { readJsonl, readJsonlTailOf } from "../../fs/jsonl-file.js";
+import { type RawFile, readTextFileIfExists } from "../../fs/raw-file.js";
 import type { HistoryMessage } from "../../history/history-message.js";
 import { type Logger, silentLogger } from "../../logger/logger.js";
 import type { ContextHistory, HistoryMeta } from "../history-store.js";
+import { createHistoryFile, type OpenedHistoryFile } from "./history-file.js";
 
 /** Messages read plus the malformed lines skipped on the way (reported, never rewritten away). */
 export interface HistoryReadReport {
@@ -22,6 +23,8 @@ export interface FileHistory extends ContextHistory {
   readonly path: string;
   /** Like `read`, also naming the malformed lines it skipped. */
   readReport(options?: { last?: number }): Promise<HistoryReadReport>;
+  /** Closes the descriptor kept open between operations (it also closes by itself after 10 s unused). */
+  close(): void;
 }
 
 /** Options of `createHistoryStore`. */
@@ -95,13 +98,13 @@ export function createHistoryStore(options: HistoryStoreOptions): FileHistory {
     return result;
   };
 
+  const historyFile = createHistoryFile(path);
   // A crash mid-write can leave a last line without "\n". Move those bytes aside so the next
   // record starts on a fresh line instead of fusing with them.
   // Where this store's own last append ended: when the file still ends there, its tail is intact.
   let knownEnd: number | undefined;
 
-  const repairTornTail = async (handle: RawFile): Promise<number> => {
-    const { size } = await handle.stat();
+  const repairTornTail = async (handle: RawFile, size: number): Promise<number> => {
     if (size === 0 || size === knownEnd) return size;
     const last = Buffer.alloc(1);
     await handle.read(last, 0, 1, size - 1);
@@ -128,14 +131,22 @@ export function createHistoryStore(options: HistoryStoreOptions): FileHistory {
     return start;
   };
 
-  /** Opens messages.jsonl for appending (creating it), with any torn tail already moved aside. */
-  const openForAppend = async (): Promise<{ handle: RawFile; size: number }> => {
-    const handle = await openRawFile(path, "a+");
+  /**
+   * Under the lock: messages.jsonl open for appending (created when missing), any torn tail moved
+   * aside, and its size. A failure leaves the file in doubt: the next use reopens and checks it.
+   */
+  const withAppendFile = async <T>(
+    fn: (opened: OpenedHistoryFile, size: number) => Promise<T>,
+  ): Promise<T> => {
+    const opened = (await historyFile.acquire(true)) as OpenedHistoryFile;
     try {
-      return { handle, size: await repairTornTail(handle) };
+      return await fn(opened, await repairTornTail(opened.file, opened.size()));
     } catch (error) {
-      await handle.close();
+      knownEnd = undefined;
+      historyFile.retire();
       throw error;
+    } finally {
+      historyFile.release(opened);
     }
   };
 
@@ -165,7 +176,7 @@ export function createHistoryStore(options: HistoryStoreOptions): FileHistory {
   const store: FileHistory = {
     dir,
     path,
-    async append(input) {
+    async append(input, appendOptions) {
       const messages = Array.isArray(input) ? input : [input];
       if (messages.length === 0) return;
       for (const [index, message] of messages.entries()) {
@@ -176,21 +187,19 @@ export function createHistoryStore(options: HistoryStoreOptions): FileHistory {
         }
       }
       const data = Buffer.from(messages.map((message) => `${JSON.stringify(message)}\n`).join(""));
-      await withLock(async () => {
-        const { handle, size } = await openForAppend();
-        try {
+      await withLock(() =>
+        withAppendFile(async ({ file }, size) => {
           let offset = 0;
           while (offset < data.length) {
-            const { bytesWritten } = await handle.write(data, offset, data.length - offset);
+            const { bytesWritten } = await file.write(data, offset, data.length - offset);
             offset += bytesWritten;
           }
-          // fdatasync: the data and the new size are durable; an mtime update need not be.
-          await handle.datasync();
+          // fdatasync: the data and the new size are durable (earlier unsynced appends too); an
+          // mtime update need not be.
+          if (appendOptions?.sync !== false) await file.datasync();
           knownEnd = size + data.length;
-        } finally {
-          await handle.close();
-        }
-      });
+        }),
+      );
     },
     async read(readOptions = {}) {
       const report = await store.readReport(readOptions);
@@ -202,12 +211,19 @@ export function createHistoryStore(options: HistoryStoreOptions): FileHistory {
     async readReport(readOptions = {}) {
       if (readOptions.last !== undefined) {
         if (readOptions.last <= 0) return { messages: [], malformed: [] };
-        const { records, malformed } = await readJsonlTail(path, readOptions.last, isHistoryMessage);
-        return { messages: records, malformed };
+        const opened = await historyFile.acquire(false);
+        if (!opened) return { messages: [], malformed: [] };
+        try {
+          const tail = await readJsonlTailOf(opened.file, opened.size(), readOptions.last, isHistoryMessage);
+          return { messages: tail.records, malformed: tail.malformed };
+        } finally {
+          historyFile.release(opened);
+        }
       }
       return readAll();
     },
     readArchive: () => readArchive(join(dir, "archive")),
+    close: () => historyFile.close(),
     meta: readMeta,
     updateMeta(update) {
       return withLock(async () => {
@@ -221,7 +237,7 @@ export function createHistoryStore(options: HistoryStoreOptions): FileHistory {
       const keepLast = Math.max(0, compactOptions.keepLast);
       // Phase 1: snapshot under the lock.
       const older = await withLock(async () => {
-        await (await openForAppend()).handle.close();
+        await withAppendFile(async () => undefined);
         const { messages } = await readAll();
         return messages.length > keepLast ? messages.slice(0, messages.length - keepLast) : [];
       });
@@ -230,7 +246,7 @@ export function createHistoryStore(options: HistoryStoreOptions): FileHistory {
       const summary = await compactOptions.summarize(older);
       // Phase 3: re-apply against the file as it is now, keeping anything appended meanwhile.
       return withLock(async () => {
-        await (await openForAppend()).handle.close();
+        await withAppendFile(async () => undefined);
         const { messages: current, malformed } = await readAll();
         if (malformed.length > 0) {
           throw new DowncityError(
@@ -258,7 +274,9 @@ export function createHistoryStore(options: HistoryStoreOptions): FileHistory {
         };
         const body = [summaryMessage, ...kept].map((message) => `${JSON.stringify(message)}\n`).join("");
         await writeFileAtomic(path, body);
+        // The descriptor still holds the replaced file.
         knownEnd = undefined;
+        historyFile.retire();
         const meta = await readMeta();
         await writeFileAtomic(
           metaPath,
