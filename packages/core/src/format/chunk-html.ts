@@ -2,6 +2,8 @@
 interface OpenTags {
   /** The opening tag as written (`<pre>`, `<code class="language-ts">`), reopened in the next chunk. */
   readonly open: string;
+  /** The tag's name, lower case. */
+  readonly name: string;
   readonly close: string;
   readonly parent: OpenTags | undefined;
   /** Length of this and every enclosing closing tag: what ending a chunk here costs. */
@@ -33,9 +35,9 @@ export function chunkHtml(html: string, max: number): string[] {
     if (budget <= (tags?.closeLength ?? 0))
       throw new RangeError(`max ${max} cannot hold the open tags ${prefix}`);
     const cut = findCut(html, position, tags, budget);
-    const body = html.slice(position, cut.end).replace(/\s+$/, "");
+    const body = html.slice(position, cut.end).trimEnd();
     const chunk = dropEmptyElements(prefix + body + closingTags(cut.tags));
-    if (/[^\s]/.test(chunk.replace(/<[^>]*>/g, ""))) chunks.push(chunk);
+    if (hasVisibleText(chunk)) chunks.push(chunk);
     position = skipBreaks(html, cut.resume);
     tags = cut.tags;
   }
@@ -45,10 +47,13 @@ export function chunkHtml(html: string, max: number): string[] {
 function findCut(html: string, start: number, startTags: OpenTags | undefined, budget: number): Cut {
   let tags = startTags;
   let index = start;
-  let paragraph: Cut | undefined;
-  let line: Cut | undefined;
-  let space: Cut | undefined;
-  let last: Cut = { end: start, resume: start, tags };
+  // The best cut of each kind so far; a break character is skipped by the next chunk (resume = end + 1).
+  let paragraph = -1;
+  let paragraphTags: OpenTags | undefined;
+  let line = -1;
+  let lineTags: OpenTags | undefined;
+  let space = -1;
+  let spaceTags: OpenTags | undefined;
   while (index < html.length) {
     const character = html.charCodeAt(index);
     let next: number;
@@ -67,36 +72,42 @@ function findCut(html: string, start: number, startTags: OpenTags | undefined, b
     }
     if (next - start + (nextTags?.closeLength ?? 0) > budget) break;
     if (character === 0x0a /* \n */) {
-      const cut = { end: index, resume: next, tags };
-      if (html.charCodeAt(index + 1) === 0x0a) paragraph = cut;
-      else line = cut;
+      if (html.charCodeAt(index + 1) === 0x0a) {
+        paragraph = index;
+        paragraphTags = tags;
+      } else {
+        line = index;
+        lineTags = tags;
+      }
     } else if (character === 0x20 /* space */) {
-      space = { end: index, resume: next, tags };
+      space = index;
+      spaceTags = tags;
     }
     index = next;
     tags = nextTags;
-    last = { end: index, resume: index, tags };
   }
-  if (index >= html.length) return last;
+  if (index >= html.length) return { end: index, resume: index, tags };
   // Cut at the nicest break that still fills a fair share of the chunk; hard-cut only without one.
-  const fair = (cut: Cut | undefined) => cut !== undefined && cut.end - start >= budget * 0.4;
-  if (fair(paragraph)) return paragraph as Cut;
-  if (fair(line)) return line as Cut;
-  if (fair(space)) return space as Cut;
-  if (last.end === start) throw new RangeError(`a chunk of ${budget} cannot hold the text at ${start}`);
-  return last;
+  const fair = (cut: number) => cut >= 0 && cut - start >= budget * 0.4;
+  if (fair(paragraph)) return { end: paragraph, resume: paragraph + 1, tags: paragraphTags };
+  if (fair(line)) return { end: line, resume: line + 1, tags: lineTags };
+  if (fair(space)) return { end: space, resume: space + 1, tags: spaceTags };
+  if (index === start) throw new RangeError(`a chunk of ${budget} cannot hold the text at ${start}`);
+  return { end: index, resume: index, tags };
 }
 
 function applyTag(tag: string, tags: OpenTags | undefined, at: number): OpenTags | undefined {
   if (tag.startsWith("</")) {
     const name = tag.slice(2, -1).trim().toLowerCase();
-    if (!tags || tagName(tags.open) !== name) throw new SyntaxError(`unbalanced ${tag} at ${at}`);
+    if (!tags || tags.name !== name) throw new SyntaxError(`unbalanced ${tag} at ${at}`);
     return tags.parent;
   }
   if (tag.endsWith("/>")) return tags;
-  const close = `</${tagName(tag)}>`;
+  const name = tagName(tag);
+  const close = `</${name}>`;
   return {
     open: tag,
+    name,
     close,
     parent: tags,
     closeLength: close.length + (tags?.closeLength ?? 0),
@@ -105,6 +116,27 @@ function applyTag(tag: string, tags: OpenTags | undefined, at: number): OpenTags
 
 function tagName(open: string): string {
   return (/^<\/?\s*([a-z][\w-]*)/i.exec(open)?.[1] ?? "").toLowerCase();
+}
+
+// Text outside the tags that is not white space (entities count: `&amp;` shows as `&`).
+function hasVisibleText(chunk: string): boolean {
+  let inTag = false;
+  for (let index = 0; index < chunk.length; index++) {
+    const character = chunk.charCodeAt(index);
+    if (inTag) {
+      if (character === 0x3e /* > */) inTag = false;
+    } else if (character === 0x3c /* < */) {
+      inTag = true;
+    } else if (!isWhiteSpace(character)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+function isWhiteSpace(character: number): boolean {
+  if (character === 0x20 || (character >= 0x09 && character <= 0x0d)) return true;
+  return character >= 0xa0 && /\s/.test(String.fromCharCode(character));
 }
 
 function openingTags(tags: OpenTags | undefined): string {

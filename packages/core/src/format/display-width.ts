@@ -3,6 +3,8 @@
  * take two, combining marks and variation selectors none, everything else one. Used to align tables.
  */
 export function displayWidth(text: string): number {
+  // Printable ASCII (most cells) is one column a character.
+  if (printableAscii.test(text)) return text.length;
   let width = 0;
   for (const character of text) {
     const code = character.codePointAt(0) ?? 0;
@@ -11,6 +13,8 @@ export function displayWidth(text: string): number {
   }
   return width;
 }
+
+const printableAscii = /^[\x20-\x7e]*$/;
 
 function isZeroWidth(code: number): boolean {
   return (

@@ -16,7 +16,7 @@ export function layoutTable(
   if (columns === 0) return "";
   // A cell is one line: a line break inside it would break the grid.
   const cells = rows.map((row) =>
-    Array.from({ length: columns }, (_, column) => (row[column] ?? "").replace(/\s*\n\s*/g, " ").trim()),
+    Array.from({ length: columns }, (_, column) => oneLine(row[column] ?? "").trim()),
   );
   const widths = Array.from({ length: columns }, (_, column) =>
     Math.max(1, ...cells.map((row) => displayWidth(row[column] ?? ""))),
@@ -40,4 +40,9 @@ function pad(cell: string, width: number, align: ColumnAlign): string {
     return " ".repeat(left) + cell + " ".repeat(room - left);
   }
   return cell + " ".repeat(room);
+}
+
+/** The text with its line breaks (and the space around them) turned into single spaces. */
+export function oneLine(text: string): string {
+  return text.includes("\n") ? text.replace(/\s*\n\s*/g, " ") : text;
 }

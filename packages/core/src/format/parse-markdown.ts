@@ -18,6 +18,13 @@ const parser = markdownIt("default", { html: true, linkify: false, typographer: 
 // answer; a link only needs the characters that would end it or break an attribute encoded.
 parser.normalizeLink = (url) => url.replace(/[\s<>"]/g, (character) => encodeURIComponent(character));
 parser.normalizeLinkText = (url) => url;
+// The parse needs "\n" line ends and no NUL; most answers have neither "\r" nor NUL, so the stock rule's
+// two replaces over the whole text are skipped for them.
+parser.core.ruler.at("normalize", (state) => {
+  if (/[\r\0]/.test(state.src)) state.src = state.src.replace(/\r\n?/g, "\n").replace(/\0/g, "\uFFFD");
+});
+// Adjacent texts are merged while building the tree (`appendText`), so markdown-it's pass doing so is not needed.
+parser.core.ruler.disable("text_join");
 
 type Alignment = Table["align"] extends (infer Align)[] | null | undefined ? Align : never;
 
@@ -28,6 +35,8 @@ type Alignment = Table["align"] extends (infer Align)[] | null | undefined ? Ali
  * (`javascript:`) are never links.
  */
 export function parseMarkdown(markdown: string): Root {
+  const plain = parsePlainParagraphs(markdown);
+  if (plain) return plain;
   const root: Root = { type: "root", children: [] };
   const stack: Parents[] = [root];
   const top = () => stack[stack.length - 1] as Parents;
@@ -188,4 +197,26 @@ function appendText(parent: { children: PhrasingContent[] }, value: string): voi
   const last = parent.children[parent.children.length - 1];
   if (last?.type === "text") last.value += value;
   else parent.children.push({ type: "text", value });
+}
+
+// Characters that may start Markdown syntax anywhere in a line, at the start of a line, or (white
+// space) at its end; text with none of them parses to plain paragraphs.
+const inlineSyntax = /[\\`*_[\]<&~|\t\r\0]/;
+const lineStartSyntax = /(?:^|\n)(?:[^\S\n]|[\d\-+=#>])/;
+const lineEndSpace = /[^\S\n](?:\n|$)/;
+
+/**
+ * The tree of text without any Markdown syntax (most short chat answers), built without running the
+ * parser: paragraphs split at blank lines, their lines joined by "\n" as soft breaks are. Undefined
+ * when the text holds a character that could be syntax; the parser then reads it.
+ */
+export function parsePlainParagraphs(markdown: string): Root | undefined {
+  if (inlineSyntax.test(markdown) || lineStartSyntax.test(markdown) || lineEndSpace.test(markdown))
+    return undefined;
+  const root: Root = { type: "root", children: [] };
+  for (const paragraph of markdown.replace(/^\n+|\n+$/g, "").split(/\n{2,}/)) {
+    if (paragraph !== "")
+      root.children.push({ type: "paragraph", children: [{ type: "text", value: paragraph }] });
+  }
+  return root;
 }

@@ -1,5 +1,5 @@
 import type { List, Parents, PhrasingContent, Root, RootContent, Table } from "mdast";
-import { layoutTable } from "./layout-table.js";
+import { layoutTable, oneLine } from "./layout-table.js";
 import { plainTextTarget } from "./plain-text-target.js";
 import type { RenderedTable, RenderTarget } from "./render-target.js";
 
@@ -81,9 +81,7 @@ function renderTable(node: Table, walk: Walk): RenderedTable {
   const align = node.align ?? [];
   const plain = { ...walk, target: plainTextTarget };
   const plainRows = node.children.map((row) => row.children.map((cell) => inline(cell.children, plain)));
-  const rows = node.children.map((row) =>
-    row.children.map((cell) => inline(cell.children, walk).replace(/\s*\n\s*/g, " ")),
-  );
+  const rows = node.children.map((row) => row.children.map((cell) => oneLine(inline(cell.children, walk))));
   return { rows, align, grid: layoutTable(plainRows, align) };
 }
 
