@@ -51,8 +51,12 @@ export interface TaskRunLauncher {
   enqueue(task: TaskDefinition, wait: boolean | undefined): Promise<TaskRunRecord>;
   active(taskId: string): ActiveTaskRun | undefined;
   readonly runsInProgress: number;
-  /** Marks runs this worker left `running`/`queued` when its process died as interrupted. */
-  recoverInterrupted(scan: TaskScan): Promise<void>;
+  /**
+   * Marks runs this worker left `running`/`queued` when its process died as interrupted; with
+   * `takeOver` (this worker just took the scheduler lease from one that stopped renewing it), also
+   * the scheduled runs another worker left `running`.
+   */
+  recoverInterrupted(scan: TaskScan, options?: { takeOver?: boolean }): Promise<void>;
   /** Rejects queued runs, lets running ones finish for `graceMs`, then marks the rest interrupted. */
   close(graceMs: number): Promise<void>;
   /** Resolves when no run is under way and every announcement was handed over. */
@@ -216,16 +220,22 @@ export function createTaskRunLauncher(options: {
     get runsInProgress() {
       return running.size;
     },
-    async recoverInterrupted(scan) {
+    async recoverInterrupted(scan, recoverOptions = {}) {
       for (const task of scan.tasks) {
         const [latest] = (await store.runs(task.id, 1)) as unknown as TaskRunRecord[];
         if (!latest || (latest.status !== "running" && latest.status !== "queued")) continue;
-        // Another worker's run may still be going: only this worker's own runs are known dead.
-        if (running.has(task.id) || (latest.worker !== undefined && latest.worker !== worker)) continue;
+        if (running.has(task.id)) continue;
+        const own = latest.worker === undefined || latest.worker === worker;
+        // Another worker's manual run may still be going; its scheduled run is the old leader's, which
+        // stopped renewing the lease (a worker that comes back and finishes it writes the real end).
+        const orphaned = recoverOptions.takeOver === true && latest.trigger !== "manual";
+        if (!own && !orphaned) continue;
         await writeInterruptedRun(
           { ...latest, dir: taskRunDir(rootDir, task.id, latest.runId) },
           latest.endedAt ?? clock.now().toISOString(),
-          "the process stopped while this run was under way",
+          own
+            ? "the process stopped while this run was under way"
+            : `the scheduling worker ${latest.worker} stopped renewing its lease while this run was under way`,
           saveRun,
         );
       }

@@ -72,4 +72,33 @@ describe("task scheduler: several schedulers on one store", () => {
     );
     expect(prompts).toHaveLength(1);
   });
+
+  it("closes the scheduled run a lapsed leader left running, never another worker's manual run", async () => {
+    const store = createFileTaskStore({ rootDir: fx.rootDir });
+    await fx.writeTask("hourly", taskText({ title: "Hourly", when: "0 * * * *" }));
+    await fx.writeTask("adhoc", taskText({ title: "Adhoc", when: "@manual" }));
+    const left = (taskId: string, trigger: string, worker: string) => ({
+      taskId,
+      runId: "2025-06-01T08-00-00-000Z",
+      contextId: `task-run:${taskId}:2025-06-01T08-00-00-000Z`,
+      trigger,
+      scheduledFor: "2025-06-01T08:00:00.000Z",
+      startedAt: "2025-06-01T08:00:00.000Z",
+      status: "running",
+      worker,
+    });
+    await store.saveRun(left("hourly", "cron", "dead"));
+    await store.saveRun(left("adhoc", "manual", "other"));
+    const b = fx.scheduler({ store, worker: "b" });
+    await b.start();
+    expect(b.status().leading).toBe(true);
+    const [hourly] = await b.runs("hourly");
+    expect(hourly).toMatchObject({
+      status: "interrupted",
+      worker: "dead",
+      error: { code: "RUN_INTERRUPTED" },
+    });
+    expect(hourly?.error?.message).toContain("dead");
+    expect((await b.runs("adhoc"))[0]?.status).toBe("running");
+  });
 });

@@ -126,9 +126,11 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     logger,
     onChange: (leading) => {
       emit({ type: "task-scheduler-lease", leading, worker });
-      // A new leader computes every next fire afresh, catching up on what the last one missed.
+      // A new leader computes every next fire afresh, catching up on what the last one missed, and
+      // closes the scheduled runs the last one left running.
       if (leading) tasks.reset();
-      if (scheduling) void reload().catch(() => undefined);
+      // At start the first recovery and reload follow `keeper.start()` in order.
+      if (scheduling && recovered) void takeOver(leading).catch(() => undefined);
     },
   });
 
@@ -160,6 +162,15 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     pendingReload = next;
     reloadChain = next.catch(() => undefined);
     return next;
+  };
+
+  /** Once per scheduler, at its first start: runs left running are closed (see `recoverInterrupted`). */
+  let recovered = false;
+  const recover = async (takeOver: boolean) =>
+    launcher.recoverInterrupted(await scanTasks(store, { pathOf, defaultTimezone }), { takeOver });
+  const takeOver = async (leading: boolean) => {
+    if (leading) await recover(true);
+    await reload();
   };
 
   const summary = (entry: ScheduledTask) => summarizeTask(entry, launcher.active(entry.task.id));
@@ -208,10 +219,13 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
           onChange: () => void reload().catch(() => undefined),
         });
       }
-      // Runs this worker left "running" when its process died are interrupted, not running.
-      if (!catchUp.loaded)
-        await launcher.recoverInterrupted(await scanTasks(store, { pathOf, defaultTimezone }));
       await keeper.start();
+      // Runs this worker left "running" when its process died are interrupted, not running; so are
+      // the scheduled runs of a leader whose lease this worker took.
+      if (!recovered) {
+        recovered = true;
+        await recover(keeper.leading);
+      }
       await reload();
       logger.info({ tasks: tasks.size, problems: tasks.problems.length }, "task scheduler started");
     },
