@@ -48,6 +48,7 @@ const dependencyBudgets = {
   "@downcity/adapters-qq": ["@downcity/core", "ws", "zod"],
   "@downcity/adapters-wecom": ["@downcity/core", "@wecom/aibot-node-sdk", "zod"],
   "@downcity/console-web": [],
+  "@downcity/adapters-weixin": ["@downcity/core", "zod"],
   "@downcity/store-postgres": ["@downcity/core", "pg", "zod"],
 };
 const cliSizeBudgetMiB = 80;

@@ -177,6 +177,8 @@ export const exampleHarness = {
   "@downcity/store-postgres": {
     // A real server: the example connects to DATABASE_URL, migrates, accepts, claims and completes.
     async setup() {
+  "@downcity/adapters-weixin": {
+    env: { WEIXIN_BOT_TOKEN: "pack-check-bot-token-0123456789" },
       const postgres = await startThrowawayPostgres();
       return { env: { DATABASE_URL: postgres.url }, stop: postgres.stop };
     },

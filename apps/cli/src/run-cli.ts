@@ -1,6 +1,7 @@
 import { CommanderError } from "commander";
 import { CliExit, exitCodes } from "./cli-exit.js";
 import { type CliIo, processIo } from "./cli-io.js";
+import { registerChannelsLoginCommand } from "./commands/channels-login-command.js";
 import { registerServiceActionCommands } from "./commands/service-action-commands.js";
 import { serviceListings } from "./commands/service-command.js";
 import { builtinCommandNames, createProgram } from "./create-program.js";
@@ -45,7 +46,11 @@ export async function runCli(options: RunCliOptions): Promise<number> {
   const asksHelp = words[0] === "help" && words[1] !== undefined;
   const serviceWords = asksHelp ? words.slice(1) : words;
   const first = serviceWords[0];
-  const builtin = first !== undefined && (builtinCommandNames as readonly string[]).includes(first);
+  // `channels login` binds a channel without a daemon; the rest of `channels` is the daemon's service.
+  const channelsLogin = first === "channels" && serviceWords[1] === "login";
+  if (channelsLogin) registerChannelsLoginCommand(program, io);
+  const builtin =
+    channelsLogin || (first !== undefined && (builtinCommandNames as readonly string[]).includes(first));
   const wantsServices = first === undefined ? !argv.includes("--version") && !argv.includes("-V") : !builtin;
   let discoveryError: { message: string; notRunning: boolean } | undefined;
   const rootDir = () => findProjectRoot(io.cwd, dirFromArgv(argv));
