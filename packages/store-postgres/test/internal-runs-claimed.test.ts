@@ -62,10 +62,18 @@ describe("no run outside a claim: a background job's follow-up on two workers ov
       await until(() => receiver.replies.some((reply) => reply.text === "Still going."), "the status reply");
       expect(followUp).toMatchObject({ chatId: "c1", threadId: "t1", text: "Your job finished: built." });
 
-      const rows = await cluster.query<{ payload: string }>(
-        "SELECT count(*)::text AS payload FROM downcity_inbox WHERE id LIKE 'internal:shell-exit:%' AND status = 'done'",
+      // The reply can reach the chat before its run's event is marked done: poll for the mark.
+      const doneFollowUps = async () =>
+        (
+          await cluster.query<{ payload: string }>(
+            "SELECT count(*)::text AS payload FROM downcity_inbox WHERE id LIKE 'internal:shell-exit:%' AND status = 'done'",
+          )
+        )[0]?.payload;
+      await until(
+        async () => (await doneFollowUps()) !== "0" || undefined,
+        "the follow-up event marked done",
       );
-      expect(rows[0]?.payload).toBe("1");
+      expect(await doneFollowUps()).toBe("1");
       const runs = (await (await a.client()).runs({ limit: 50 })).runs.filter((run) =>
         run.contextId.includes("c1"),
       );
