@@ -193,7 +193,7 @@ export {
   mergeSeenContact,
   type SeenContact,
 } from "./store/contact-store.js";
-export { type ContextLease, defaultLeaseMs } from "./store/context-lease.js";
+export { affinityLeaseKey, type ContextLease, defaultLeaseMs } from "./store/context-lease.js";
 export {
   type DowncityStore,
   defineStoreAdapter,

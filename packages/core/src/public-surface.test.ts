@@ -14,6 +14,7 @@ const surface: Record<string, string[]> = {
     "DowncityError",
     "RunAbortedError",
     "acquireFileLock",
+    "affinityLeaseKey",
     "attachmentKinds",
     "chatCommands",
     "checkAdapterStateKey",

@@ -40,6 +40,7 @@ export function createPostgresInbox(pool: pg.Pool, options: { dedupeWindowMs: nu
       name: "inbox",
       key: "id",
       group: "context_id",
+      affinity: true,
       // The message body is dropped; the id stays for dedupe until the window passes.
       complete: { set: "status = 'done', message = '{}'", takesReceipt: false, wakesGroup: true },
       clearBody: "message = '{}'",

@@ -15,6 +15,8 @@ export interface PostgresQueueSpec<Row extends pg.QueryResultRow, Entry extends 
   clearBody: string;
   /** What CONFLICT says of a pending entry asked to retry. */
   stillPending: string;
+  /** Skip groups pinned to another worker by a live `affinity:<group>` lease (the inbox: shell affinity). */
+  affinity?: boolean;
   toEntry(row: Row): Entry;
 }
 
@@ -43,6 +45,13 @@ export function createPostgresQueue<Row extends pg.QueryResultRow, Entry extends
     const { rows } = await pool.query<Row>(`SELECT * FROM ${table} WHERE status = '${status}' ORDER BY seq`);
     return rows.map(spec.toEntry);
   };
+  // A context whose live shell sessions another worker holds goes to that worker only.
+  const pinned = spec.affinity
+    ? `
+             AND NOT EXISTS (SELECT 1 FROM downcity_lease l
+                             WHERE l.context_id = 'affinity:' || q.${group} AND l.owner <> $1
+                               AND l.until >= clock_timestamp())`
+    : "";
   const finish = spec.complete.wakesGroup
     ? // Others are woken only when the group has a next entry: the finishing worker looks for work
       // itself, and a wake-up of every worker per entry is what limits scaling out.
@@ -65,7 +74,7 @@ export function createPostgresQueue<Row extends pg.QueryResultRow, Entry extends
            WHERE q.status = 'pending'
              AND (q.claimed_until IS NULL OR q.claimed_until < clock_timestamp())
              AND NOT EXISTS (SELECT 1 FROM ${table} e
-                             WHERE e.status = 'pending' AND e.${group} = q.${group} AND e.seq < q.seq)
+                             WHERE e.status = 'pending' AND e.${group} = q.${group} AND e.seq < q.seq)${pinned}
            ORDER BY q.seq
            LIMIT 1
            FOR UPDATE SKIP LOCKED)

@@ -1,7 +1,12 @@
 import { daemonComponent } from "../host/daemon-parts.js";
 import { trackBackgroundJobs } from "../store/background-jobs.js";
+import { answerForeignSessions } from "../store/foreign-sessions.js";
 
-/** With a shared store: announces this worker's background shell jobs, so another worker can report them lost. */
+/**
+ * With a shared store: announces this worker's background shell jobs (another worker can report them
+ * lost), pins their contexts to this worker while they live, and answers shell calls on another
+ * worker's session with its owner.
+ */
 export const jobsComponent = daemonComponent({
   name: "jobs",
   dependsOn: ["context", "runtime", "runs", "shell", "store", "channels"],
@@ -16,6 +21,13 @@ export const jobsComponent = daemonComponent({
       leaseMs: context.config.store.leaseMs,
       logger: context.logger,
     });
+    shell.toolWrappers.push((tools, run) =>
+      answerForeignSessions(tools, {
+        workerId: channels.workerId,
+        meta: () => runtime.history(run.contextId).meta(),
+        leases: store.leases,
+      }),
+    );
     return { value: undefined, close: () => jobs.stop() };
   },
 });

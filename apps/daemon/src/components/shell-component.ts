@@ -1,6 +1,7 @@
 import { readConfigSection } from "@downcity/core";
 import { type CommandCheck, createShellEngine } from "@downcity/shell";
 import { createShellTools } from "@downcity/shell/ai";
+import type { ToolSet } from "ai";
 import { shellSection } from "../config/host-sections.js";
 import { daemonComponent, type ShellCallback } from "../host/daemon-parts.js";
 import { closeRunExecsOnAbort } from "../runtime/close-run-execs.js";
@@ -31,6 +32,7 @@ export const shellComponent = daemonComponent({
     });
     // Filled in by later components (approvals); read at every command.
     const checks: CommandCheck[] = [];
+    const toolWrappers: Array<(tools: ToolSet, run: { contextId: string }) => ToolSet> = [];
     const engine = createShellEngine({
       rootDir,
       ...(await shellEnvOptions({ rootDir, config, configEnv: context.configEnv })),
@@ -42,13 +44,17 @@ export const shellComponent = daemonComponent({
     const sleepInterrupts = createSleepInterrupts({ runtime, onTick: reportSleepTick(runtime, logger) });
     runtime.addTools((run) => {
       closeRunExecsOnAbort({ engine, contextId: run.contextId, abortSignal: run.abortSignal, logger });
-      return createShellTools(engine, {
+      const tools: ToolSet = createShellTools(engine, {
         contextId: run.contextId,
         requestId: run.requestId,
         abortSignal: run.abortSignal,
         sleep: sleepInterrupts.forRun(run),
       });
+      return toolWrappers.reduce((wrapped, wrap) => wrap(wrapped, run), tools);
     });
-    return { value: { engine, callback, checks }, close: () => engine.closeAll({ grace_ms: 1000 }) };
+    return {
+      value: { engine, callback, checks, toolWrappers },
+      close: () => engine.closeAll({ grace_ms: 1000 }),
+    };
   },
 });

@@ -11,7 +11,7 @@ import type {
   UsageStore,
 } from "@downcity/core";
 import type { CommandCheck, ShellEngine } from "@downcity/shell";
-import type { LanguageModel } from "ai";
+import type { LanguageModel, ToolSet } from "ai";
 import type { Approvals } from "../approvals/approvals-part.js";
 import type { HistoryFolders } from "../runtime/history-folders.js";
 import type { ShellCredentials } from "../security/create-shell-credentials.js";
@@ -61,8 +61,16 @@ export interface DaemonParts {
   usage: undefined;
   /** OpenTelemetry export; `undefined` when downcity.json has no `telemetry.otlp`. */
   telemetry: RunTelemetry | undefined;
-  /** `checks`: more command checks, run after the skills' (approvals add theirs). */
-  shell: { engine: ShellEngine; callback: ShellCallback; checks: CommandCheck[] };
+  /**
+   * `checks`: more command checks, run after the skills' (approvals add theirs). `toolWrappers`:
+   * applied to each run's shell tools (the jobs component answers for other workers' sessions).
+   */
+  shell: {
+    engine: ShellEngine;
+    callback: ShellCallback;
+    checks: CommandCheck[];
+    toolWrappers: Array<(tools: ToolSet, run: { contextId: string }) => ToolSet>;
+  };
   retention: undefined;
   approvals: Approvals;
   credentials: ShellCredentials;

@@ -1,12 +1,12 @@
 import type { AgentRuntime, DowncityStore, InboxInput, Logger } from "@downcity/core";
-import { errorFields, internalInboxEvent } from "@downcity/core";
+import { affinityLeaseKey, errorFields, internalInboxEvent } from "@downcity/core";
 import type { ShellEngine, ShellStatusResult } from "@downcity/shell";
 
 /** The key of a context's shared meta that lists the background sessions workers run for it. */
 const metaKey = "backgroundJobs";
 
 /** A background session as its context's meta announces it. */
-interface AnnouncedJob {
+export interface AnnouncedJob {
   worker: string;
   command: string;
   startedAt: string;
@@ -26,11 +26,21 @@ const jobsOf = (meta: Record<string, unknown>): AnnouncedJobs => ({
   ...((meta[metaKey] as AnnouncedJobs | undefined) ?? {}),
 });
 
+/** The announced session `shellId` of a context's meta, if a worker announced it. */
+export function announcedJob(meta: Record<string, unknown>, shellId: string): AnnouncedJob | undefined {
+  return Object.hasOwn(jobsOf(meta), shellId) ? jobsOf(meta)[shellId] : undefined;
+}
+
+/** The liveness lease of a worker. */
+export const workerLeaseKey = (worker: string) => `worker:${worker}`;
+
 /**
  * With a shared store, a context's background sessions (`shell_start`, services) live on the worker
  * that started them. Each worker keeps a liveness lease (`worker:<id>`) and lists its live sessions
  * in each context's shared meta; when a run of that context starts on a worker and the meta names
  * sessions of a worker whose lease lapsed, they are reported `lost` in the chat and forgotten.
+ * While a context has live sessions here, this worker holds its affinity lease, so the shared
+ * inbox hands the context's events to this worker only (shell affinity).
  */
 export function trackBackgroundJobs(options: {
   engine: ShellEngine;
@@ -43,7 +53,7 @@ export function trackBackgroundJobs(options: {
   logger: Logger;
 }): { stop(options?: { crashed?: boolean }): Promise<void> } {
   const { engine, runtime, submit, store, workerId, leaseMs, logger } = options;
-  const workerKey = (worker: string) => `worker:${worker}`;
+  const workerKey = workerLeaseKey;
   const announced = new Map<string, Set<string>>();
   const reported = new Set<string>();
   let beating: Promise<void> | undefined;
@@ -55,6 +65,7 @@ export function trackBackgroundJobs(options: {
       if (!session.context_id || session.mode === "exec") continue;
       live.set(session.context_id, [...(live.get(session.context_id) ?? []), session]);
     }
+    await pinContexts(live.keys());
     for (const contextId of new Set([...announced.keys(), ...live.keys()])) {
       const now = new Set<string>((live.get(contextId) ?? []).map((session) => session.shell_id));
       const before = announced.get(contextId) ?? new Set<string>();
@@ -72,6 +83,18 @@ export function trackBackgroundJobs(options: {
       });
       if (now.size > 0) announced.set(contextId, now);
       else announced.delete(contextId);
+    }
+  };
+  const pinned = new Set<string>();
+  // Renewed every beat while the context has live sessions here; given back when the last one ends.
+  const pinContexts = async (live: Iterable<string>) => {
+    const now = new Set(live);
+    for (const contextId of now) {
+      if (await store.leases.acquire(affinityLeaseKey(contextId), workerId, leaseMs)) pinned.add(contextId);
+    }
+    for (const contextId of [...pinned].filter((id) => !now.has(id))) {
+      pinned.delete(contextId);
+      await store.leases.release(affinityLeaseKey(contextId), workerId);
     }
   };
   const beat = () => {
@@ -142,6 +165,7 @@ export function trackBackgroundJobs(options: {
           })
           .catch(() => {});
       announced.clear();
+      await pinContexts([]).catch(() => {});
       await store.leases.release(workerKey(workerId), workerId).catch(() => {});
     },
   };

@@ -13,3 +13,11 @@ export interface ContextLease {
 
 /** Default lease time: a dead worker's contexts move after this long. */
 export const defaultLeaseMs = 15_000;
+
+/**
+ * The lease that pins a context to the worker holding its live shell sessions: while another
+ * worker holds it, a shared inbox does not hand that worker's context's events to anyone else.
+ */
+export function affinityLeaseKey(contextId: string): string {
+  return `affinity:${contextId}`;
+}
