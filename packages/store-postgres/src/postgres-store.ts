@@ -4,14 +4,18 @@ import { checkPrivileges } from "./check-privileges.js";
 import { runMigrations } from "./migrations.js";
 import { acquirePollerLock, type PollerLock } from "./poller-lock.js";
 import { createPostgresAccess } from "./postgres-access.js";
+import { createPostgresAdapterState } from "./postgres-adapter-state.js";
 import { createPostgresClusterEvents } from "./postgres-cluster-events.js";
+import { createPostgresContacts } from "./postgres-contacts.js";
 import { createPostgresHistory } from "./postgres-history.js";
 import { createPostgresInbox } from "./postgres-inbox.js";
 import { createPostgresLease } from "./postgres-lease.js";
+import { createPostgresMemory } from "./postgres-memory.js";
 import { createPostgresOutbox } from "./postgres-outbox.js";
 import { createPostgresRunCancels } from "./postgres-run-cancels.js";
 import { createPostgresRunJournal } from "./postgres-run-journal.js";
 import { createPostgresTasks } from "./postgres-tasks.js";
+import { createPostgresUsage } from "./postgres-usage.js";
 import { type PruneResult, pruneStore } from "./prune-store.js";
 import { connectionSettings, createSqlPool } from "./sql-pool.js";
 import { storeError } from "./store-error.js";
@@ -94,10 +98,14 @@ export async function openPostgresStore(input: PostgresStoreOptions): Promise<Po
     outbox: createPostgresOutbox(pool),
     leases: createPostgresLease(pool),
     journal: createPostgresRunJournal(pool),
+    access: createPostgresAccess(pool),
+    contacts: createPostgresContacts(pool),
+    memory: createPostgresMemory(pool),
+    usage: createPostgresUsage(pool),
+    adapterState: createPostgresAdapterState(pool),
+    tasks: createPostgresTasks(pool),
     cancels: createPostgresRunCancels(pool),
     events,
-    access: createPostgresAccess(pool),
-    tasks: createPostgresTasks(pool),
     wakes,
     onWake: (kind, listener) => wakes.on(kind, listener),
     pollerLock: (channel, lockOptions) =>
