@@ -41,7 +41,10 @@ export interface RawFile {
 
 /** Opens `path` with `flags` (as `fs.open`: a string, or `fs.constants` bits) and wraps the descriptor. */
 export async function openRawFile(path: string, flags: string | number): Promise<RawFile> {
-  const fd = await openAsync(path, flags);
+  return rawFileOf(await openAsync(path, flags));
+}
+
+function rawFileOf(fd: number): RawFile {
   return {
     fd,
     stat: () => fstatAsync(fd),
