@@ -44,11 +44,12 @@ const dependencyBudgets = {
   "@downcity/tasks": ["@downcity/core", "ai", "cron-parser", "yaml", "zod"],
   "@downcity/adapters-telegram": ["@downcity/core", "grammy", "zod"],
   "@downcity/adapters-webhook": ["@downcity/core", "zod"],
+  "@downcity/adapters-dingtalk": ["@downcity/core", "dingtalk-stream", "zod"],
   "@downcity/adapters-feishu": ["@downcity/core", "@larksuiteoapi/node-sdk", "zod"],
   "@downcity/adapters-qq": ["@downcity/core", "ws", "zod"],
   "@downcity/adapters-wecom": ["@downcity/core", "@wecom/aibot-node-sdk", "zod"],
-  "@downcity/console-web": [],
   "@downcity/adapters-weixin": ["@downcity/core", "zod"],
+  "@downcity/console-web": [],
   "@downcity/store-postgres": ["@downcity/core", "pg", "zod"],
 };
 const cliSizeBudgetMiB = 80;

@@ -164,6 +164,9 @@ export const exampleHarness = {
     install: [modelPackage],
     prelude: [...scriptedModel, "const rootDir = process.cwd();"],
   },
+  "@downcity/adapters-dingtalk": {
+    env: { DINGTALK_CLIENT_SECRET: "pack-check-client-secret-0123" },
+  },
   "@downcity/adapters-feishu": {
     // The example reads the secret from the environment, as a project does from .env.
     env: { LARK_APP_SECRET: "pack-check-app-secret" },
@@ -174,11 +177,12 @@ export const exampleHarness = {
   "@downcity/adapters-wecom": {
     env: { WECOM_BOT_SECRET: "pack-check-bot-secret-0123456789" },
   },
+  "@downcity/adapters-weixin": {
+    env: { WEIXIN_BOT_TOKEN: "pack-check-bot-token-0123456789" },
+  },
   "@downcity/store-postgres": {
     // A real server: the example connects to DATABASE_URL, migrates, accepts, claims and completes.
     async setup() {
-  "@downcity/adapters-weixin": {
-    env: { WEIXIN_BOT_TOKEN: "pack-check-bot-token-0123456789" },
       const postgres = await startThrowawayPostgres();
       return { env: { DATABASE_URL: postgres.url }, stop: postgres.stop };
     },
