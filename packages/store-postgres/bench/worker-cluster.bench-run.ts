@@ -99,7 +99,7 @@ async function throughput(workers: number, round: number) {
   }
 }
 
-it(`3 workers answer ${events} events at least 2.5x as fast as 1 worker (${maxConcurrency} run(s) each, model ${modelDelayMs} ms)`, async () => {
+it(`3 workers answer ${events} events at least 2.7x as fast as 1 worker (${maxConcurrency} run(s) each, model ${modelDelayMs} ms)`, async () => {
   const one: Array<Awaited<ReturnType<typeof throughput>>> = [];
   const three: Array<Awaited<ReturnType<typeof throughput>>> = [];
   // Alternated, so a burst of load on the machine (other work shares it) hits both alike; the
@@ -142,8 +142,8 @@ it(`3 workers answer ${events} events at least 2.5x as fast as 1 worker (${maxCo
       `${cpuLimited ? `; CPU-limited: the machine was ${Math.round(bestThree.cpu.machineBusy * 100)} % busy during the 3-worker run` : ""}\n`,
   );
   recordResults(results);
-  // The target is 2.5x; on a CPU-bound machine the floor is 2x (and the figures say it was CPU-bound).
-  expect(ratio).toBeGreaterThanOrEqual(cpuLimited ? 2 : 2.5);
+  // The target is 2.7x; on a CPU-bound machine the floor is 2x (and the figures say it was CPU-bound).
+  expect(ratio).toBeGreaterThanOrEqual(cpuLimited ? 2 : 2.7);
 }, 1_200_000);
 
 it("a SIGKILLed worker's claims are finished by the others within lease + 2 s", async () => {

@@ -30,6 +30,12 @@ export function startChatFlood(options: {
   ackTimeoutMs?: number;
   /** Put before event and chat ids, so several floods can share a receiver [""]. */
   prefix?: string;
+  /**
+   * Post a chat's next event only once the previous one was answered [false]: every event then
+   * runs on its own (a store that merges a chat's waiting events into the running lane, as the
+   * file store does, would otherwise answer several with one reply).
+   */
+  oneAtATime?: boolean;
 }): ChatFlood {
   const prefix = options.prefix ?? "";
   const { total, chats, random } = options;
@@ -64,6 +70,11 @@ export function startChatFlood(options: {
         unexpected.push(`${event.eventId}: ${answer.status} ${answer.text}`);
       if (answer.attempts > 1) redelivered++;
       acknowledged.add(event.eventId);
+      if (options.oneAtATime)
+        await until(() => options.receiver.answered().has(eventId), `the reply to ${eventId}`, {
+          timeoutMs: 120_000,
+          intervalMs: 5,
+        });
     }
   };
   const done = Promise.all(Array.from({ length: chats }, (_, chat) => sender(chat))).then(() => {});
