@@ -38,6 +38,8 @@ export interface FakeDingtalkPlatform
   dropConnection(): void;
   /** The next `count` gateway opens answer HTTP 500. */
   failGatewayOpens(count: number): void;
+  /** Ignores acks from now on (`true`), as if they never arrived: the adapter's process died before sending them. */
+  ignoreAcks(ignore: boolean): void;
   /** Stops answering WebSocket pings (a half-open connection). */
   answerPings(answer: boolean): void;
 }
@@ -75,6 +77,7 @@ export async function startFakeDingtalkPlatform(
   const gatewayRequests: number[] = [];
   let failOpens = 0;
   let pings = true;
+  let ackless = false;
   let counter = 0;
 
   const server = createServer((request, response) => {
@@ -122,7 +125,7 @@ export async function startFakeDingtalkPlatform(
       ws.on("message", (raw) => {
         const frame = JSON.parse(raw.toString()) as { code?: number; headers?: { messageId?: string } };
         const messageId = frame.headers?.messageId;
-        if (frame.code === 200 && messageId && waitingAcks.has(messageId)) {
+        if (!ackless && frame.code === 200 && messageId && waitingAcks.has(messageId)) {
           stats.acks += 1;
           waitingAcks.get(messageId)?.();
         }
@@ -199,6 +202,9 @@ export async function startFakeDingtalkPlatform(
     },
     failGatewayOpens(count) {
       failOpens = count;
+    },
+    ignoreAcks(ignore) {
+      ackless = ignore;
     },
     answerPings(answer) {
       pings = answer;
