@@ -107,4 +107,42 @@ describe("dingtalk through the daemon: a paired user's photo answered in Markdow
       daemon.model.userTexts().filter((text) => text === "kill before the ack").length,
     ).toBeLessThanOrEqual(2);
   }, 120_000);
+
+  test("channels list shows the state and counters, /help costs no model call, doctor reports the credentials", async () => {
+    interface Listed {
+      channels: Array<{ name: string; state: string; error?: string; counts: Record<string, number> }>;
+    }
+    const listed = await daemon.project.json<Listed>(["channels", "list", "--json"]);
+    const [channel] = listed.channels;
+    expect(channel).toMatchObject({ name: "dingtalk", state: "connected" });
+    expect(channel?.counts.accepted).toBeGreaterThan(0);
+    expect(channel?.counts.duplicate).toBeGreaterThanOrEqual(1);
+
+    const calls = daemon.model.calls.length;
+    await daemon.fake.deliver({ ...direct, text: "/help" });
+    await until(() => daemon.fake.sent().find((sent) => sent.text.includes("/new")), "the /help answer");
+    expect(daemon.model.calls).toHaveLength(calls);
+
+    interface Doctor {
+      checks: Array<{ name: string; status: string; detail: string }>;
+    }
+    const doctor = async () => {
+      const run = await daemon.project.cli(["doctor", "--offline", "--json"]);
+      return (JSON.parse(run.stdout) as Doctor).checks.find((check) => check.name === "channels");
+    };
+    expect(await doctor()).toMatchObject({ status: "ok", detail: "dingtalk connected" });
+    // The Client Secret is reset in the console: the next connection is refused and the channel stops.
+    daemon.fake.rejectCredentials(true);
+    daemon.fake.dropConnection();
+    await until(async () => {
+      const now = await daemon.project.json<Listed>(["channels", "list", "--json"]);
+      return now.channels[0]?.state === "failed" || undefined;
+    }, "the channel to fail");
+    const failed = await doctor();
+    expect(failed?.status).toBe("fail");
+    expect(failed?.detail).toMatch(
+      /dingtalk .*failed: DingTalk refused the app's credentials.*clientId and clientSecret/,
+    );
+    expect(failed?.detail).not.toContain(fakeDingtalkSecret);
+  }, 120_000);
 });
