@@ -130,6 +130,7 @@ async function runStages(
         // After the journal's write of the step: the new owner continues from it.
         stopIfHandedOver(lane.participants, scope.activeRun);
       },
+      stopAfterStep: () => handedOver(lane.participants),
       takeArrivals: arrivals.take,
       emit: deps.emit,
       logger: deps.logger,

@@ -59,6 +59,8 @@ export interface StreamRunOptions {
   modelRetry?: Partial<ModelRetryPolicy>;
   /** Awaited at each step boundary, before the next step begins (the run journal's write). */
   onStepFinished?: (step: StepResult<ToolSet>) => Promise<void>;
+  /** Asked after each step: true starts no further step (the run's claim went to another worker). */
+  stopAfterStep?: () => boolean;
 }
 
 /** One run's model streams and what they share: the watchdog, the progress and the event translation. */
@@ -148,7 +150,10 @@ async function streamAttempt(run: RunStream, window: number): Promise<StreamedRu
       allowSystemInMessages: true,
       tools: options.tools,
       ...(options.activeTools ? { activeTools: options.activeTools } : {}),
-      stopWhen: stepCountIs(Math.max(1, options.maxSteps - (options.priorSteps?.() ?? 0))),
+      stopWhen: [
+        stepCountIs(Math.max(1, options.maxSteps - (options.priorSteps?.() ?? 0))),
+        () => options.stopAfterStep?.() === true,
+      ],
       abortSignal: signal,
       // One retry policy: the AI SDK retries nothing itself, `retryTransient` owns every retry.
       maxRetries: 0,
