@@ -134,7 +134,8 @@ async function historyOf(client: DaemonClient, contextId: string) {
 
 /**
  * Takes the history lock of the project's only chat, as another process appending to it would (a
- * live pid holds it): the daemon then waits to store the run's answer. Returns its release.
+ * live pid holds it; it waits while the daemon keeps the lock a moment after its own append): the
+ * daemon then waits to store the run's answer. Returns its release.
  */
 export async function holdHistoryLock(rootDir: string): Promise<() => Promise<void>> {
   const contexts = join(rootDir, ".downcity", "context");
@@ -146,6 +147,17 @@ export async function holdHistoryLock(rootDir: string): Promise<() => Promise<vo
     nonce: "test-holder",
     acquiredAt: new Date().toISOString(),
   };
-  await writeFile(lockPath, JSON.stringify(holder), { flag: "wx" });
+  await until(
+    () =>
+      writeFile(lockPath, JSON.stringify(holder), { flag: "wx" }).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => {
+          if (error.code === "EEXIST") return false;
+          throw error;
+        },
+      ),
+    "the chat's history lock to be free",
+    10_000,
+  );
   return () => rm(lockPath, { force: true });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { unlinkSync, writeFile } from "node:fs";
+import { readFileSync, unlinkSync, writeFile } from "node:fs";
 import { readFile, stat, unlink } from "node:fs/promises";
 import { promisify } from "node:util";
 import { DowncityError } from "../errors/downcity-error.js";
@@ -89,11 +89,14 @@ async function breakIfStale(
   }
 }
 
+/** Releases a lock `acquireFileLock` took; `isHeld` tells whether the lock file still names this holder. */
+export type FileLockRelease = (() => Promise<void>) & {
+  /** A synchronous read of the lock file: false once it is gone or names another holder. */
+  isHeld(): boolean;
+};
+
 /** Takes a cross-process lock file at `path`; resolves with its release function. */
-export async function acquireFileLock(
-  path: string,
-  options: FileLockOptions = {},
-): Promise<() => Promise<void>> {
+export async function acquireFileLock(path: string, options: FileLockOptions = {}): Promise<FileLockRelease> {
   const timeoutMs = options.timeoutMs ?? 15000;
   const holder: LockHolder = {
     pid: process.pid,
@@ -133,14 +136,26 @@ export async function acquireFileLock(
     delay = Math.min(delay * 2, 50);
   }
   let released = false;
-  // While this process lives nobody may break the lock, so the file is still ours to remove.
-  return async () => {
-    if (released) return;
+  const isHeld = () => {
+    if (released) return false;
+    try {
+      return (JSON.parse(readFileSync(path, "utf8")) as Partial<LockHolder>).nonce === holder.nonce;
+    } catch {
+      return false;
+    }
+  };
+  // While this process lives nobody may break the lock; a file naming another holder is not ours to remove.
+  const release = async () => {
+    if (!isHeld()) {
+      released = true;
+      return;
+    }
     released = true;
     try {
       unlinkSync(path);
     } catch {
-      // Already gone (someone broke it as stale): nothing left to release.
+      // Already gone: nothing left to release.
     }
   };
+  return Object.assign(release, { isHeld });
 }

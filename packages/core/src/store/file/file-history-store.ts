@@ -34,8 +34,9 @@ export function createFileHistoryStore(options: FileHistoryStoreOptions): Histor
       return history;
     },
     close: async () => {
-      for (const history of histories.values()) history.close();
+      const closing = [...histories.values()].map((history) => history.close());
       histories.clear();
+      await Promise.all(closing);
     },
   };
 }

@@ -182,12 +182,39 @@ describe("createHistoryStore", () => {
       "other",
     ]);
     expect((await kept.read({ last: 2 })).map((m) => m.id)).toEqual(["after", "other"]);
-    kept.close();
-    other.close();
+    await kept.close();
+    await other.close();
     // Closed stores reopen on their next use.
     await kept.append(message("reopened"));
     expect((await kept.read({ last: 1 })).map((m) => m.id)).toEqual(["reopened"]);
-    kept.close();
+    await kept.close();
+  });
+
+  it("keeps its lock for the next operation a short while, then releases it", async () => {
+    const store = createHistoryStore({ dir: temp.path, holdLockMs: 50 });
+    const lockPath = join(temp.path, "messages.lock");
+    await store.append(message("a"));
+    expect(JSON.parse(await readFile(lockPath, "utf8")).pid).toBe(process.pid);
+    // A second writer waits for the release instead of timing out.
+    const other = createHistoryStore({ dir: temp.path, lockTimeoutMs: 10000 });
+    await other.append(message("b"));
+    expect((await store.read()).map((m) => m.id)).toEqual(["a", "b"]);
+    await other.close();
+    const deadline = Date.now() + 10000;
+    while (
+      Date.now() < deadline &&
+      (await readFile(lockPath).then(
+        () => true,
+        () => false,
+      ))
+    )
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(
+      await readFile(lockPath).then(
+        () => true,
+        () => false,
+      ),
+    ).toBe(false);
   });
 
   it("loses no acknowledged message when a writer is SIGKILLed in a loop", async () => {

@@ -3,13 +3,13 @@ import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DowncityError } from "../../errors/downcity-error.js";
 import { writeFileAtomic } from "../../fs/atomic-write.js";
-import { acquireFileLock } from "../../fs/file-lock.js";
 import { readJsonl, readJsonlTailOf } from "../../fs/jsonl-file.js";
 import { type RawFile, readTextFileIfExists } from "../../fs/raw-file.js";
 import type { HistoryMessage } from "../../history/history-message.js";
 import { type Logger, silentLogger } from "../../logger/logger.js";
 import type { ContextHistory, HistoryMeta } from "../history-store.js";
 import { createHistoryFile, type OpenedHistoryFile } from "./history-file.js";
+import { createHistoryLock } from "./history-lock.js";
 
 /** Messages read plus the malformed lines skipped on the way (reported, never rewritten away). */
 export interface HistoryReadReport {
@@ -23,8 +23,8 @@ export interface FileHistory extends ContextHistory {
   readonly path: string;
   /** Like `read`, also naming the malformed lines it skipped. */
   readReport(options?: { last?: number }): Promise<HistoryReadReport>;
-  /** Closes the descriptor kept open between operations (it also closes by itself after 10 s unused). */
-  close(): void;
+  /** Releases a kept lock and closes the descriptor kept open between operations (both also go by themselves when unused). */
+  close(): Promise<void>;
 }
 
 /** Options of `createHistoryStore`. */
@@ -33,6 +33,8 @@ export interface HistoryStoreOptions {
   dir: string;
   logger?: Logger;
   lockTimeoutMs?: number;
+  /** How long the lock is kept after an operation for the next one (`createHistoryLock`) [100 ms]. */
+  holdLockMs?: number;
   now?: () => Date;
 }
 
@@ -71,32 +73,18 @@ export function createHistoryStore(options: HistoryStoreOptions): FileHistory {
   const metaPath = join(dir, "meta.json");
   const lockPath = join(dir, "messages.lock");
   let ready: Promise<void> | undefined;
-  // Serialises this store's own lock users so they don't poll each other through the lock file.
-  let queue: Promise<unknown> = Promise.resolve();
 
   const ensureDir = () => {
     ready ??= mkdir(dir, { recursive: true }).then(() => undefined);
     return ready;
   };
 
-  const withLock = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = async () => {
-      await ensureDir();
-      const release = await acquireFileLock(lockPath, {
-        ...(options.lockTimeoutMs ? { timeoutMs: options.lockTimeoutMs } : {}),
-        onStaleLock: (holder) =>
-          logger.warn({ lockPath, holderPid: holder?.pid }, "broke stale history lock"),
-      });
-      try {
-        return await fn();
-      } finally {
-        await release();
-      }
-    };
-    const result = queue.then(run, run);
-    queue = result.catch(() => undefined);
-    return result;
-  };
+  const lock = createHistoryLock(lockPath, ensureDir, {
+    ...(options.lockTimeoutMs ? { timeoutMs: options.lockTimeoutMs } : {}),
+    ...(options.holdLockMs !== undefined ? { holdMs: options.holdLockMs } : {}),
+    onStaleLock: (holder) => logger.warn({ lockPath, holderPid: holder?.pid }, "broke stale history lock"),
+  });
+  const withLock = <T>(fn: () => Promise<T>): Promise<T> => lock.run(fn);
 
   const historyFile = createHistoryFile(path);
   // A crash mid-write can leave a last line without "\n". Move those bytes aside so the next
@@ -223,7 +211,10 @@ export function createHistoryStore(options: HistoryStoreOptions): FileHistory {
       return readAll();
     },
     readArchive: () => readArchive(join(dir, "archive")),
-    close: () => historyFile.close(),
+    async close() {
+      await lock.release();
+      historyFile.close();
+    },
     meta: readMeta,
     updateMeta(update) {
       return withLock(async () => {
