@@ -32,10 +32,26 @@ async function time(fn, iterations) {
   const scripted = createScriptedModel([], { fallback: "ok" });
   const runtime = createAgentRuntime({ rootDir: join(root, "rt"), model: scripted.model });
   let turn = 0;
-  const bareP50 = () => time(() => generateText({ model: bare.model, prompt: "hi" }), perRound);
-  const runtimeP50 = () => time(() => runtime.send({ contextId: `c${turn++ % 10}`, text: "hi" }), perRound);
+  // CPU time of the process (all threads) a call, beside the wall time: what the machine's load inflates less.
+  const bareCpu = [];
+  const runtimeCpu = [];
+  const withCpu = async (samples, fn) => {
+    const before = process.cpuUsage();
+    const wall = await fn();
+    const used = process.cpuUsage(before);
+    samples.push((used.user + used.system) / 1000 / perRound);
+    return wall;
+  };
+  const bareP50 = () =>
+    withCpu(bareCpu, () => time(() => generateText({ model: bare.model, prompt: "hi" }), perRound));
+  const runtimeP50 = () =>
+    withCpu(runtimeCpu, () =>
+      time(() => runtime.send({ contextId: `c${turn++ % 10}`, text: "hi" }), perRound),
+    );
   await bareP50();
   await runtimeP50();
+  bareCpu.length = 0;
+  runtimeCpu.length = 0;
   const bareRounds = [];
   const runtimeRounds = [];
   for (let round = 0; round < rounds; round++) {
@@ -51,6 +67,10 @@ async function time(fn, iterations) {
     scripted.calls.length = 0;
   }
   await runtime.close();
+  const cpuRatios = runtimeCpu.map((value, index) => value / bareCpu[index]);
+  console.log(
+    `runtime turn CPU time ${fmt(median(runtimeCpu))} vs bare generateText ${fmt(median(bareCpu))} a call (process CPU, all threads) -> median ${median(cpuRatios).toFixed(1)}x`,
+  );
   const ratios = runtimeRounds.map((value, index) => value / bareRounds[index]);
   const sorted = [...ratios].sort((a, b) => a - b);
   console.log(
