@@ -21,6 +21,8 @@ export interface StreamClientOptions {
   keepAliveMs: number;
   /** A frame the SDK could not read (it would otherwise throw inside the socket's handler). */
   onBadFrame(error: Error): void;
+  /** DingTalk announced it will close this connection (a SYSTEM `disconnect` frame). */
+  onDisconnectNotice(): void;
 }
 
 /**
@@ -86,6 +88,12 @@ export class DowncityStreamClient extends DWClient {
     if (internals.heartbeatIntervallId) clearInterval(internals.heartbeatIntervallId);
     internals.heartbeatIntervallId = undefined;
     return super._connect();
+  }
+
+  override onSystem(downstream: DWClientDownStream): void {
+    super.onSystem(downstream);
+    // The SDK only marks itself disconnected and waits for the server to close; reconnect at once instead.
+    if (downstream.headers?.topic === "disconnect") this.settings.onDisconnectNotice();
   }
 
   override onDownStream(data: string): void {

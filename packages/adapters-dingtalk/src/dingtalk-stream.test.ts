@@ -91,6 +91,18 @@ describe("the DingTalk stream: the official SDK at the fake gateway", () => {
     expect((await direct("after the reconnect")).acked).toBe(true);
   });
 
+  it("reconnects at once when DingTalk announces it will close the connection", async () => {
+    await start({ reconnectDelayMs: 50 });
+    fake.announceDisconnect();
+    await recording.until(
+      () => fake.stats().connections === 2 && recording.states.at(-1)?.state === "connected",
+      "the new connection",
+      20_000,
+    );
+    expect(fake.openConnections()).toBe(1);
+    expect((await direct("after the notice")).acked).toBe(true);
+  });
+
   it("drops a half-open connection when pings go unanswered, and reconnects", async () => {
     await start({ keepAliveMs: 200 });
     fake.answerPings(false);

@@ -42,6 +42,8 @@ export async function startDingtalkStream(options: DingtalkStreamOptions): Promi
         { ...log, err: { message: error.message } },
         "DingTalk stream: an unreadable frame",
       ),
+    // The socket's close (below) schedules the reconnect; messages not yet acknowledged are redelivered.
+    onDisconnectNotice: () => client.currentSocket()?.close(),
   });
   let stopped = false;
   let attempts = 0;

@@ -34,6 +34,8 @@ export interface FakeDingtalkPlatform
   /** When each gateway open request arrived (answered or refused), in ms since the epoch. */
   gatewayRequests(): number[];
   openConnections(): number;
+  /** Sends a SYSTEM `disconnect` frame, as DingTalk does before closing a connection. */
+  announceDisconnect(): void;
   /** Closes the current sockets abruptly (no close frame). */
   dropConnection(): void;
   /** The next `count` gateway opens answer HTTP 500. */
@@ -197,6 +199,22 @@ export async function startFakeDingtalkPlatform(
     stats: () => ({ ...stats }),
     gatewayRequests: () => [...gatewayRequests],
     openConnections: () => [...sockets].filter((socket) => socket.readyState === socket.OPEN).length,
+    announceDisconnect() {
+      for (const socket of sockets)
+        socket.send(
+          JSON.stringify({
+            specVersion: "1.0",
+            type: "SYSTEM",
+            headers: {
+              contentType: "application/json",
+              messageId: randomUUID(),
+              time: String(Date.now()),
+              topic: "disconnect",
+            },
+            data: JSON.stringify({ reason: "the server is restarting" }),
+          }),
+        );
+    },
     dropConnection() {
       for (const socket of sockets) socket.terminate();
     },
