@@ -148,4 +148,56 @@ describe("a lost claim", () => {
     const [entry] = await store.inbox.list();
     expect(entry?.status).toBe("pending");
   });
+
+  it("is not failed by a run that ended after it lapsed while the store was unreachable", async () => {
+    let unreachable = false;
+    let runFailed = false;
+    let settled = false;
+    let failRun: (error: Error) => void = () => {};
+    const inbox: InboxStore = Object.assign(Object.create(store.inbox) as InboxStore, {
+      async renew(...args: Parameters<InboxStore["renew"]>) {
+        if (unreachable) throw new Error("connect ECONNREFUSED");
+        const renewed = await store.inbox.renew(...args);
+        if (runFailed) settled = true;
+        return renewed;
+      },
+      async fail(...args: Parameters<InboxStore["fail"]>) {
+        const entry = await store.inbox.fail(...args);
+        settled = true;
+        return entry;
+      },
+    });
+    await store.inbox.accept(
+      internalInboxEvent({ kind: "task-notice", contextId: "c3", eventId: "n2", text: "x" }),
+    );
+    let runs = 0;
+    const runtime = {
+      send: () => {
+        runs += 1;
+        return new Promise<RunResult>((_, reject) => {
+          failRun = reject;
+        });
+      },
+    };
+    pump = pumpOver(inbox, runtime as unknown as ReturnType<typeof recordingRuntime>);
+    pump.start();
+    await until(() => runs === 1, "the first run");
+    // Renewals fail (so the claim still looks held here) until it lapses and another worker takes it.
+    unreachable = true;
+    const taken = await until(
+      () => store.inbox.claim({ owner: "worker-b", leaseMs: 60_000 }),
+      "worker-b's claim once the lease lapsed",
+    );
+    unreachable = false;
+    runFailed = true;
+    failRun(new Error("the store went away mid-run"));
+    // The pump decides after its retry delay: it asks the store about its claim (or fails the event).
+    await until(() => settled, "the pump to settle the failed run");
+    await pump.close(2000);
+    pump = undefined;
+    expect(taken.id).toBe("internal:n2");
+    // Still worker-b's: not failed back to pending for a third worker, not counted as an attempt.
+    expect(await store.inbox.claim({ owner: "worker-c" })).toBeUndefined();
+    expect((await store.inbox.list())[0]?.attempts).toBe(0);
+  });
 });

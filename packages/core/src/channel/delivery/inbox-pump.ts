@@ -142,6 +142,16 @@ export function createInboxPump(options: InboxPumpOptions): InboxPump {
         () => {},
       );
     if (closing.signal.aborted || isShutdown(error)) return inbox.release(entry.id, owner);
+    // The claim may have lapsed while the store was unreachable (renewals failed, so it still looks
+    // held): another worker may be running the event now, and failing it would free it for a third
+    // run beside that one. Failing only a claim this worker still holds (renewed just now) keeps one.
+    if (!(await inbox.renew(entry.id, { owner, leaseMs }))) {
+      logger.warn(
+        { id: entry.id, contextId: entry.contextId },
+        "a failed run's claim lapsed; its event is left to whoever holds it",
+      );
+      return;
+    }
     const updated = await inbox.fail(
       entry.id,
       (error as Error)?.message ?? String(error),
