@@ -104,7 +104,7 @@ export function openWecomConnection(settings: WecomConnectionOptions): Promise<W
       if (error instanceof WSAuthFailureError || error.name === "WSAuthFailureError")
         context.setState(
           "failed",
-          "WeCom keeps refusing the bot id or secret; check them and restart the channel",
+          "WeCom keeps refusing the bot id or secret; check botId and secret of this channel in downcity.json and .env, then restart",
         );
       else
         context.setState(

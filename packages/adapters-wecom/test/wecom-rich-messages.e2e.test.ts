@@ -61,4 +61,41 @@ describe("wecom through the daemon: pairing, then a photo with a question answer
     expect(await readFile(join(daemon.project.dir, stored as string))).toEqual(png);
     expect(history).not.toContain(png.toString("base64"));
   }, 180_000);
+
+  test("channels list shows the state and counters, /help costs no model call, doctor reports the credentials", async () => {
+    interface Listed {
+      channels: Array<{ name: string; state: string; error?: string; counts: Record<string, number> }>;
+    }
+    const listed = await daemon.project.json<Listed>(["channels", "list", "--json"]);
+    expect(listed.channels[0]).toMatchObject({ name: "wecom", state: "connected" });
+    expect(listed.channels[0]?.counts.accepted).toBeGreaterThan(0);
+    expect(listed.channels[0]?.counts.denied).toBeGreaterThan(0);
+
+    const calls = daemon.model.calls.length;
+    await daemon.fake.deliver({ ...direct, text: "/help" });
+    await until(() => sent(/\/new/), "the /help answer");
+    expect(daemon.model.calls).toHaveLength(calls);
+
+    interface Doctor {
+      checks: Array<{ name: string; status: string; detail: string }>;
+    }
+    const doctor = async () => {
+      const run = await daemon.project.cli(["doctor", "--offline", "--json"]);
+      return (JSON.parse(run.stdout) as Doctor).checks.find((check) => check.name === "channels");
+    };
+    expect(await doctor()).toMatchObject({ status: "ok", detail: "wecom connected" });
+    // The secret is reset in the admin console: the next subscriptions are refused and the channel stops.
+    daemon.fake.rejectCredentials(true);
+    daemon.fake.dropConnection();
+    await until(async () => {
+      const now = await daemon.project.json<Listed>(["channels", "list", "--json"]);
+      return now.channels[0]?.state === "failed" || undefined;
+    }, "the channel to fail");
+    const failed = await doctor();
+    expect(failed?.status).toBe("fail");
+    expect(failed?.detail).toMatch(
+      /wecom .*failed: WeCom keeps refusing the bot id or secret.*botId and secret/,
+    );
+    expect(failed?.detail).not.toContain(fakeWecomSecret);
+  }, 120_000);
 });

@@ -35,6 +35,8 @@ export interface FakeWecomPlatform extends ChannelFake, ChannelFakeLiveness {
   openConnections(): number;
   /** Closes the current connection abruptly (no close frame). */
   dropConnection(): void;
+  /** Refuses every subscription from now on, whatever the secret (it was reset in the admin console). */
+  rejectCredentials(reject: boolean): void;
   /** Stops answering heartbeats (a half-open connection). */
   answerHeartbeats(answer: boolean): void;
   /** The req_ids a message callback was pushed with, in order (redeliveries add one each). */
@@ -76,6 +78,7 @@ export async function startFakeWecomPlatform(options: FakeWecomOptions = {}): Pr
   const media = createFakeWecomMediaHost(() => origin);
   let current: WebSocket | undefined;
   let heartbeats = true;
+  let rejectAll = false;
 
   const server: Server = createServer((request, response) => {
     const file = media.serve(new URL(request.url ?? "/", "http://127.0.0.1").pathname);
@@ -122,7 +125,7 @@ export async function startFakeWecomPlatform(options: FakeWecomOptions = {}): Pr
       const reqId = frame.headers?.req_id ?? "";
       if (frame.cmd === "aibot_subscribe") {
         const body = frame.body ?? {};
-        if (body.bot_id !== fakeWecomBotId || body.secret !== fakeWecomSecret) {
+        if (rejectAll || body.bot_id !== fakeWecomBotId || body.secret !== fakeWecomSecret) {
           stats.refused += 1;
           return send(socket, { headers: { req_id: reqId }, errcode: 40001, errmsg: "invalid secret" });
         }
@@ -246,6 +249,9 @@ export async function startFakeWecomPlatform(options: FakeWecomOptions = {}): Pr
     openConnections: () => [...wss.clients].filter((client) => client.readyState === WebSocket.OPEN).length,
     dropConnection() {
       current?.terminate();
+    },
+    rejectCredentials(reject) {
+      rejectAll = reject;
     },
     answerHeartbeats(answer) {
       heartbeats = answer;
