@@ -1,5 +1,6 @@
 import type { ClusterEvent, ClusterEventBus } from "@downcity/core";
 import pg from "pg";
+import { z } from "zod";
 import { reconnectDelay } from "./reconnect-delay.js";
 import type { ConnectionSettings } from "./sql-pool.js";
 
@@ -10,11 +11,12 @@ export const eventsChannel = "downcity_events";
 const maxPayload = 7000;
 const maxString = 1500;
 
-/** One notification: the publishing worker and its events. */
-interface EventBatch {
-  w: string;
-  e: ClusterEvent[];
-}
+/** One notification: the publishing worker (`w`) and its events (`e`), checked as it arrives. */
+const eventBatchSchema = z.object({
+  w: z.string().min(1),
+  e: z.array(z.looseObject({ type: z.string().min(1), contextId: z.string() })),
+});
+type EventBatch = z.infer<typeof eventBatchSchema>;
 
 const shorten = (value: unknown): unknown => {
   if (typeof value === "string")
@@ -60,7 +62,9 @@ export function createPostgresClusterEvents(
   const deliver = (payload: string | undefined) => {
     let batch: EventBatch;
     try {
-      batch = JSON.parse(payload ?? "") as EventBatch;
+      const parsed = eventBatchSchema.safeParse(JSON.parse(payload ?? ""));
+      if (!parsed.success) return;
+      batch = parsed.data;
     } catch {
       return;
     }
