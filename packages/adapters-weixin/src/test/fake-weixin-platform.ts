@@ -26,6 +26,8 @@ export interface FakeWeixinPlatform extends ChannelFake, ChannelFakeLiveness {
   ): Promise<{ acked: boolean; eventId: string }>;
   /** Queues a message already delivered again (iLink's redelivery) and waits until a poll confirms it. */
   redeliver(eventId: string, timeoutMs?: number): Promise<boolean>;
+  /** The message the fake delivered as `eventId` (its context token, items, sender). */
+  delivered(eventId: string): Record<string, unknown> | undefined;
   /** Every sendmessage request as received (429s and refusals included). */
   sendRequests(): Array<{ body: Record<string, unknown>; status: "sent" | "refused" | "rate-limited" }>;
   /** getupdates requests so far, with the cursor each carried. */
@@ -254,6 +256,7 @@ export async function startFakeWeixinPlatform(
       if (!message) throw new Error(`the fake never delivered ${eventId}`);
       return waitAcked(push(message), timeoutMs);
     },
+    delivered: (eventId) => delivered.get(eventId),
     sent: () => [...sentMessages],
     sendRequests: () => [...sends],
     polls: () => [...cursors],
