@@ -24,7 +24,7 @@ export interface ApprovalRoute {
   threadId?: string;
 }
 
-/** An answer: once, always (store the prefixes), or deny; `by` is `<channel>:<userId>` or `cli`. */
+/** An answer: once, always (store the prefixes), or deny; `by` is `<channel>:<userId>`, `cli` or `console`. */
 export interface ApprovalAnswer {
   code: string;
   decision: "once" | "always" | "deny";

@@ -60,4 +60,52 @@ describe("the approvals service (downcity approvals …)", () => {
     });
     gate.close();
   });
+
+  test("an answer from the web console is recorded as the console's, in the chat, the list and the journal", async () => {
+    const chat: string[] = [];
+    const journal: Array<{ state: string; by?: string }> = [];
+    const store = openApprovalStore(rootDir);
+    const gate = createApprovalGate({
+      places: { rootDir, home: "/home/agent", downcityHome: "/home/agent/.downcity" },
+      config: approvalsSection.config.parse({ mode: "ask" }),
+      approvers: [],
+      store,
+      parser: createBashCommandParser(),
+      logger: { info() {}, warn() {} } as never,
+      route: async () => ({ channel: "hook", chatId: "c" }),
+      notify: async (_route, _context, _key, text) => {
+        chat.push(text);
+      },
+      runOrphan: async () => {},
+      mask: (text) => text,
+      journal: async (_requestId, record) => {
+        journal.push(record);
+      },
+    });
+    const registry = createServiceRegistry();
+    registry.register(createApprovalsService({ gate, store, mode: "ask" }));
+    const code = "K7Q2";
+    const asked = gate.ask({
+      code,
+      command: "git push origin main",
+      raw: "git push origin main",
+      cwd: rootDir,
+      tty: false,
+      contextId: "hook:c",
+      requestId: "req-1",
+      route: { channel: "hook", chatId: "c" },
+      prefixes: ["git push *"],
+      createdAt: new Date().toISOString(),
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    });
+    await until(() => chat.length === 1, "the request");
+    await registry.invoke("approvals", "deny", { code, via: "console" });
+    expect(await asked).toBe("deny");
+    expect(chat[1]).toContain("Denied by console");
+    const listed = (await registry.invoke("approvals", "list", {})) as { recent: Array<{ by: string }> };
+    expect(listed.recent.at(-1)).toMatchObject({ by: "console" });
+    await until(() => journal.length === 2, "the decision's journal record");
+    expect(journal[1]).toMatchObject({ state: "deny", by: "console" });
+    gate.close();
+  });
 });

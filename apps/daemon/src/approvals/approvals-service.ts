@@ -4,6 +4,10 @@ import type { ApprovalGate } from "./approval-gate.js";
 import type { ApprovalStore } from "./approval-store.js";
 
 const codeInput = z.string().trim().min(4).max(6).describe("The code of the request (case-insensitive)");
+const viaInput = z
+  .enum(["cli", "console"])
+  .default("cli")
+  .describe("Where the operator answered, recorded as who decided (the web console sets console)");
 
 /**
  * The `approvals` service, for the operator: `downcity approvals list|approve|deny|rules` and the
@@ -16,8 +20,8 @@ export function createApprovalsService(options: {
   mode: string;
 }): ServiceDefinition {
   const { gate, store } = options;
-  const settle = async (code: string, decision: "once" | "always" | "deny") => {
-    const result = await gate.answer({ code, decision, by: "cli" });
+  const settle = async (code: string, decision: "once" | "always" | "deny", by: "cli" | "console") => {
+    const result = await gate.answer({ code, decision, by });
     if (!result.ok) throw new DowncityError("NOT_FOUND", result.message, { field: "code" });
     return { code: code.toUpperCase(), decision, message: result.message };
   };
@@ -42,13 +46,14 @@ export function createApprovalsService(options: {
         input: z.object({
           code: codeInput,
           always: z.boolean().default(false).describe("Also allow the command's prefix from now on"),
+          via: viaInput,
         }),
-        handler: async (input) => settle(input.code, input.always ? "always" : "once"),
+        handler: async (input) => settle(input.code, input.always ? "always" : "once", input.via),
       },
       deny: {
         description: "Refuse a pending command; the agent is told",
-        input: z.object({ code: codeInput }),
-        handler: async (input) => settle(input.code, "deny"),
+        input: z.object({ code: codeInput, via: viaInput }),
+        handler: async (input) => settle(input.code, "deny", input.via),
       },
       rules: {
         description:

@@ -121,7 +121,12 @@ export function createConsoleApiRoutes(agents: ConsoleAgents): ConsoleApiRoutes 
         );
       }
       const client = await agents.client(input.agent);
-      return client.servicesCommand({ service: input.service, action: input.action, payload: input.payload });
+      // An approval answered here is recorded (journal, approvals list, chat) as the console's.
+      const payload =
+        input.service === "approvals" && input.action !== "list"
+          ? { ...input.payload, via: "console" }
+          : input.payload;
+      return client.servicesCommand({ service: input.service, action: input.action, payload });
     },
     "GET shells": async ({ query }) => {
       const input = parse(agentQuery({}), queryObject(query));

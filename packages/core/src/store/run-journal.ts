@@ -144,7 +144,7 @@ export interface ApprovalRecord extends RecordBase {
   /** What waited: a shell command (secrets masked) or a tool call. */
   subject: { kind: "command"; command: string } | { kind: "tool"; toolName: string; input: unknown };
   toolCallId?: string;
-  /** Who answered: `<channel>:<userId>`, `cli`, or `timeout`. */
+  /** Who answered: `<channel>:<userId>`, `cli`, `console`, or `timeout`. */
   by?: string;
   /** Patterns an `always` answer stored. */
   rules?: string[];
