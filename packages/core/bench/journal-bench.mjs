@@ -24,14 +24,22 @@ function runtimeOf(name, journaled) {
   });
 }
 
+// CPU time (the process's, all threads) a turn of each round, by runtime: what machine load inflates less.
+const cpuPerTurn = new Map();
+
 /** Median time of `count` turns over ten contexts. */
 async function turnsP50(runtime, count) {
   const samples = [];
+  const before = process.cpuUsage();
   for (let index = 0; index < count; index++) {
     const start = performance.now();
     await runtime.send({ contextId: `c${index % 10}`, text: "hi" });
     samples.push(performance.now() - start);
   }
+  const used = process.cpuUsage(before);
+  const cpu = cpuPerTurn.get(runtime) ?? [];
+  cpu.push((used.user + used.system) / 1000 / count);
+  cpuPerTurn.set(runtime, cpu);
   return median(samples);
 }
 
@@ -41,6 +49,7 @@ async function turnsP50(runtime, count) {
   const journaled = runtimeOf("journaled", true);
   await turnsP50(plain, 20);
   await turnsP50(journaled, 20);
+  cpuPerTurn.clear();
   const without = [];
   const withJournal = [];
   for (let round = 0; round < rounds; round++) {
@@ -53,6 +62,12 @@ async function turnsP50(runtime, count) {
   }
   await plain.close();
   await journaled.close();
+  const plainCpu = cpuPerTurn.get(plain) ?? [];
+  const journaledCpu = cpuPerTurn.get(journaled) ?? [];
+  const cpuOverheads = journaledCpu.map((value, index) => (value / plainCpu[index] - 1) * 100);
+  console.log(
+    `turn CPU time with journal ${ms(median(journaledCpu))} vs without ${ms(median(plainCpu))} (process CPU, all threads) -> overhead median ${median(cpuOverheads).toFixed(1)}% (middle half of rounds ${quantile(cpuOverheads, 0.25).toFixed(1)}% to ${quantile(cpuOverheads, 0.75).toFixed(1)}%)`,
+  );
   const overheads = withJournal.map((value, index) => (value / without[index] - 1) * 100);
   console.log(
     `turn with journal ${ms(median(withJournal))} p50 vs without ${ms(median(without))} over ${rounds} interleaved rounds -> overhead median ${median(overheads).toFixed(1)}% (middle half of rounds ${quantile(overheads, 0.25).toFixed(1)}% to ${quantile(overheads, 0.75).toFixed(1)}%; target <= 10%)`,
