@@ -9,6 +9,7 @@ export { testAdapterStateStore } from "./test/adapter-state-conformance.js";
 export { type TestChannelAdapterOptions, testChannelAdapter } from "./test/channel-conformance.js";
 export type { ChannelFakeLiveness } from "./test/channel-conformance-liveness.js";
 export type { ChannelFake, FakeIncoming, FakeIncomingFile, FakeSent } from "./test/channel-fake.js";
+export { testClusterEventBus, testRunCancelStore } from "./test/cluster-conformance.js";
 export { testContactStore } from "./test/contact-store-conformance.js";
 export { testContextLease } from "./test/context-lease-conformance.js";
 export { testHistoryStore } from "./test/history-store-conformance.js";
