@@ -39,6 +39,8 @@ export interface FakeWecomPlatform extends ChannelFake, ChannelFakeLiveness {
   rejectCredentials(reject: boolean): void;
   /** Stops answering heartbeats (a half-open connection). */
   answerHeartbeats(answer: boolean): void;
+  /** Every thinking bubble opened (a stream frame with `finish: false`), by chat. */
+  typingSeen(): Array<{ chatId: string }>;
   /** The req_ids a message callback was pushed with, in order (redeliveries add one each). */
   reqIdsOf(eventId: string): string[];
   /** Every frame the adapter sent (replies and pushes, thinking bubbles included). */
