@@ -37,6 +37,13 @@ export function createSqlPool(options: SqlPoolOptions): pg.Pool {
   const pool = new pg.Pool({ ...(connectionSettings(options) as pg.PoolConfig), max: options.poolSize });
   limitsByPool.set(pool, options);
   pool.on("error", () => {});
+  // A session that ends can make its client emit "error" more than once, also after the pool's own
+  // one-shot listener of a query is spent; unheard, that is an uncaught exception in the worker
+  // (seen when a worker's sessions were terminated mid-flood). The failure still reaches whoever
+  // uses the client: its query rejects, and the pool drops the client.
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+  });
   const query = pool.query.bind(pool) as (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
   const connect = pool.connect.bind(pool) as (callback?: unknown) => Promise<pg.PoolClient> | undefined;
   const wrapped = {

@@ -80,6 +80,43 @@ describe("a session terminated mid-transaction", () => {
   });
 });
 
+describe("sessions terminated under load", () => {
+  it("fail the queries they ran with STORE_UNAVAILABLE, idle ones are replaced, and nothing is uncaught", async () => {
+    const { store, url } = await open({ poolSize: 4, statementTimeoutMs: 60_000 });
+    await store.inbox.accept(event("e1"));
+    const database = new URL(url).pathname.slice(1);
+    const terminate = () =>
+      asAdmin((admin) =>
+        admin.query(
+          "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1 AND datname = $2",
+          [`downcity:${process.pid}`, database],
+        ),
+      );
+    for (let round = 0; round < 3; round++) {
+      const lock = await holdLock(url, "LOCK TABLE downcity_inbox IN ACCESS EXCLUSIVE MODE");
+      // Queries under way (blocked on the lock) and the idle rest of the pool, all terminated at once.
+      const running = [1, 2, 3].map((n) => errorOf(store.inbox.claim({ owner: `w${n}` })));
+      await until(
+        () =>
+          asAdmin(async (admin) => {
+            const { rows } = await admin.query(
+              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
+              [`downcity:${process.pid}`],
+            );
+            return rows[0].n >= 3;
+          }),
+        "three claims waiting on the lock",
+      );
+      await terminate();
+      const failures = await Promise.all(running);
+      await lock.release();
+      expect(failures.map((failure) => failure?.code)).toEqual(Array(3).fill("STORE_UNAVAILABLE"));
+    }
+    await terminate();
+    expect((await store.inbox.claim({ owner: "after" }))?.eventId).toBe("e1");
+  });
+});
+
 describe("limits", () => {
   it("cancels a statement stuck past statementTimeoutMs with an error naming it, then works again", async () => {
     const { store, url } = await open({ statementTimeoutMs: 300 });
