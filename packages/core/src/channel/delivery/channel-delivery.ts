@@ -23,7 +23,7 @@ export interface DeliveryEvents {
   onInboxDead?(entry: InboxEntry, error: unknown): void;
   /** An event was handed to a run, which settles when it ends. */
   onRun?(entry: InboxEntry, run: Promise<RunResult>): void;
-  onSent?(entry: OutboxEntry): void;
+  onSent?(entry: OutboxEntry, messageId?: string): void;
   onRetry?(entry: OutboxEntry): void;
   onOutboxDead?(entry: OutboxEntry): void;
 }

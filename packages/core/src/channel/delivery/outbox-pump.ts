@@ -50,7 +50,8 @@ export interface OutboxPumpOptions {
   concurrency?: number;
   /** How often to look for due chunks without a wake-up [1000 ms]. */
   pollMs?: number;
-  onSent?(entry: OutboxEntry): void;
+  /** A chunk was sent; `messageId` is what the platform called it, when it said. */
+  onSent?(entry: OutboxEntry, messageId?: string): void;
   onRetry?(entry: OutboxEntry, delayMs: number): void;
   onDead?(entry: OutboxEntry): void;
 }
@@ -118,7 +119,7 @@ export function createOutboxPump(options: OutboxPumpOptions): OutboxPump {
       const message = await outboxMessage(entry, options.rootDir, adapter.capabilities);
       const result = await adapter.send(entry.target, message, { idempotencyKey: entry.key });
       await outbox.complete(entry.key, result?.messageId);
-      options.onSent?.(entry);
+      options.onSent?.(entry, result?.messageId);
     } catch (error) {
       await failed(entry, error);
     }

@@ -15,7 +15,7 @@ import { openFileStore } from "../../store/file/file-store.js";
 import { createUsageLog } from "../../store/file/file-usage-store.js";
 import type { InboxEntry, InboxMessage } from "../../store/inbox-store.js";
 import type { OutboxEntry } from "../../store/outbox-store.js";
-import type { ChannelInbox } from "../adapter/channel-adapter.js";
+import type { ChannelInbox, ChannelMessage } from "../adapter/channel-adapter.js";
 import { createChannelDelivery, type DeliveryQueue } from "../delivery/channel-delivery.js";
 import { defaultDeliveryPolicy } from "../delivery/outbox-pump.js";
 import { approvePairing, type PairingApproval } from "./approve-pairing.js";
@@ -35,6 +35,7 @@ import { createProgressMessages } from "./progress-messages.js";
 import { createReplyRecorder } from "./reply-recorder.js";
 import { createRunActivity } from "./run-activity.js";
 import { newRunningChannel, type RunningChannel } from "./running-channel.js";
+import { createSentButtons } from "./sent-buttons.js";
 import { startChannel, stopChannel } from "./start-channel.js";
 import { createTypingIndicators } from "./typing-indicators.js";
 
@@ -118,6 +119,12 @@ export interface ChannelHost {
   approvePairing(code: string): Promise<PairingApproval>;
   /** The services the started channels' adapters offer (see `ChannelAdapterDefinition.services`). */
   adapterServices(): ServiceDefinition[];
+  /**
+   * Replaces a message with buttons this worker sent under the reply key `key` (an approval
+   * request answered by a command or the CLI: `actions: []` removes its buttons), where the
+   * adapter can edit. False when it cannot, or the message was sent before a restart or elsewhere.
+   */
+  editSent(key: string, message: ChannelMessage): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -157,8 +164,9 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
       // Only a chat of a configured channel hears it; the CLI and HTTP callers get the error itself.
       if (channels.has(entry.channel)) void notifyFailure(entry, error);
     },
-    onSent: (entry) => {
+    onSent: (entry, messageId) => {
       bump(entry.channel, "sent");
+      sentButtons.sent(entry, messageId);
       options.onDelivery?.(entry, "sent");
     },
     onRetry: (entry) => {
@@ -170,6 +178,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
       options.onDelivery?.(entry, "dead");
     },
   });
+  const sentButtons = createSentButtons({ adapter: (name) => channels.get(name)?.adapter, logger });
   const typing = createTypingIndicators({
     adapter: (name) => channels.get(name)?.adapter,
     enabled: (name) => channels.get(name)?.settings?.typing !== false,
@@ -302,6 +311,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     channelNames: () => [...channels.keys()],
     approvePairing: (code) => approvePairing({ channels: channels.values(), replies, delivery }, code),
     adapterServices: () => [...channels.values()].flatMap((running) => running.services ?? []),
+    editSent: (key, message) => sentButtons.edit(key, message),
     async close() {
       // Indicators first, while the adapters can still take them down.
       await typing.close();

@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { until } from "@downcity/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type AgentRuntime, createAgentRuntime } from "../../agent/agent-runtime.js";
+import type { ChannelSender } from "../../chat/channel-sender.js";
 import { silentLogger } from "../../logger/logger.js";
+import type { ChannelRendering } from "../../prompt/channel-rendering.js";
 import { createRecordingChannel, type RecordingChannel } from "../../test/recording-channel.js";
 import { createScriptedModel, type ScriptedModel } from "../../test/scripted-model.js";
 import { type ChannelHost, createChannelHost } from "./channel-host.js";
@@ -26,11 +28,22 @@ const vote = defineChatAction({
   },
 });
 
+let sender: ChannelSender | undefined;
+
 const start = async (access: Record<string, unknown> = { dm: "open", groups: "open" }) => {
   runtime = createAgentRuntime({ rootDir: root, model: scripted.model, logger: silentLogger });
+  // The host's reply path for this channel, as the daemon's approval notices use it.
+  const view: AgentRuntime = Object.create(runtime, {
+    registerSender: {
+      value: (name: string, registered: ChannelSender, rendering?: ChannelRendering) => {
+        sender = registered;
+        return runtime.registerSender(name, registered, rendering);
+      },
+    },
+  });
   host = await createChannelHost({
     rootDir: root,
-    runtime,
+    runtime: view,
     logger: silentLogger,
     retryDelayMs: 20,
     actions: [vote],
@@ -100,6 +113,60 @@ describe("button presses through the channel host", () => {
       ["That did not work: the vote box is closed", messageId],
     ]);
     expect(scripted.calls).toHaveLength(0);
+  });
+
+  it("edits a reply with buttons sent through the outbox by its key, also when it went out in chunks", async () => {
+    channel = createRecordingChannel({ actions: true, editing: true, capabilities: { maxTextLength: 16 } });
+    await start();
+    const reply = (key: string, text: string) =>
+      sender?.({
+        contextId: "rec:g1",
+        requestId: key,
+        key,
+        channel: "rec",
+        chatId: "g1",
+        text,
+        actions: [{ id: "vote:yes", label: "Yes" }],
+        sequence: 0,
+      });
+    await reply("ballot:request", "Vote?");
+    await reply("long:request", "Vote on this\nlong question?");
+    await until(
+      () => channel.messages.length === 3,
+      () =>
+        `the two replies, the second in two chunks: ${JSON.stringify(channel.messages.map((m) => m.text))}`,
+    );
+    expect(channel.messages.map((message) => message.actions?.length ?? 0)).toEqual([1, 0, 1]);
+    expect(await host.editSent("ballot:request", { text: "Voted by u2", actions: [] })).toBe(true);
+    expect(await host.editSent("long:request", { text: "Closed", actions: [] })).toBe(true);
+    expect(channel.messages.map((message) => [message.text, message.actions, message.edits])).toEqual([
+      ["Voted by u2", undefined, 1],
+      ["Vote on this", undefined, 0],
+      ["Closed", undefined, 1],
+    ]);
+    // Edited already, never sent, or a key that only shares a prefix: nothing to edit.
+    expect(await host.editSent("ballot:request", { text: "again", actions: [] })).toBe(false);
+    expect(await host.editSent("ballot", { text: "again", actions: [] })).toBe(false);
+    expect(await host.editSent("nothing:request", { text: "again", actions: [] })).toBe(false);
+    expect(scripted.calls).toHaveLength(0);
+  });
+
+  it("edits nothing where the adapter cannot edit", async () => {
+    channel = createRecordingChannel({ actions: true });
+    await start();
+    await sender?.({
+      contextId: "rec:g1",
+      requestId: "r",
+      key: "ballot:request",
+      channel: "rec",
+      chatId: "g1",
+      text: "Vote?",
+      actions: [{ id: "vote:yes", label: "Yes" }],
+      sequence: 0,
+    });
+    await until(() => channel.messages.length === 1, "the reply");
+    expect(await host.editSent("ballot:request", { text: "Closed", actions: [] })).toBe(false);
+    expect(channel.messages[0]).toMatchObject({ text: "Vote?", edits: 0 });
   });
 
   it("obeys access control: a press from a chat that may not reach the agent runs nothing", async () => {
