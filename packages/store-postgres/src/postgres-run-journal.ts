@@ -13,7 +13,8 @@ import type pg from "pg";
 /**
  * The Postgres driver of the run journal: `downcity_runs` (one row per run) and
  * `downcity_run_records` (its records in append order). Each append is one transaction; appends
- * of one run from this worker are chained, so they commit in call order.
+ * of one run from this worker are chained, so they commit in call order. `list` reports a run
+ * without an end as `interrupted` once its worker is no longer live in the store.
  */
 export function createPostgresRunJournal(pool: pg.Pool): RunJournal {
   const chains = new Map<string, Promise<unknown>>();
@@ -56,6 +57,20 @@ export function createPostgresRunJournal(pool: pg.Pool): RunJournal {
     return byRun;
   };
 
+  // A worker is live while it holds a lease (the daemon keeps `worker:<id>`; a context or affinity
+  // lease counts too) or a claim on a pending inbox event, by the database clock.
+  const liveWorkers = async (workers: string[]) => {
+    if (workers.length === 0) return new Set<string>();
+    const { rows } = await pool.query<{ worker: string }>(
+      `SELECT w AS worker FROM unnest($1::text[]) AS w
+        WHERE EXISTS (SELECT 1 FROM downcity_lease WHERE owner = w AND until >= clock_timestamp())
+           OR EXISTS (SELECT 1 FROM downcity_inbox
+                       WHERE status = 'pending' AND claimed_by = w AND claimed_until >= clock_timestamp())`,
+      [[...new Set(workers)]],
+    );
+    return new Set(rows.map((row) => row.worker));
+  };
+
   return {
     append(requestId, records) {
       if (records.length === 0) return Promise.resolve();
@@ -90,6 +105,14 @@ export function createPostgresRunJournal(pool: pg.Pool): RunJournal {
         const summary = summarizeRun(records);
         if (summary) summaries.push(summary);
       }
+      // An open run whose worker is no longer live in the store was cut off (the worker was killed
+      // and nobody has resumed the run yet, or its event went on under another run): interrupted.
+      const live = await liveWorkers(
+        summaries.flatMap((run) => (run.status === "running" && run.worker ? [run.worker] : [])),
+      );
+      for (const summary of summaries)
+        if (summary.status === "running" && summary.worker && !live.has(summary.worker))
+          summary.status = "interrupted";
       return newestRuns(summaries, filter);
     },
     async prune(before) {
