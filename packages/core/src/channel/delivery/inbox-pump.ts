@@ -108,18 +108,30 @@ export function createInboxPump(options: InboxPumpOptions): InboxPump {
   const renewWhileRunning = (entry: InboxEntry) => {
     // Aborted when the claim is lost: the run stops at its next step boundary (see `SendOptions`).
     const handover = new AbortController();
+    const lose = (why: string) => {
+      if (handover.signal.aborted) return;
+      handover.abort();
+      logger.warn(
+        { id: entry.id, contextId: entry.contextId },
+        `${why}; its run stops at the next step boundary and the new owner continues it from the journal`,
+      );
+    };
+    // The claim holds until `leaseMs` after the last renewal that went through.
+    let heldSince = Date.now();
     const renewal = setInterval(
       () => {
+        const asked = Date.now();
         inbox.renew(entry.id, { owner, leaseMs }).then(
           (renewed) => {
-            if (renewed || handover.signal.aborted) return;
-            handover.abort();
-            logger.warn(
-              { id: entry.id, contextId: entry.contextId },
-              "lost the claim on an inbox event; its run stops at the next step boundary and the new owner continues it from the journal",
-            );
+            if (renewed) heldSince = asked;
+            else lose("lost the claim on an inbox event");
           },
-          (error: unknown) => logger.warn({ id: entry.id, ...errorFields(error) }, "could not renew a claim"),
+          (error: unknown) => {
+            logger.warn({ id: entry.id, ...errorFields(error) }, "could not renew a claim");
+            // Unrenewed for a whole lease (the store unreachable): the claim has lapsed by now.
+            if (Date.now() - heldSince >= leaseMs)
+              lose("could not renew the claim on an inbox event for a whole lease");
+          },
         );
       },
       Math.max(100, Math.floor(leaseMs / 3)),
