@@ -17,7 +17,10 @@ export function isJournalRecord(value: unknown): value is JournalRecord {
 export function summarizeRun(records: readonly JournalRecord[]): RunSummary | undefined {
   const start = records.find((record) => record.type === "run");
   if (!start) return undefined;
-  const end = records.findLast((record) => record.type === "end");
+  // An end before a later attempt closed an earlier attempt only (a restart marked it interrupted,
+  // then the run was resumed): the run is running again until that attempt ends.
+  const last = records.findLast((record) => record.type === "end" || record.type === "attempt");
+  const end = last?.type === "end" ? last : undefined;
   const usage: JournalUsage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, totalTokens: 0 };
   let steps = 0;
   let toolCalls = 0;
