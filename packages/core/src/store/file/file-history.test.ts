@@ -261,5 +261,5 @@ describe("createHistoryStore", () => {
     expect(positions.every((position) => position >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     expect(acknowledged.length).toBeGreaterThan(rounds);
-  }, 60000);
+  }, (process.env.SOAK ? 200 : 12) * 5000);
 });
