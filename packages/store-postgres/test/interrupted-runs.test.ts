@@ -93,6 +93,7 @@ describe("runs list on PostgreSQL after a worker is SIGKILLed mid-run (two daemo
       expect(cutOff).toMatchObject({ requestId: live?.requestId, worker: first.workerId, attempts: 1 });
       expect((await secondClient.runs({ status: "running" })).runs).toEqual([]);
       expect((await secondClient.runs({ status: "interrupted" })).runs).toHaveLength(1);
+      expect((await secondClient.run(String(live?.requestId))).summary.status).toBe("interrupted");
 
       // The pin goes: the second worker resumes the run under its id and finishes it.
       await cluster.query("DELETE FROM downcity_lease WHERE context_id = 'affinity:hook:c1'");

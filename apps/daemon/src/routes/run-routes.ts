@@ -59,7 +59,14 @@ export async function runRoutes(app: FastifyInstance, options: { journal: RunJou
             field: "requestId",
           },
         );
-      return { summary, records };
+      // The store's list judges an open run by its worker's liveness (a SIGKILLed worker's run
+      // reads interrupted on PostgreSQL); show says the same.
+      const listed = await options.journal.list({
+        contextId: summary.contextId,
+        since: new Date(summary.startedAt),
+        limit: 1000,
+      });
+      return { summary: listed.find((run) => run.requestId === requestId) ?? summary, records };
     },
   );
 }
