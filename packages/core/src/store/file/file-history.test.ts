@@ -8,6 +8,8 @@ import type { HistoryMessage } from "../../history/history-message.js";
 import { createHistoryStore } from "./file-history.js";
 
 const temp = useTempDir("downcity-history-", "each");
+// The SIGKILL loop's limit follows its rounds: a child's start-up took ~2 s at load 20 to 30.
+const killLoopTimeoutMs = (process.env.SOAK ? 200 : 12) * 5000;
 
 const message = (id: string, text = id, role: "user" | "assistant" = "user"): HistoryMessage => ({
   id,
@@ -261,5 +263,5 @@ describe("createHistoryStore", () => {
     expect(positions.every((position) => position >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     expect(acknowledged.length).toBeGreaterThan(rounds);
-  }, (process.env.SOAK ? 200 : 12) * 5000);
+  }, killLoopTimeoutMs);
 });
