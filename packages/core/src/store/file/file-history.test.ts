@@ -219,8 +219,10 @@ describe("createHistoryStore", () => {
     ).toBe(false);
   });
 
-  it("loses no acknowledged message when a writer is SIGKILLed in a loop", async () => {
-    const script = `
+  it(
+    "loses no acknowledged message when a writer is SIGKILLed in a loop",
+    async () => {
+      const script = `
       const { createHistoryStore } = await import(${JSON.stringify(pathToFileURL(inject("coreBundle")).href)});
       const store = createHistoryStore({ dir: process.argv[1] });
       const prefix = process.argv[2];
@@ -229,39 +231,41 @@ describe("createHistoryStore", () => {
         process.stdout.write(prefix + "-" + i + "\\n");
       }
     `;
-    const acknowledged: string[] = [];
-    const rounds = process.env.SOAK ? 200 : 12;
-    for (let round = 0; round < rounds; round++) {
-      const child = spawn(process.execPath, ["--input-type=module", "-e", script, temp.path, `r${round}`], {
-        stdio: ["ignore", "pipe", "inherit"],
-      });
-      let buffer = "";
-      let firstAck: () => void = () => {};
-      const started = new Promise<void>((resolve) => {
-        firstAck = resolve;
-      });
-      child.stdout.on("data", (chunk: Buffer) => {
-        buffer += chunk.toString();
-        const lines = buffer.split("\n");
-        buffer = lines.pop() ?? "";
-        acknowledged.push(...lines);
-        if (lines.length > 0) firstAck();
-      });
-      // Kill at a varying point once the writer is really appending (start-up time varies with load).
-      await Promise.race([started, new Promise((resolve) => setTimeout(resolve, 10000))]);
-      await new Promise((resolve) => setTimeout(resolve, (round * 37) % 80));
-      child.kill("SIGKILL");
-      await new Promise((resolve) => child.on("close", resolve));
-    }
-    const store = createHistoryStore({ dir: temp.path });
-    await store.append(message("final"));
-    const report = await store.readReport();
-    expect(report.malformed).toEqual([]);
-    const ids = report.messages.map((m) => m.id);
-    expect(new Set(ids).size).toBe(ids.length);
-    const positions = acknowledged.map((id) => ids.indexOf(id));
-    expect(positions.every((position) => position >= 0)).toBe(true);
-    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
-    expect(acknowledged.length).toBeGreaterThan(rounds);
-  }, killLoopTimeoutMs);
+      const acknowledged: string[] = [];
+      const rounds = process.env.SOAK ? 200 : 12;
+      for (let round = 0; round < rounds; round++) {
+        const child = spawn(process.execPath, ["--input-type=module", "-e", script, temp.path, `r${round}`], {
+          stdio: ["ignore", "pipe", "inherit"],
+        });
+        let buffer = "";
+        let firstAck: () => void = () => {};
+        const started = new Promise<void>((resolve) => {
+          firstAck = resolve;
+        });
+        child.stdout.on("data", (chunk: Buffer) => {
+          buffer += chunk.toString();
+          const lines = buffer.split("\n");
+          buffer = lines.pop() ?? "";
+          acknowledged.push(...lines);
+          if (lines.length > 0) firstAck();
+        });
+        // Kill at a varying point once the writer is really appending (start-up time varies with load).
+        await Promise.race([started, new Promise((resolve) => setTimeout(resolve, 10000))]);
+        await new Promise((resolve) => setTimeout(resolve, (round * 37) % 80));
+        child.kill("SIGKILL");
+        await new Promise((resolve) => child.on("close", resolve));
+      }
+      const store = createHistoryStore({ dir: temp.path });
+      await store.append(message("final"));
+      const report = await store.readReport();
+      expect(report.malformed).toEqual([]);
+      const ids = report.messages.map((m) => m.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      const positions = acknowledged.map((id) => ids.indexOf(id));
+      expect(positions.every((position) => position >= 0)).toBe(true);
+      expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+      expect(acknowledged.length).toBeGreaterThan(rounds);
+    },
+    killLoopTimeoutMs,
+  );
 });
