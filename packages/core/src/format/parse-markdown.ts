@@ -39,87 +39,102 @@ export function parseMarkdown(markdown: string): Root {
   if (plain) return plain;
   const root: Root = { type: "root", children: [] };
   const stack: Parents[] = [root];
-  const top = () => stack[stack.length - 1] as Parents;
-  const append = (node: Nodes) => (top().children as Nodes[]).push(node);
-  const open = (node: Parents) => {
-    append(node);
-    stack.push(node);
-  };
-  for (const token of parser.parse(markdown, {})) {
-    switch (token.type) {
-      case "paragraph_open": {
-        // markdown-it hides the paragraphs of a tight list; a visible one in an item makes the list loose.
-        const parent = top();
-        const list = stack[stack.length - 2];
-        if (parent.type === "listItem" && list?.type === "list" && !token.hidden) list.spread = true;
-        open({ type: "paragraph", children: [] });
-        continue;
-      }
-      case "heading_open":
-        open({ type: "heading", depth: Number(token.tag.slice(1)) as 1, children: [] });
-        continue;
-      case "blockquote_open":
-        open({ type: "blockquote", children: [] } satisfies Blockquote);
-        continue;
-      case "bullet_list_open":
-      case "ordered_list_open": {
-        const start = Number(token.attrGet("start") ?? 1);
-        open({
-          type: "list",
-          ordered: token.type === "ordered_list_open",
-          start,
-          spread: false,
-          children: [],
-        });
-        continue;
-      }
-      case "list_item_open":
-        open({ type: "listItem", spread: false, children: [] } satisfies ListItem);
-        continue;
-      case "table_open":
-        open({ type: "table", align: [], children: [] } satisfies Table);
-        continue;
-      case "tr_open":
-        open({ type: "tableRow", children: [] } satisfies TableRow);
-        continue;
-      case "th_open":
-      case "td_open":
-        alignColumn(stack, token);
-        open({ type: "tableCell", children: [] });
-        continue;
-      case "paragraph_close":
-      case "heading_close":
-      case "blockquote_close":
-      case "list_item_close":
-      case "table_close":
-      case "tr_close":
-      case "th_close":
-      case "td_close":
-        closeBlock(stack);
-        continue;
-      case "bullet_list_close":
-      case "ordered_list_close":
-        closeBlock(stack);
-        continue;
-      case "fence":
-      case "code_block":
-        append({ type: "code", lang: token.info.trim() || null, value: token.content.replace(/\n$/, "") });
-        continue;
-      case "hr":
-        append({ type: "thematicBreak" });
-        continue;
-      case "html_block":
-        append({ type: "html", value: token.content.replace(/\n$/, "") });
-        continue;
-      case "inline":
-        (top().children as PhrasingContent[]).push(...phrasing(token.children ?? []));
-        continue;
-      default:
-        // thead/tbody wrappers carry nothing mdast keeps.
-        continue;
-    }
-  }
+  for (const token of parser.parse(markdown, {})) addBlockToken(stack, token);
   return root;
+}
+
+/** Adds one block-level token to the tree under construction (`stack` is the path of open nodes). */
+function addBlockToken(stack: Parents[], token: Token): void {
+  switch (token.type) {
+    case "paragraph_open": {
+      // markdown-it hides the paragraphs of a tight list; a visible one in an item makes the list loose.
+      const parent = top(stack);
+      const list = stack[stack.length - 2];
+      if (parent.type === "listItem" && list?.type === "list" && !token.hidden) list.spread = true;
+      open(stack, { type: "paragraph", children: [] });
+      return;
+    }
+    case "heading_open":
+      open(stack, { type: "heading", depth: Number(token.tag.slice(1)) as 1, children: [] });
+      return;
+    case "blockquote_open":
+      open(stack, { type: "blockquote", children: [] } satisfies Blockquote);
+      return;
+    case "bullet_list_open":
+    case "ordered_list_open": {
+      const start = Number(token.attrGet("start") ?? 1);
+      open(stack, {
+        type: "list",
+        ordered: token.type === "ordered_list_open",
+        start,
+        spread: false,
+        children: [],
+      });
+      return;
+    }
+    case "list_item_open":
+      open(stack, { type: "listItem", spread: false, children: [] } satisfies ListItem);
+      return;
+    case "table_open":
+      open(stack, { type: "table", align: [], children: [] } satisfies Table);
+      return;
+    case "tr_open":
+      open(stack, { type: "tableRow", children: [] } satisfies TableRow);
+      return;
+    case "th_open":
+    case "td_open":
+      alignColumn(stack, token);
+      open(stack, { type: "tableCell", children: [] });
+      return;
+    case "paragraph_close":
+    case "heading_close":
+    case "blockquote_close":
+    case "list_item_close":
+    case "table_close":
+    case "tr_close":
+    case "th_close":
+    case "td_close":
+      closeBlock(stack);
+      return;
+    case "bullet_list_close":
+    case "ordered_list_close":
+      closeBlock(stack);
+      return;
+    case "fence":
+    case "code_block":
+      append(stack, {
+        type: "code",
+        lang: token.info.trim() || null,
+        value: token.content.replace(/\n$/, ""),
+      });
+      return;
+    case "hr":
+      append(stack, { type: "thematicBreak" });
+      return;
+    case "html_block":
+      append(stack, { type: "html", value: token.content.replace(/\n$/, "") });
+      return;
+    case "inline":
+      (top(stack).children as PhrasingContent[]).push(...phrasing(token.children ?? []));
+      return;
+    default:
+      // thead/tbody wrappers carry nothing mdast keeps.
+      return;
+  }
+}
+
+/** The innermost open node. */
+function top(stack: Parents[]): Parents {
+  return stack[stack.length - 1] as Parents;
+}
+
+function append(stack: Parents[], node: Nodes): void {
+  (top(stack).children as Nodes[]).push(node);
+}
+
+function open(stack: Parents[], node: Parents): void {
+  append(stack, node);
+  stack.push(node);
 }
 
 function closeBlock(stack: Parents[]): void {
