@@ -80,6 +80,15 @@ export interface AgentRuntime extends RuntimeRegistrations {
   close(): Promise<void>;
 }
 
+/** How a run shows media to the model: images when the model has vision, audio through the transcriber. */
+function runtimeMedia(options: AgentRuntimeOptions): ModelMediaOptions {
+  return {
+    rootDir: options.rootDir,
+    vision: options.vision ?? true,
+    ...(options.transcription ? { transcribe: createAudioTranscriber(options.transcription) } : {}),
+  };
+}
+
 /** Creates the agent runtime of a project: its registry, its lanes, and the run pipeline they feed. */
 export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const rootDir = options.rootDir;
@@ -103,11 +112,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     ...(options.sharedHistory ? { shared: options.sharedHistory } : {}),
   });
 
-  const media: ModelMediaOptions = {
-    rootDir,
-    vision: options.vision ?? true,
-    ...(options.transcription ? { transcribe: createAudioTranscriber(options.transcription) } : {}),
-  };
+  const media = runtimeMedia(options);
   const historyWindow = createHistoryWindow({
     history,
     media,
