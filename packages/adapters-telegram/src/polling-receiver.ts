@@ -1,11 +1,15 @@
 import type { ChannelContext } from "@downcity/core";
-import { errorFields, openFileChannelState } from "@downcity/core";
+import {
+  createRetryBackoff,
+  errorFields,
+  openFileChannelState,
+  type RetryBackoffOptions,
+} from "@downcity/core";
 import type { Api } from "grammy";
 import { acceptUpdate } from "./accept-update.js";
 import type { TelegramFileDownload } from "./map-telegram-attachments.js";
 import type { TelegramBotIdentity } from "./map-telegram-update.js";
 import { createOffsetStore } from "./offset-store.js";
-import { createRetryBackoff, type RetryBackoffOptions } from "./retry-backoff.js";
 import { telegramAllowedUpdates } from "./telegram-allowed-updates.js";
 import { describeTelegramError, type TelegramFailure } from "./telegram-error.js";
 

@@ -1,5 +1,6 @@
 import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
+import type { RetryBackoffOptions } from "@downcity/core";
 import {
   attachmentKinds,
   type ChannelAdapter,
@@ -13,7 +14,6 @@ import { Api } from "grammy";
 import { answerTelegramAction } from "./answer-telegram-action.js";
 import type { TelegramBotIdentity } from "./map-telegram-update.js";
 import { startPollingReceiver, type TelegramReceiver } from "./polling-receiver.js";
-import type { RetryBackoffOptions } from "./retry-backoff.js";
 import { createTelegramReplySender } from "./send-telegram-reply.js";
 import { setTelegramCommandMenu } from "./telegram-command-menu.js";
 import { createTelegramEditing } from "./telegram-editing.js";

@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ChannelContext } from "@downcity/core";
+import { createRetryBackoff, type RetryBackoffOptions } from "@downcity/core";
 import { type Api, type ApiClientOptions, Bot, BotError, webhookCallback } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import { acceptUpdate } from "./accept-update.js";
 import type { TelegramFileDownload } from "./map-telegram-attachments.js";
 import type { TelegramBotIdentity } from "./map-telegram-update.js";
 import type { GrammySignal, TelegramReceiver } from "./polling-receiver.js";
-import { createRetryBackoff, type RetryBackoffOptions } from "./retry-backoff.js";
 import { describeTelegramError } from "./telegram-error.js";
 
 /** What the webhook server needs. */

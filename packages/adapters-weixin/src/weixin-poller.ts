@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
-import { type ChannelContext, type ChannelState, errorFields } from "@downcity/core";
+import { type ChannelContext, type ChannelState, createRetryBackoff, errorFields } from "@downcity/core";
 import { createCursorStore } from "./cursor-store.js";
-import { createRetryBackoff } from "./retry-backoff.js";
 import { WeixinApiError } from "./weixin-api-error.js";
 import { type WeixinConnection, weixinPost } from "./weixin-http.js";
 import { getUpdatesAnswerSchema } from "./weixin-message.js";

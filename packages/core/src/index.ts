@@ -56,6 +56,11 @@ export type { ChannelEditing } from "./channel/adapter/channel-editing.js";
 export type { ChannelEvent } from "./channel/adapter/channel-event.js";
 export { ChannelSendError } from "./channel/adapter/channel-send-error.js";
 export type { ChannelTyping } from "./channel/adapter/channel-typing.js";
+export {
+  createRetryBackoff,
+  type RetryBackoff,
+  type RetryBackoffOptions,
+} from "./channel/adapter/retry-backoff.js";
 export { internalChannel, internalInboxEvent } from "./channel/delivery/internal-event.js";
 export { type ChatCommand, chatCommands } from "./channel/host/builtin-chat-commands.js";
 export { type ChannelHost, type ChannelHostOptions, createChannelHost } from "./channel/host/channel-host.js";

@@ -28,6 +28,7 @@ const surface: Record<string, string[]> = {
     "createFileAdapterState",
     "createFileMemoryStore",
     "createHistoryStore",
+    "createRetryBackoff",
     "createServiceRegistry",
     "createUsageLog",
     "currentModelPurpose",

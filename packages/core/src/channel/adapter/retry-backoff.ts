@@ -1,6 +1,7 @@
+// Shared by the polling and reconnecting channel adapters (Telegram getUpdates, WeChat getupdates).
 /** Delays of an exponential backoff (doubling up to a ceiling), reset by the first success. */
 export interface RetryBackoff {
-  /** Waits the next delay (or `overrideMs`, e.g. a 429's retry_after); resolves early when `signal` aborts. */
+  /** Waits the next delay (or `overrideMs`, e.g. a 429's retry-after); resolves early when `signal` aborts. */
   wait(signal: AbortSignal, overrideMs?: number): Promise<void>;
   reset(): void;
 }
