@@ -46,6 +46,7 @@ async function start(options: Parameters<typeof createRecordingChannel>[0]) {
     notify: (route, contextId, key, text, actions) => notices.notify(route, contextId, key, text, actions),
     runOrphan: async () => {},
     mask: (text) => text,
+    edit: (key, text) => notices.edit(key, text),
   });
   gate = approvals;
   host = await createChannelHost({
@@ -65,6 +66,7 @@ async function start(options: Parameters<typeof createRecordingChannel>[0]) {
       },
     ],
   });
+  notices.useChannelHost(host);
   await host.start();
   return approvals;
 }
@@ -128,12 +130,52 @@ describe("approval buttons", () => {
     expect(channel.answers.at(-1)?.text).toBe("Allowed once");
     expect(asked.text).toContain("Approved once by rec:boss");
     expect(asked.actions).toBeUndefined();
+    // The gate edited the request; the press's own edit is not made a second time.
+    expect(asked.edits).toBe(1);
 
     // A second press (another approver's phone, an old screen) gets a clear answer, not silence.
     await press(asked.messageId, `approval:${code}:deny`, "boss");
     expect(channel.answers.at(-1)?.text).toContain("already settled");
     await press(asked.messageId, "approval:ZZZZ:once", "boss");
     expect(channel.answers.at(-1)?.text).toContain("No pending approval has the code ZZZZ");
+  });
+
+  test("a request settled without a press (a /approve command, the CLI or the console) loses its buttons too", async () => {
+    await start({ actions: true, editing: true });
+    const codeOf = (text: string) => /\(([A-Z0-9]{4,6})\)/.exec(text)?.[1] as string;
+    const first = request();
+    const asked = await until(
+      () => channel.messages.find((message) => message.actions),
+      "the request with buttons",
+    );
+    const code = codeOf(asked.text);
+    await channel.deliver({
+      eventId: "c1",
+      chatId: "c1",
+      chatType: "direct",
+      userId: "boss",
+      messageId: "p1",
+      text: `/approve ${code}`,
+    });
+    expect(await first).toBeUndefined();
+    await until(() => asked.actions === undefined, "the buttons of the request answered by /approve gone");
+    expect(asked.text).toContain(`Approved once by rec:boss (${code})`);
+
+    const second = request();
+    const again = await until(
+      () => channel.messages.find((message) => message.actions && message !== asked),
+      "the second request with buttons",
+    );
+    expect(await gate?.answer({ code: codeOf(again.text), decision: "deny", by: "console" })).toMatchObject({
+      ok: true,
+      edited: true,
+    });
+    expect(await second).toContain("an approver denied");
+    expect(again.actions).toBeUndefined();
+    expect(again.text).toContain("Denied by console");
+    // A press on the edited message (an old screen) is told it is settled.
+    await press(again.messageId, `approval:${codeOf(again.text)}:once`, "boss");
+    expect(channel.answers.at(-1)?.text).toContain("already settled");
   });
 
   test("where the platform has no buttons, the request says how to answer and /deny works", async () => {

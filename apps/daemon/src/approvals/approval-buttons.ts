@@ -42,7 +42,8 @@ export function approvalActionHandler(gate: ApprovalGate): ChatActionHandler {
       const result = await gate.answer({ code, decision: choice as Choice, by: who });
       return {
         answer: result.ok ? toasts[choice as Choice] : result.message,
-        edit: { text: result.message, actions: [] },
+        // The gate edits the request itself where it can; the pressed message is edited otherwise.
+        ...(result.edited ? {} : { edit: { text: result.message, actions: [] } }),
       };
     },
   });

@@ -52,6 +52,11 @@ export interface ApprovalGateOptions extends Pick<ChatNotices, "route" | "notify
    * records); failures are the caller's to log, never the gate's to throw.
    */
   journal?(requestId: string, record: Omit<ApprovalRecord, "v" | "at" | "type">): Promise<void>;
+  /**
+   * Replaces the request's message (under its notice key) with `text` and removes its buttons, where
+   * the chat can edit; true when it did. Called once a request is settled, whoever settled it.
+   */
+  edit?(key: string, text: string): Promise<boolean>;
   now?: () => number;
 }
 
@@ -70,8 +75,11 @@ export interface ApprovalGate {
    * waited on again instead of asked twice; one approved meanwhile passes at once.
    */
   ask(pending: PendingApproval): Promise<Outcome>;
-  /** Settles a pending request; the message is the answer to show whoever answered. */
-  answer(answer: ApprovalAnswer): Promise<{ ok: boolean; message: string }>;
+  /**
+   * Settles a pending request; the message is the answer to show whoever answered, `edited` true
+   * when the request's message already shows it (its buttons removed).
+   */
+  answer(answer: ApprovalAnswer): Promise<{ ok: boolean; message: string; edited?: boolean }>;
   /** Whether `who` (`<channel>:<userId>`) may answer requests shown in chats. */
   isApprover(who: string): boolean;
   pending(): PendingApproval[];
@@ -127,7 +135,18 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
     }
   };
 
-  const settle = async (pending: PendingApproval, outcome: Outcome, by: string): Promise<void> => {
+  // The request's buttons go once it is settled, by a press, a command, the CLI, the console or the timer.
+  const closeRequest = async (pending: PendingApproval, text: string): Promise<boolean> => {
+    if (!pending.route || !options.edit) return false;
+    try {
+      return await options.edit(`approval:${pending.code}:request`, text);
+    } catch (error) {
+      logger.warn({ code: pending.code, ...errorFields(error) }, "could not edit an approval request");
+      return false;
+    }
+  };
+
+  const settle = async (pending: PendingApproval, outcome: Outcome, by: string): Promise<boolean> => {
     clearTimeout(timers.get(pending.code));
     timers.delete(pending.code);
     await store.update((file) => {
@@ -148,7 +167,9 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
     });
     logger.info({ code: pending.code, outcome, by, contextId: pending.contextId }, "approval settled");
     record(pending, outcome, by);
-    await tell(pending, outcome, approvalOutcomeText(pending, outcome, by, pending.prefixes));
+    const text = approvalOutcomeText(pending, outcome, by, pending.prefixes);
+    const edited = await closeRequest(pending, text);
+    await tell(pending, outcome, text);
     const waiter = waiters.get(pending.code);
     waiters.delete(pending.code);
     if (waiter) waiter(outcome, by);
@@ -157,6 +178,7 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
       preapproved.add(`${pending.contextId}\0${pending.raw}`);
       await options.runOrphan(pending);
     }
+    return edited;
   };
 
   const arm = (pending: PendingApproval) => {
@@ -281,10 +303,11 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
             : `No pending approval has the code ${code}. "downcity approvals list" shows the pending ones.`,
         };
       }
-      await settle(pending, answer.decision, answer.by);
+      const edited = await settle(pending, answer.decision, answer.by);
       return {
         ok: true,
         message: approvalOutcomeText(pending, answer.decision, answer.by, pending.prefixes),
+        edited,
       };
     },
 

@@ -44,6 +44,7 @@ export const approvalsComponent = daemonComponent({
       route: (contextId) => notices.route(contextId),
       notify: (route, contextId, key, text, actions) => notices.notify(route, contextId, key, text, actions),
       mask,
+      edit: (key, text) => notices.edit(key, text),
       // Every request and decision goes into the journal of the run that asked.
       journal: (requestId, record) =>
         journal.append(requestId, [{ type: "approval", at: new Date().toISOString(), ...record }]),
@@ -103,6 +104,7 @@ export const approvalsComponent = daemonComponent({
         runtimeForChannels: notices.runtime,
         chatCommands: approvalChatCommands(gate),
         chatActions: [approvalActionHandler(gate)],
+        useChannelHost: (host) => notices.useChannelHost(host),
       },
       close: () => {
         stopApprovingTools();

@@ -1,4 +1,4 @@
-import type { AgentRuntime, ChatActionHandler, ChatCommandDefinition } from "@downcity/core";
+import type { AgentRuntime, ChannelHost, ChatActionHandler, ChatCommandDefinition } from "@downcity/core";
 import type { ApprovalGate } from "./approval-gate.js";
 import type { ApprovalStore } from "./approval-store.js";
 
@@ -14,4 +14,6 @@ export interface Approvals {
   chatCommands: ChatCommandDefinition[];
   /** The handler of approval buttons (`approval:<code>:<choice>`), for the channel host. */
   chatActions: ChatActionHandler[];
+  /** Hands the approvals the channel host, so a settled request's buttons are removed whoever settled it. */
+  useChannelHost(host: Pick<ChannelHost, "editSent">): void;
 }

@@ -1,4 +1,10 @@
-import type { AgentRuntime, ChannelAction, ChannelRendering, ChannelSender } from "@downcity/core";
+import type {
+  AgentRuntime,
+  ChannelAction,
+  ChannelHost,
+  ChannelRendering,
+  ChannelSender,
+} from "@downcity/core";
 import type { ApprovalRoute } from "./approval-gate.js";
 
 /** Posting approval notices into chats through the senders the channel host registers. */
@@ -15,6 +21,13 @@ export interface ChatNotices {
   ): Promise<void>;
   /** The chat a context's replies go to: its last routed user message, the thread from its id. */
   route(contextId: string): Promise<ApprovalRoute | undefined>;
+  /**
+   * Replaces the text of the notice sent under `key` and removes its buttons, where the channel can
+   * edit; false when it cannot (no channel host yet, an adapter without editing, sent before a restart).
+   */
+  edit(key: string, text: string): Promise<boolean>;
+  /** Lets `edit` reach the channel host's sent messages (the host is built after the approvals). */
+  useChannelHost(host: Pick<ChannelHost, "editSent">): void;
 }
 
 /**
@@ -24,6 +37,7 @@ export interface ChatNotices {
  */
 export function createChatNotices(runtime: AgentRuntime): ChatNotices {
   const senders = new Map<string, ChannelSender>();
+  let channelHost: Pick<ChannelHost, "editSent"> | undefined;
   const wrapped: AgentRuntime = Object.create(runtime, {
     registerSender: {
       value: (channel: string, sender: ChannelSender, rendering?: ChannelRendering) => {
@@ -44,6 +58,8 @@ export function createChatNotices(runtime: AgentRuntime): ChatNotices {
       await sender({
         contextId,
         requestId: key,
+        // The outbox key is the notice's own, so `edit` finds the message by it.
+        key,
         channel: route.channel,
         chatId: route.chatId,
         ...(route.threadId ? { threadId: route.threadId } : {}),
@@ -51,6 +67,10 @@ export function createChatNotices(runtime: AgentRuntime): ChatNotices {
         ...(actions?.length ? { actions } : {}),
         sequence: 0,
       });
+    },
+    edit: async (key, text) => (await channelHost?.editSent(key, { text, actions: [] })) ?? false,
+    useChannelHost(host) {
+      channelHost = host;
     },
     async route(contextId) {
       const recent = await runtime.history(contextId).read({ last: 50 });

@@ -30,6 +30,7 @@ export const channelsComponent = daemonComponent({
           }
         : {}),
     });
+    approvals.useChannelHost(channelHost);
     return { value: channelHost, close: () => channelHost.close() };
   },
 });
