@@ -78,8 +78,31 @@ describe("web console: runs, Markdown, media and approvals in headless Chromium"
     await page.getByRole("combobox", { name: "Context" }).press("Tab");
     const row = page.locator(`tr[data-run="${reply.requestId}"]`);
     await row.waitFor({ timeout: 15000 });
-    // Filtered to the context: its one run only.
-    await until(async () => (await page.locator("tr[data-run]").count()) === 1, "the runs of cli:runs only");
+    // Filtered to the context: the page lists exactly the runs the daemon has for it (this one, plus
+    // any the agent started there on its own, e.g. a follow-up), none of cli:main's.
+    const shown = async () =>
+      (
+        await page
+          .locator("tr[data-run]")
+          .evaluateAll((rows) => rows.map((tr) => tr.getAttribute("data-run")))
+      )
+        .sort()
+        .join(" ");
+    const expected = async () =>
+      (await client.runs({ context: "cli:runs", limit: 200 })).runs
+        .map((run) => run.requestId)
+        .sort()
+        .join(" ");
+    let seen = "";
+    await until(
+      async () => {
+        const [onPage, ofDaemon] = [await shown(), await expected()];
+        seen = `shown: ${onPage}; the daemon's: ${ofDaemon}`;
+        return onPage === ofDaemon && onPage.includes(reply.requestId);
+      },
+      () => `the runs of cli:runs only (${seen})`,
+    );
+    expect((await client.runs({ limit: 200 })).runs.some((run) => run.contextId !== "cli:runs")).toBe(true);
     expect(await row.textContent()).toContain("completed");
     await page.getByRole("combobox", { name: "Status" }).selectOption("failed");
     await page.getByTestId("runs-empty").waitFor();
