@@ -1,7 +1,6 @@
 import { CommanderError } from "commander";
 import { CliExit, exitCodes } from "./cli-exit.js";
 import { type CliIo, processIo } from "./cli-io.js";
-import { registerChannelsLoginCommand } from "./commands/channels-login-command.js";
 import { registerServiceActionCommands } from "./commands/service-action-commands.js";
 import { serviceListings } from "./commands/service-command.js";
 import { builtinCommandNames, createProgram } from "./create-program.js";
@@ -48,7 +47,9 @@ export async function runCli(options: RunCliOptions): Promise<number> {
   const first = serviceWords[0];
   // `channels login` binds a channel without a daemon; the rest of `channels` is the daemon's service.
   const channelsLogin = first === "channels" && serviceWords[1] === "login";
-  if (channelsLogin) registerChannelsLoginCommand(program, io);
+  // Loaded only for that command: it brings the WeChat client and zod, which `--version` must not load.
+  if (channelsLogin)
+    (await import("./commands/channels-login-command.js")).registerChannelsLoginCommand(program, io);
   const builtin =
     channelsLogin || (first !== undefined && (builtinCommandNames as readonly string[]).includes(first));
   const wantsServices = first === undefined ? !argv.includes("--version") && !argv.includes("-V") : !builtin;
