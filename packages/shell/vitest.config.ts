@@ -1,9 +1,14 @@
 import { defineConfig } from "vitest/config";
 
-// Floods of 200 MB, hundreds of PTY cycles and the exit race load both cores: they run in their own
+// Floods of 200 MB (and the 10 MB interleaved flood of streams.test.ts), hundreds of PTY cycles and the exit race load both cores: they run in their own
 // project, one file at a time, after the other tests (sequence.groupOrder), never beside tests that
 // assert upper time bounds.
-const heavy = ["src/engine/flood.test.ts", "src/engine/pty-cycles.test.ts", "src/engine/exit-race.test.ts"];
+const heavy = [
+  "src/engine/flood.test.ts",
+  "src/engine/pty-cycles.test.ts",
+  "src/engine/exit-race.test.ts",
+  "src/engine/streams.test.ts",
+];
 
 // "downcity-source" resolves workspace packages to their TypeScript sources, so tests need no prior build.
 export default defineConfig({

@@ -17,7 +17,8 @@ describe("stdout and stderr apart", () => {
     // ahead of the other, so the engine has to take turns reading them.
     const repeated = (word: string) => `${word}\\n`.repeat(640);
     const command = `o='${repeated("out")}'; e='${repeated("err")}'; for i in $(seq 1 2048); do printf "$o"; printf "$e" >&2; done`;
-    const result = await temp.engine.exec({ command, timeout_ms: 60000 });
+    // The time limit is a hang guard: 4,096 printf calls take tens of seconds on a machine at load 70.
+    const result = await temp.engine.exec({ command, timeout_ms: 110000 });
     expect(result).toMatchObject({
       status: "exited",
       exit_code: 0,
