@@ -35,7 +35,7 @@ import { createProgressMessages } from "./progress-messages.js";
 import { createReplyRecorder } from "./reply-recorder.js";
 import { createRunActivity } from "./run-activity.js";
 import { newRunningChannel, type RunningChannel } from "./running-channel.js";
-import { createSentButtons } from "./sent-buttons.js";
+import { createSentButtons, type SentMessage } from "./sent-buttons.js";
 import { startChannel, stopChannel } from "./start-channel.js";
 import { createTypingIndicators } from "./typing-indicators.js";
 
@@ -120,11 +120,17 @@ export interface ChannelHost {
   /** The services the started channels' adapters offer (see `ChannelAdapterDefinition.services`). */
   adapterServices(): ServiceDefinition[];
   /**
-   * Replaces a message with buttons this worker sent under the reply key `key` (an approval
-   * request answered by a command or the CLI: `actions: []` removes its buttons), where the
-   * adapter can edit. False when it cannot, or the message was sent before a restart or elsewhere.
+   * Replaces a message with buttons sent under the reply key `key` (an approval request answered
+   * by a command or the CLI: `actions: []` removes its buttons), where the adapter can edit. A
+   * message this worker does not remember (sent before a restart, or by another worker) is edited
+   * through `known`, as `onButtonsSent` reported it. False when it cannot edit or nothing is known.
    */
-  editSent(key: string, message: ChannelMessage): Promise<boolean>;
+  editSent(key: string, message: ChannelMessage, known?: SentMessage): Promise<boolean>;
+  /**
+   * Calls `listener` with the outbox key (`<reply key>` or `<reply key>.<n>`) and the platform
+   * message of each chunk with buttons this worker sends, so its owner can keep it past a restart.
+   */
+  onButtonsSent(listener: (key: string, sent: SentMessage) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -234,6 +240,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     logger,
     media,
     command: createChatCommandDispatch({ registry, replies, outbox: store.outbox, logger }),
+    answersWithoutMention: (text) => registry.answersWithoutMention(text),
     action: createChatActionDispatch({
       handlers: options.actions ?? [],
       adapter: (name) => channels.get(name)?.adapter,
@@ -311,7 +318,8 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     channelNames: () => [...channels.keys()],
     approvePairing: (code) => approvePairing({ channels: channels.values(), replies, delivery }, code),
     adapterServices: () => [...channels.values()].flatMap((running) => running.services ?? []),
-    editSent: (key, message) => sentButtons.edit(key, message),
+    editSent: (key, message, known) => sentButtons.edit(key, message, known),
+    onButtonsSent: (listener) => sentButtons.onSent(listener),
     async close() {
       // Indicators first, while the adapters can still take them down.
       await typing.close();

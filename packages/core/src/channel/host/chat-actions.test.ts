@@ -11,6 +11,7 @@ import { createRecordingChannel, type RecordingChannel } from "../../test/record
 import { createScriptedModel, type ScriptedModel } from "../../test/scripted-model.js";
 import { type ChannelHost, createChannelHost } from "./channel-host.js";
 import { defineChatAction } from "./chat-actions.js";
+import type { SentMessage } from "./sent-buttons.js";
 
 let root: string;
 let runtime: AgentRuntime;
@@ -149,6 +150,36 @@ describe("button presses through the channel host", () => {
     expect(await host.editSent("ballot", { text: "again", actions: [] })).toBe(false);
     expect(await host.editSent("nothing:request", { text: "again", actions: [] })).toBe(false);
     expect(scripted.calls).toHaveLength(0);
+  });
+
+  it("reports each message with buttons once sent, and edits one it does not remember through what was reported (a restart)", async () => {
+    channel = createRecordingChannel({ actions: true, editing: true });
+    await start();
+    const reported: Array<[string, SentMessage]> = [];
+    host.onButtonsSent((key, sent) => reported.push([key, sent]));
+    await sender?.({
+      contextId: "rec:g1",
+      requestId: "ballot:request",
+      key: "ballot:request",
+      channel: "rec",
+      chatId: "g1",
+      text: "Vote?",
+      actions: [{ id: "vote:yes", label: "Yes" }],
+      sequence: 0,
+    });
+    await until(() => reported.length === 1, "the sent message reported");
+    const [key, sent] = reported[0] as [string, SentMessage];
+    expect(key).toBe("ballot:request");
+    expect(sent).toMatchObject({
+      channel: "rec",
+      target: { chatId: "g1" },
+      messageId: channel.messages[0]?.messageId,
+    });
+    // Once edited the host forgets it, as a restarted host would: the reported message is enough.
+    expect(await host.editSent("ballot:request", { text: "Closed", actions: [] })).toBe(true);
+    expect(await host.editSent("ballot:request", { text: "Closed again", actions: [] })).toBe(false);
+    expect(await host.editSent("ballot:request", { text: "Closed again", actions: [] }, sent)).toBe(true);
+    expect(channel.messages[0]).toMatchObject({ text: "Closed again", edits: 2 });
   });
 
   it("edits nothing where the adapter cannot edit", async () => {

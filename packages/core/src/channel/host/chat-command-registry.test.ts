@@ -28,6 +28,23 @@ describe("chat command registry", () => {
     );
   });
 
+  it("a command marked answersWithoutMention counts bare in a group; a suffix (another bot's) is not lifted", () => {
+    const registry = registryWith("stop");
+    registry.register({
+      name: "approve",
+      description: "yes",
+      handler: () => "",
+      answersWithoutMention: true,
+    });
+    const group = { chatType: "group" as const, mentionedBot: false };
+    expect(registry.parse({ ...group, text: "/approve K7Q2" })?.args).toBe("K7Q2");
+    expect(registry.answersWithoutMention("/approve K7Q2")).toBe(true);
+    expect(registry.answersWithoutMention(" /APPROVE ")).toBe(true);
+    expect(registry.answersWithoutMention("/approve@other_bot K7Q2")).toBe(false);
+    expect(registry.answersWithoutMention("/stop")).toBe(false);
+    expect(registry.answersWithoutMention("approve K7Q2")).toBe(false);
+  });
+
   it("lists commands in registration order, refuses a taken name and bad definitions, and undoes a registration", () => {
     const registry = registryWith("stop", "help");
     const undo = registry.register({ name: "usage", description: "tokens", handler: () => "" });

@@ -22,6 +22,12 @@ export interface ChatCommandDefinition {
   /** One line for `/help` and the platform's command menu. */
   description: string;
   handler(input: ChatCommandInput): Promise<string | undefined> | string | undefined;
+  /**
+   * In a group, a bare `/name` is answered without a mention of the bot (in a group let in; the
+   * requireMention rule is lifted for it): for commands whose arguments say what they are about,
+   * like `/approve CODE` typed under the bot's request. Default false.
+   */
+  answersWithoutMention?: boolean;
 }
 
 /** A command's name and description, as `/help` and command menus list them. */
@@ -67,6 +73,8 @@ export interface ChatCommandRegistry {
   parse(
     event: Pick<ParsedChannelEvent, "text" | "chatType" | "mentionedBot">,
   ): { command: ChatCommandDefinition; args: string } | undefined;
+  /** Whether `text` is a bare `/name` of a command that groups may use without a mention. */
+  answersWithoutMention(text: string): boolean;
 }
 
 const commandLine = /^\/([A-Za-z0-9_]{1,32})(@\S+)?(?:\s+([\s\S]*))?$/;
@@ -92,8 +100,14 @@ export function createChatCommandRegistry(): ChatCommandRegistry {
       const match = commandLine.exec(event.text.trim());
       const command = match?.[1] ? commands.get(match[1].toLowerCase()) : undefined;
       if (!command) return undefined;
-      if (event.chatType === "group" && !match?.[2] && !event.mentionedBot) return undefined;
+      if (event.chatType === "group" && !match?.[2] && !event.mentionedBot && !command.answersWithoutMention)
+        return undefined;
       return { command, args: (match?.[3] ?? "").trim() };
+    },
+    answersWithoutMention(text) {
+      const match = commandLine.exec(text.trim());
+      if (!match?.[1] || match[2]) return false;
+      return commands.get(match[1].toLowerCase())?.answersWithoutMention === true;
     },
   };
 }

@@ -27,6 +27,8 @@ export function createInboundEvents(options: {
     contextId: string,
     event: ParsedChannelEvent,
   ): Promise<"command" | "duplicate" | undefined>;
+  /** Whether `text` is a command a group may send without mentioning the bot (`/approve CODE`). */
+  answersWithoutMention?(text: string): boolean;
   /** Handles a button press (an event with `action`) without a run. */
   action?(channel: string, contextId: string, event: ParsedChannelEvent): Promise<"action" | "duplicate">;
 }): (running: RunningChannel) => ChannelInbox {
@@ -126,10 +128,14 @@ export function createInboundEvents(options: {
     running.status.lastEventAt = new Date().toISOString();
     // On a shared store, approvals and revokes made on other workers apply within a second.
     await running.pairing?.refresh?.();
-    // A button press names no one: the mention rule of groups does not apply to it.
+    // A button press names no one, and some commands name what they answer (an approval code):
+    // the mention rule of groups does not apply to them; the group must still be let in.
+    const addressed =
+      event.action !== undefined ||
+      (event.chatType === "group" && options.answersWithoutMention?.(event.text) === true);
     const decide = () =>
       decideAccess(
-        event.action ? { ...event, mentionedBot: true } : event,
+        addressed ? { ...event, mentionedBot: true } : event,
         running.accessConfig as ChannelAccess,
         running.pairing?.approved() ?? new Set<string>(),
         running.pairing?.allowedGroups(),
