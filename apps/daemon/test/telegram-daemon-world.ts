@@ -132,7 +132,7 @@ export function lastUserText(call: { messages: Array<{ role: string; text: strin
  * Installs the Telegram adapter into the project as a package bundled from its TypeScript sources
  * (grammY, core and zod inside), so the daemon loads it by name exactly as from an npm install.
  */
-async function installTelegramAdapter(rootDir: string): Promise<void> {
+export async function installTelegramAdapter(rootDir: string): Promise<void> {
   const conditions = new Set(["downcity-source", "import", "node"]);
   const source = fileURLToPath(
     moduleResolve("@downcity/adapters-telegram", new URL(import.meta.url), conditions),

@@ -25,10 +25,12 @@ let runtime: AgentRuntime | undefined;
 let host: ChannelHost | undefined;
 let gate: ApprovalGate | undefined;
 let channel: RecordingChannel;
+let orphansRun: string[] = [];
 
-// The real channel host and approval gate; the chat platform is a recording channel.
-async function start(options: Parameters<typeof createRecordingChannel>[0]) {
-  channel = createRecordingChannel(options);
+// The real channel host and approval gate; the chat platform is a recording channel (kept across a
+// restart when `reuse` is given, as the platform keeps its messages).
+async function start(options: Parameters<typeof createRecordingChannel>[0], reuse?: RecordingChannel) {
+  channel = reuse ?? createRecordingChannel(options);
   runtime = createAgentRuntime({
     rootDir,
     model: createScriptedModel([], { fallback: "model" }).model,
@@ -44,9 +46,11 @@ async function start(options: Parameters<typeof createRecordingChannel>[0]) {
     logger: silentLogger,
     route: async () => ({ channel: "rec", chatId: "c1" }),
     notify: (route, contextId, key, text, actions) => notices.notify(route, contextId, key, text, actions),
-    runOrphan: async () => {},
+    runOrphan: async (pending) => {
+      orphansRun.push(pending.raw);
+    },
     mask: (text) => text,
-    edit: (key, text) => notices.edit(key, text),
+    edit: (key, text, known) => notices.edit(key, text, known),
   });
   gate = approvals;
   host = await createChannelHost({
@@ -67,9 +71,24 @@ async function start(options: Parameters<typeof createRecordingChannel>[0]) {
     ],
   });
   notices.useChannelHost(host);
+  host.onButtonsSent((key, sent) => approvals.requestSent(key, sent));
+  await approvals.recover();
   await host.start();
   return approvals;
 }
+// What a SIGKILL leaves: the files under .downcity/ and the platform's messages, nothing in memory.
+async function stop() {
+  gate?.close();
+  gate = undefined;
+  await runtime?.close();
+  runtime = undefined;
+  await host?.close();
+  host = undefined;
+}
+const codeOf = (text: string) => /\(([A-Z0-9]{4,6})\)/.exec(text)?.[1] as string;
+let said = 0;
+const say = (text: string, userId: string, chatType: "direct" | "group" = "group") =>
+  channel.deliver({ eventId: `say-${++said}`, chatId: "c1", chatType, userId, messageId: `u${said}`, text });
 let presses = 0;
 const press = (messageId: string, id: string, userId: string) =>
   channel.deliver({
@@ -86,12 +105,10 @@ const request = () =>
 
 beforeEach(() => {
   rootDir = mkdtempSync(join(tmpdir(), "dc-approval-buttons-"));
+  orphansRun = [];
 });
 afterEach(async () => {
-  gate?.close();
-  gate = undefined;
-  await runtime?.close();
-  await host?.close();
+  await stop();
   rmSync(rootDir, { recursive: true, force: true });
 });
 
@@ -194,5 +211,58 @@ describe("approval buttons", () => {
       text: `/deny ${code}`,
     });
     expect(await decided).toContain("an approver denied");
+  });
+
+  test("after a restart, /approve runs the command once and removes the buttons of the request sent before", async () => {
+    await start({ actions: true, editing: true });
+    void request().catch(() => {});
+    const asked = await until(
+      () => channel.messages.find((message) => message.actions),
+      "the request with buttons",
+    );
+    const code = codeOf(asked.text);
+    // The sent message is kept with the pending request, where the next daemon reads it.
+    await until(
+      () => openApprovalStore(rootDir).read().pending[0]?.message?.messageId === asked.messageId,
+      "the request's message kept with it",
+    );
+    await stop();
+
+    await start({}, channel);
+    await say(`/approve ${code}`, "boss", "direct");
+    await until(() => asked.actions === undefined, "the buttons of the request from before the restart gone");
+    expect(asked.text).toContain(`Approved once by rec:boss (${code})`);
+    expect(orphansRun).toEqual(["touch marker"]);
+    await say(`/approve ${code}`, "boss", "direct");
+    await until(
+      () => channel.messages.find((message) => message.text.includes(`${code} is already settled`)),
+      "the second /approve told it is settled",
+    );
+    expect(orphansRun).toEqual(["touch marker"]);
+    expect(asked.edits).toBe(1);
+  });
+
+  test("in a group that needs a mention, a bare /approve reaches the gate; a non-approver is told, other commands still need the mention", async () => {
+    await start({ actions: true, editing: true });
+    const decided = request();
+    const asked = await until(
+      () => channel.messages.find((message) => message.actions),
+      "the request with buttons",
+    );
+    const code = codeOf(asked.text);
+
+    expect(await say(`/approve ${code}`, "intruder")).toBe("accepted");
+    await until(
+      () => channel.messages.find((message) => message.text.startsWith("Only approvers can answer")),
+      "the non-approver told",
+    );
+    expect(gate?.pending().map((pending) => pending.code)).toEqual([code]);
+    // Not one of the commands a group may send unaddressed: refused by the mention rule, as before.
+    expect(await say("/status", "boss")).toBe("denied");
+
+    await say(`/approve ${code}`, "boss");
+    expect(await decided).toBeUndefined();
+    await until(() => asked.actions === undefined, "the buttons gone");
+    expect(asked.text).toContain(`Approved once by rec:boss (${code})`);
   });
 });

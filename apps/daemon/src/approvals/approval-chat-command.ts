@@ -33,12 +33,15 @@ export async function handleApprovalChatCommand(
 
 /**
  * `/approve` and `/deny` as chat commands of the channel host's registry: answered with no model
- * call, after access control, deduped by event id like every command.
+ * call, after access control (in a group let in, also without a mention of the bot), deduped by
+ * event id like every command.
  */
 export function approvalChatCommands(gate: ApprovalGate): ChatCommandDefinition[] {
   const command = (verb: "approve" | "deny", description: string): ChatCommandDefinition => ({
     name: verb,
     description,
+    // The code says which request it answers: typed under the request in a group, no mention needed.
+    answersWithoutMention: true,
     handler: ({ channel, event, args }) =>
       handleApprovalChatCommand(gate, { channel, userId: event.userId, text: `/${verb} ${args}` }),
   });

@@ -5,6 +5,7 @@ import {
   currentRequestContext,
   errorFields,
   type Logger,
+  type SentMessage,
   whileRunWaits,
 } from "@downcity/core";
 import type { BashCommandParser } from "@downcity/skills";
@@ -53,10 +54,11 @@ export interface ApprovalGateOptions extends Pick<ChatNotices, "route" | "notify
    */
   journal?(requestId: string, record: Omit<ApprovalRecord, "v" | "at" | "type">): Promise<void>;
   /**
-   * Replaces the request's message (under its notice key) with `text` and removes its buttons, where
-   * the chat can edit; true when it did. Called once a request is settled, whoever settled it.
+   * Replaces the request's message (under its notice key, else the `known` message kept with the
+   * request) with `text` and removes its buttons, where the chat can edit; true when it did. Called
+   * once a request is settled, whoever settled it, on whichever daemon.
    */
-  edit?(key: string, text: string): Promise<boolean>;
+  edit?(key: string, text: string, known?: SentMessage): Promise<boolean>;
   now?: () => number;
 }
 
@@ -82,11 +84,22 @@ export interface ApprovalGate {
   answer(answer: ApprovalAnswer): Promise<{ ok: boolean; message: string; edited?: boolean }>;
   /** Whether `who` (`<channel>:<userId>`) may answer requests shown in chats. */
   isApprover(who: string): boolean;
+  /**
+   * Keeps the message a request went out as (`key` is its outbox key), so a decision after a
+   * restart still removes its buttons; other keys are ignored. Never rejects.
+   */
+  requestSent(key: string, sent: SentMessage): Promise<void>;
   pending(): PendingApproval[];
   /** Re-arms the timers of requests a previous daemon left pending (expired ones are denied). */
   recover(): Promise<void>;
   close(): void;
 }
+
+const requestSuffix = "request";
+/** The outbox key of a request's message (a notice key: `approval:<code>:<suffix>`). */
+const requestKey = (code: string) => `approval:${code}:${requestSuffix}`;
+/** The code of a request's message from its outbox key (or that of its last chunk, `<key>.<n>`). */
+const requestCodeOf = (key: string) => /^approval:([A-Z0-9]+):request(?:\.\d+)?$/.exec(key)?.[1];
 
 /** How a request ended. */
 export type Outcome = "once" | "always" | "deny" | "timeout";
@@ -139,16 +152,18 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
   const closeRequest = async (pending: PendingApproval, text: string): Promise<boolean> => {
     if (!pending.route || !options.edit) return false;
     try {
-      return await options.edit(`approval:${pending.code}:request`, text);
+      return await options.edit(requestKey(pending.code), text, pending.message);
     } catch (error) {
       logger.warn({ code: pending.code, ...errorFields(error) }, "could not edit an approval request");
       return false;
     }
   };
 
-  const settle = async (pending: PendingApproval, outcome: Outcome, by: string): Promise<boolean> => {
-    clearTimeout(timers.get(pending.code));
-    timers.delete(pending.code);
+  const settle = async (asked: PendingApproval, outcome: Outcome, by: string): Promise<boolean> => {
+    clearTimeout(timers.get(asked.code));
+    timers.delete(asked.code);
+    // As stored: its sent message is noted after the request was made (a timer holds the request as made).
+    const pending = store.read().pending.find((entry) => entry.code === asked.code) ?? asked;
     await store.update((file) => {
       file.pending = file.pending.filter((entry) => entry.code !== pending.code);
       if (outcome === "always") {
@@ -216,7 +231,7 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
       arm(pending);
       await tell(
         pending,
-        "request",
+        requestSuffix,
         approvalRequestText(pending, { timeoutMs: config.timeoutMs, approvers: [...approvers] }),
         approvalButtons(pending),
       );
@@ -312,6 +327,20 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
     },
 
     isApprover: (who) => approvers.has(who),
+
+    async requestSent(key, sent) {
+      const code = requestCodeOf(key);
+      if (!code) return;
+      try {
+        await store.update((file) => {
+          const pending = file.pending.find((entry) => entry.code === code);
+          if (pending) pending.message = sent;
+        });
+      } catch (error) {
+        logger.warn({ code, ...errorFields(error) }, "could not keep an approval request's message");
+      }
+    },
+
     pending: () => store.read().pending,
 
     async recover() {

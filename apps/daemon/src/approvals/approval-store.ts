@@ -4,6 +4,17 @@ import { dirname } from "node:path";
 import { downcityPaths, writeFileAtomic } from "@downcity/core/primitives";
 import { z } from "zod";
 
+/** The request's message with its buttons, as the channel sent it (the platform's message id). */
+const sentMessageSchema = z.object({
+  channel: z.string(),
+  target: z.object({
+    chatId: z.string(),
+    chatType: z.enum(["direct", "group"]).optional(),
+    threadId: z.string().optional(),
+    replyToMessageId: z.string().optional(),
+  }),
+  messageId: z.string(),
+});
 const pendingSchema = z.object({
   code: z.string(),
   /** As shown: secrets masked. */
@@ -17,6 +28,8 @@ const pendingSchema = z.object({
   /** The chat the request went to. */
   route: z.object({ channel: z.string(), chatId: z.string(), threadId: z.string().optional() }).optional(),
   reason: z.string().optional(),
+  /** Kept once sent, so a decision after a restart still removes the request's buttons. */
+  message: sentMessageSchema.optional(),
   /** Set when a tool call (an MCP or plug-in tool declaring needsApproval) waits, not a shell command. */
   tool: z.object({ name: z.string(), input: z.unknown(), toolCallId: z.string().optional() }).optional(),
   prefixes: z.array(z.string()),

@@ -44,7 +44,7 @@ export const approvalsComponent = daemonComponent({
       route: (contextId) => notices.route(contextId),
       notify: (route, contextId, key, text, actions) => notices.notify(route, contextId, key, text, actions),
       mask,
-      edit: (key, text) => notices.edit(key, text),
+      edit: (key, text, known) => notices.edit(key, text, known),
       // Every request and decision goes into the journal of the run that asked.
       journal: (requestId, record) =>
         journal.append(requestId, [{ type: "approval", at: new Date().toISOString(), ...record }]),
@@ -104,7 +104,10 @@ export const approvalsComponent = daemonComponent({
         runtimeForChannels: notices.runtime,
         chatCommands: approvalChatCommands(gate),
         chatActions: [approvalActionHandler(gate)],
-        useChannelHost: (host) => notices.useChannelHost(host),
+        useChannelHost(host) {
+          notices.useChannelHost(host);
+          host.onButtonsSent((key, sent) => gate.requestSent(key, sent));
+        },
       },
       close: () => {
         stopApprovingTools();

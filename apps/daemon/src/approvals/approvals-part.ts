@@ -14,6 +14,9 @@ export interface Approvals {
   chatCommands: ChatCommandDefinition[];
   /** The handler of approval buttons (`approval:<code>:<choice>`), for the channel host. */
   chatActions: ChatActionHandler[];
-  /** Hands the approvals the channel host, so a settled request's buttons are removed whoever settled it. */
-  useChannelHost(host: Pick<ChannelHost, "editSent">): void;
+  /**
+   * Hands the approvals the channel host, so a settled request's buttons are removed whoever settled
+   * it, also after a restart (each request's sent message is kept with it).
+   */
+  useChannelHost(host: Pick<ChannelHost, "editSent" | "onButtonsSent">): void;
 }

@@ -4,6 +4,7 @@ import type {
   ChannelHost,
   ChannelRendering,
   ChannelSender,
+  SentMessage,
 } from "@downcity/core";
 import type { ApprovalRoute } from "./approval-gate.js";
 
@@ -23,9 +24,10 @@ export interface ChatNotices {
   route(contextId: string): Promise<ApprovalRoute | undefined>;
   /**
    * Replaces the text of the notice sent under `key` and removes its buttons, where the channel can
-   * edit; false when it cannot (no channel host yet, an adapter without editing, sent before a restart).
+   * edit; `known` is the message as kept when the host no longer remembers the key (sent before a
+   * restart). False when it cannot (no channel host yet, an adapter without editing, nothing known).
    */
-  edit(key: string, text: string): Promise<boolean>;
+  edit(key: string, text: string, known?: SentMessage): Promise<boolean>;
   /** Lets `edit` reach the channel host's sent messages (the host is built after the approvals). */
   useChannelHost(host: Pick<ChannelHost, "editSent">): void;
 }
@@ -68,7 +70,8 @@ export function createChatNotices(runtime: AgentRuntime): ChatNotices {
         sequence: 0,
       });
     },
-    edit: async (key, text) => (await channelHost?.editSent(key, { text, actions: [] })) ?? false,
+    edit: async (key, text, known) =>
+      (await channelHost?.editSent(key, { text, actions: [] }, known)) ?? false,
     useChannelHost(host) {
       channelHost = host;
     },
