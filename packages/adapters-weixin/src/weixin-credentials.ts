@@ -1,4 +1,4 @@
-import { chmod, mkdir, open, readFile, rename } from "node:fs/promises";
+import { chmod, mkdir, open, readFile, rename, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 
@@ -6,7 +6,9 @@ import { z } from "zod";
 export const weixinCredentialsFile = "weixin-credentials.json";
 
 const credentialsSchema = z.object({
-  botToken: z.string().min(1),
+  botToken: z
+    .string()
+    .regex(/^\S{16,}$/, "expected the bot token iLink gave (16 or more characters, no spaces)"),
   /** The API host the binding named (`baseurl`), when it differs from the default. */
   baseUrl: z.url().optional(),
   botId: z.string().optional(),
@@ -49,4 +51,41 @@ export async function writeWeixinCredentials(
   await chmod(temporary, 0o600);
   await rename(temporary, path);
   return path;
+}
+
+/** What `doctor` finds in a channel's stored binding: none, an unusable file, a file others may read, or a good one. */
+export type WeixinCredentialsCheck =
+  | { state: "missing"; file: string }
+  | { state: "bad-shape"; file: string; problem: string }
+  | { state: "loose-mode"; file: string; mode: number; credentials: WeixinCredentials }
+  | { state: "ok"; file: string; credentials: WeixinCredentials };
+
+/** Inspects the stored binding offline; a problem names fields and modes, never the token. */
+export async function inspectWeixinCredentials(stateDir: string): Promise<WeixinCredentialsCheck> {
+  const file = join(stateDir, weixinCredentialsFile);
+  let text: string;
+  let mode: number;
+  try {
+    [text, mode] = await Promise.all([readFile(file, "utf8"), stat(file).then((info) => info.mode & 0o777)]);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { state: "missing", file };
+    return { state: "bad-shape", file, problem: `unreadable (${(error as NodeJS.ErrnoException).code})` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { state: "bad-shape", file, problem: "not JSON" };
+  }
+  const parsed = credentialsSchema.safeParse(json);
+  if (!parsed.success) {
+    const problem = parsed.error.issues
+      .map((issue) => `${issue.path.join(".") || "the file"}: ${issue.message}`)
+      .join("; ");
+    return { state: "bad-shape", file, problem };
+  }
+  // Windows has no Unix modes to check.
+  if (process.platform !== "win32" && (mode & 0o077) !== 0)
+    return { state: "loose-mode", file, mode, credentials: parsed.data };
+  return { state: "ok", file, credentials: parsed.data };
 }

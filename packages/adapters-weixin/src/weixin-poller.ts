@@ -26,7 +26,7 @@ const bindingKey = (token: string) => createHash("sha256").update(token).digest(
 
 /** The text `channels list` and doctor show for a binding that needs a new scan. */
 export function rebindAdvice(channel: string, reason: string): string {
-  return `${reason}: scan a new QR code with \`downcity channels login ${channel}\` (WeChat 8.0.70 or later); the channel resumes by itself once it is bound`;
+  return `${reason}: scan a new QR code with \`downcity channels login ${channel}\` or on the web console's Channels page (WeChat 8.0.70 or later); the channel resumes by itself once it is bound`;
 }
 
 /**

@@ -1,19 +1,16 @@
 import { createInterface } from "node:readline";
 import {
-  requestWeixinQrCode,
-  type WeixinBindingResult,
-  waitForWeixinBinding,
-  weixinOptionsSchema,
-  writeWeixinCredentials,
+  bindWeixinChannel,
+  loadWeixinChannelOptions,
+  type WeixinChannelBinding,
+  weixinChannelStateDir,
 } from "@downcity/adapters-weixin";
-import { DowncityError, loadConfig } from "@downcity/core";
-import { downcityPaths } from "@downcity/core/primitives";
+import { DowncityError } from "@downcity/core";
 import type { Command } from "commander";
 import { renderUnicodeCompact } from "uqr";
 import type { CliIo } from "../cli-io.js";
 import { findProjectRoot } from "../project/find-project-root.js";
 
-const weixinAdapter = "@downcity/adapters-weixin";
 /** QR codes shown before giving up (each lives a few minutes). */
 const maxQrCodes = 3;
 
@@ -21,29 +18,6 @@ interface LoginOptions {
   dir?: string;
   json?: boolean;
   timeout?: string;
-}
-
-// The channel's options from downcity.json (with ${VAR} substituted), checked to be a WeChat channel.
-async function weixinChannel(io: CliIo, rootDir: string, name: string) {
-  const { config } = await loadConfig(rootDir, { env: io.env });
-  const channel = (config.channels as Record<string, Record<string, unknown>> | undefined)?.[name];
-  if (!channel)
-    throw new DowncityError(
-      "NOT_FOUND",
-      `No channel "${name}" in downcity.json: add channels.${name} with "adapter": "${weixinAdapter}".`,
-      {
-        field: `channels.${name}`,
-      },
-    );
-  if (channel.adapter !== weixinAdapter)
-    throw new DowncityError(
-      "INVALID_INPUT",
-      `channels.${name} is not a WeChat channel: only "${weixinAdapter}" binds by QR code.`,
-      {
-        field: `channels.${name}.adapter`,
-      },
-    );
-  return weixinOptionsSchema.parse(channel);
 }
 
 // One line from stdin: the digits WeChat shows when it asks for them.
@@ -56,28 +30,29 @@ const readLine = (io: CliIo, prompt: string) =>
     });
   });
 
-async function bind(io: CliIo, baseUrl: string, timeoutMs: number, out: NodeJS.WritableStream) {
-  let result: WeixinBindingResult = { status: "expired" };
-  for (let shown = 1; shown <= maxQrCodes && result.status === "expired"; shown++) {
-    const code = await requestWeixinQrCode(baseUrl);
-    out.write(`\n${renderUnicodeCompact(code.content)}\n`);
-    out.write(`Scan this code with WeChat (8.0.70 or later) on your phone, then confirm there.\n`);
-    out.write(`If the picture does not scan, open this link in WeChat: ${code.content}\n`);
-    result = await waitForWeixinBinding(code.qrcode, {
-      baseUrl,
-      timeoutMs,
-      onStatus: (status) => {
-        if (status === "scaned") out.write("Scanned: confirm the binding on your phone.\n");
-        if (status === "expired" && shown < maxQrCodes) out.write("The code expired; here is a new one.\n");
-      },
-      askVerifyCode: (retry) =>
-        readLine(
-          io,
-          retry ? "The digits did not match; type them again: " : "Type the digits WeChat shows: ",
-        ),
-    });
-  }
-  return result;
+// The shared binding flow, shown in the terminal: the code as Unicode half blocks, and its link.
+function bind(
+  io: CliIo,
+  target: { baseUrl: string; stateDir: string },
+  timeoutMs: number,
+  out: NodeJS.WritableStream,
+): Promise<WeixinChannelBinding> {
+  return bindWeixinChannel({
+    ...target,
+    maxQrCodes,
+    timeoutMs,
+    onQrCode: (code) => {
+      out.write(`\n${renderUnicodeCompact(code.content)}\n`);
+      out.write(`Scan this code with WeChat (8.0.70 or later) on your phone, then confirm there.\n`);
+      out.write(`If the picture does not scan, open this link in WeChat: ${code.content}\n`);
+    },
+    onStatus: (status, shown) => {
+      if (status === "scaned") out.write("Scanned: confirm the binding on your phone.\n");
+      if (status === "expired" && shown < maxQrCodes) out.write("The code expired; here is a new one.\n");
+    },
+    askVerifyCode: (retry) =>
+      readLine(io, retry ? "The digits did not match; type them again: " : "Type the digits WeChat shows: "),
+  });
 }
 
 /**
@@ -96,10 +71,11 @@ export function registerChannelsLoginCommand(program: Command, io: CliIo): void 
     .option("--json", "print the result as JSON (the QR code goes to stderr)")
     .action(async (name: string, options: LoginOptions) => {
       const rootDir = findProjectRoot(io.cwd, options.dir);
-      const channel = await weixinChannel(io, rootDir, name);
+      const channel = await loadWeixinChannelOptions(rootDir, name, { env: io.env });
       const out = options.json ? io.stderr : io.stdout;
       const timeoutMs = Math.max(1, Number(options.timeout ?? 480)) * 1000;
-      const result = await bind(io, channel.baseUrl, timeoutMs, out);
+      const stateDir = weixinChannelStateDir(rootDir, name);
+      const result = await bind(io, { baseUrl: channel.baseUrl, stateDir }, timeoutMs, out);
       if (result.status !== "confirmed")
         throw new DowncityError(
           "SERVICE_ERROR",
@@ -107,14 +83,7 @@ export function registerChannelsLoginCommand(program: Command, io: CliIo): void 
             ? "WeChat says this bot is already bound here; its stored token stays in use."
             : `WeChat binding ended without a token (${result.status}); run \`downcity channels login ${name}\` again.`,
         );
-      const stateDir = `${downcityPaths(rootDir).channelDir(name)}/state`;
-      const file = await writeWeixinCredentials(stateDir, {
-        botToken: result.botToken,
-        ...(result.baseUrl ? { baseUrl: result.baseUrl } : {}),
-        ...(result.botId ? { botId: result.botId } : {}),
-        ...(result.userId ? { userId: result.userId } : {}),
-        boundAt: new Date().toISOString(),
-      });
+      const file = result.credentialsFile;
       if (options.json) {
         io.stdout.write(
           `${JSON.stringify({ channel: name, bound: true, botId: result.botId, userId: result.userId, credentials: file })}\n`,

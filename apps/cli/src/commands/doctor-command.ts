@@ -12,6 +12,7 @@ import { printData } from "../output/print-data.js";
 import { findProjectRoot } from "../project/find-project-root.js";
 import { checkSandbox } from "./check-sandbox.js";
 import { describeShellEnvLine } from "./check-shell-env.js";
+import { checkWeixinChannels } from "./check-weixin-channels.js";
 import { checkProjectConfig } from "./doctor-config-check.js";
 
 /** One line of `downcity doctor`: `fail` makes the command exit 1, `warn` and `skip` do not. */
@@ -269,6 +270,8 @@ export async function runDoctorChecks(
   checks.push(await checkStateFolder(rootDir));
   checks.push(await checkConsole(io));
   if (configOk) checks.push(await checkChannels(io, rootDir, channels));
+  const weixin = configOk ? await checkWeixinChannels(io, rootDir, options) : undefined;
+  if (weixin) checks.push(weixin);
   if (configOk) {
     const sandbox = await checkSandbox(shellSection, env);
     const shellEnv = await describeShellEnvLine(rootDir, io.env);
@@ -292,7 +295,7 @@ export function registerDoctorCommand(program: Command, io: CliIo): void {
       "Check Node, the config, the model endpoint, the PTY, the state folder, the console and the channels",
     )
     .argument("[dir]", "project directory (default: the nearest folder with downcity.json)")
-    .option("--offline", "skip the 1-token request to the model")
+    .option("--offline", "skip the 1-token request to the model and the token checks with chat platforms")
     .option("--json", "print the checks as JSON")
     .action(async (dir: string | undefined, options: { offline?: boolean; json?: boolean }) => {
       const rootDir = findProjectRoot(io.cwd, dir);

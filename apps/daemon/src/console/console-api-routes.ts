@@ -13,7 +13,8 @@ export interface ConsoleApiRequest {
 /** A console API handler keyed by `METHOD path` (path under `/console/api/`). */
 export type ConsoleApiRoutes = Record<string, (request: ConsoleApiRequest) => Promise<unknown>>;
 
-const agentField = z.string().min(1).describe("The agent's project root, as the agents page lists it");
+/** The `agent` field of every console request. */
+export const agentField = z.string().min(1).describe("The agent's project root, as the agents page lists it");
 
 /** The service actions the page may call, and nothing else the daemon offers. */
 const allowedCommands: Record<string, readonly string[]> = {
@@ -34,13 +35,15 @@ const commandBody = z.strictObject({
   payload: z.record(z.string(), z.unknown()).default({}),
 });
 
-function parse<Schema extends z.ZodType>(schema: Schema, value: unknown): z.output<Schema> {
+/** Validates a console request's query or body; a bad field is a 400 naming it. */
+export function parse<Schema extends z.ZodType>(schema: Schema, value: unknown): z.output<Schema> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw errorFromZod(parsed.error, { what: "the console request" });
   return parsed.data;
 }
 
-function queryObject(query: URLSearchParams): Record<string, string> {
+/** The query of a GET as a plain object, for `parse`. */
+export function queryObject(query: URLSearchParams): Record<string, string> {
   return Object.fromEntries(query.entries());
 }
 

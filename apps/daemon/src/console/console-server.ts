@@ -14,6 +14,8 @@ import { readCookie, sessionCookie, sessionCookieName } from "./console-session-
 import { createStaticFiles } from "./console-static-files.js";
 import { consoleWebRoot } from "./console-web-root.js";
 import { readJsonBody } from "./read-json-body.js";
+import { createWeixinBindingRoutes } from "./weixin-binding-routes.js";
+import { createWeixinBindings } from "./weixin-bindings.js";
 
 /** Options of `createConsoleServer`. */
 export interface ConsoleServerOptions {
@@ -48,7 +50,11 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
   const guard = createRequestGuard({ token: options.token, publicPaths: ["/api/health"] });
   const auth = options.auth ?? createConsoleAuth();
   const agents = createConsoleAgents({ env: options.env, token: options.token });
-  const routes = createConsoleApiRoutes(agents);
+  const bindings = createWeixinBindings();
+  const routes = {
+    ...createConsoleApiRoutes(agents),
+    ...createWeixinBindingRoutes(agents, bindings, options.env),
+  };
   const files = createStaticFiles(options.webRoot ?? consoleWebRoot(options.env));
   let server: Server;
   const port = () => (server.address() as AddressInfo | null)?.port ?? 0;
@@ -243,5 +249,6 @@ export function createConsoleServer(options: ConsoleServerOptions): Server {
       sendJson(response, 500, { error: { code: "INTERNAL", message: (error as Error).message } });
     });
   });
+  server.on("close", () => bindings.close());
   return server;
 }

@@ -2,6 +2,7 @@ import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { serviceCommand } from "../api/console-api.js";
 import { usePoll } from "../api/use-poll.js";
+import { WeixinBindingPanel, weixinAdapter } from "../channels/weixin-binding-panel.js";
 import { formatTime } from "../format/format-duration.js";
 
 interface ChannelRow {
@@ -24,7 +25,7 @@ function settled<Value>(promise: Promise<Value>): Promise<Value | undefined> {
   return promise.catch(() => undefined);
 }
 
-/** Channels: each channel's state and counters, and its pairing requests to approve. */
+/** Channels: each channel's state and counters, its pairing requests to approve, and WeChat's QR binding. */
 export function ChannelsPage(props: { agent: string }): JSX.Element {
   const { agent } = props;
   const state = usePoll(
@@ -76,6 +77,13 @@ export function ChannelsPage(props: { agent: string }): JSX.Element {
                 )
                 .join(", ")}
             </p>
+            {channel.adapter === weixinAdapter ? (
+              <WeixinBindingPanel
+                agent={agent}
+                channel={channel.name}
+                unbound={channel.state !== "connected"}
+              />
+            ) : null}
             {access ? (
               <>
                 <h3>Pairing requests</h3>
