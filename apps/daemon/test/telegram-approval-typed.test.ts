@@ -132,7 +132,10 @@ describe("approvals typed in a Telegram group (the built daemon against the fake
     daemon = await startDaemonDetached({ rootDir, env: world.env, entry, timeoutMs: 30_000 });
     expect(runsOf(rootDir, "second")).toBe(0);
     type(`/approve ${secondCode}`, 7);
-    await until(() => runsOf(rootDir, "second") === 1, "the command approved after the restart to run");
+    // The restarted daemon's adapter polls again first: a longer deadline than one step's.
+    await until(() => runsOf(rootDir, "second") === 1, "the command approved after the restart to run", {
+      timeoutMs: 60_000,
+    });
     const secondDecided = await keyboardGone(second.message_id);
     expect(secondDecided.text).toContain(`Approved once by tg:7 (${secondCode})`);
     type(`/approve ${secondCode}`, 7);
