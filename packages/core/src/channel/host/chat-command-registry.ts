@@ -68,7 +68,8 @@ export interface ChatCommandRegistry {
   list(): ChatCommandSummary[];
   /**
    * The command a message is and its arguments: `/name`, `/name@bot`, then optional arguments.
-   * In a group a bare `/name` counts only when the message mentions the bot (`@bot` addresses it).
+   * In a group a bare `/name` counts only when the message mentions the bot (`@bot` addresses it)
+   * or the command is defined with `answersWithoutMention`.
    */
   parse(
     event: Pick<ParsedChannelEvent, "text" | "chatType" | "mentionedBot">,
