@@ -260,6 +260,7 @@ export {
   runJournalVersion,
 } from "./store/run-journal.js";
 export { isJournalRecord, newestRuns, summarizeRun } from "./store/run-summary.js";
+export type { AnnouncedShellSession, ShellCall, ShellCallStore } from "./store/shell-call-store.js";
 export type {
   StoredTask,
   StoredTaskRun,

@@ -1,14 +1,12 @@
 import { DowncityError } from "@downcity/core";
+import { migrations } from "./migrations.js";
 import type { SqlClient } from "./sql-client.js";
 
-const tables = [
-  "downcity_history",
-  "downcity_inbox",
-  "downcity_outbox",
-  "downcity_lease",
-  "downcity_runs",
-  "downcity_run_records",
-];
+/** Every table the migrations create, read from their SQL so a new migration's tables are checked too. */
+export const storeTables: readonly string[] = migrations.flatMap((migration) =>
+  [...migration.sql.matchAll(/CREATE TABLE (\w+)/g)].map((match) => match[1] as string),
+);
+const tables = storeTables;
 
 /**
  * Fails with the privilege to grant when the database user cannot create the store's tables
@@ -47,7 +45,7 @@ export async function checkPrivileges(client: SqlClient): Promise<void> {
   if (tables.some((table) => !present.has(table)) && !create)
     throw new DowncityError(
       "CONFIG_INVALID",
-      `store: user "${user}" lacks the CREATE privilege on schema "${schema}", needed to create the store's tables at the first start. Run GRANT CREATE ON SCHEMA "${schema}" TO "${user}" (or run the first start as the schema's owner).`,
+      `store: user "${user}" lacks the CREATE privilege on schema "${schema}", needed to create the store's tables at the first start or an upgrade that adds tables (missing: ${tables.filter((table) => !present.has(table)).join(", ")}). Run GRANT CREATE ON SCHEMA "${schema}" TO "${user}" (or run that start as the schema's owner).`,
       { field: "store.url" },
     );
   for (const table of tables.filter((name) => present.has(name))) {

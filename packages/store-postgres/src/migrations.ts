@@ -271,6 +271,44 @@ ALTER TABLE downcity_inbox ADD COLUMN worker text;
 ALTER TABLE downcity_outbox ADD COLUMN worker text;
 `,
   },
+  {
+    version: 10,
+    name: "shell calls between workers, live events kept for catch-up, journal attempt fence",
+    // Sessions each worker announces and the shell calls routed to their owner; live events kept a
+    // few minutes so a listener that reconnects catches up; the run's newest attempt, so a
+    // previous owner's late journal write is refused.
+    sql: `
+CREATE TABLE downcity_shell_sessions (
+  shell_id text PRIMARY KEY,
+  worker text NOT NULL,
+  context_id text,
+  command text NOT NULL,
+  started_at text NOT NULL,
+  announced_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX downcity_shell_sessions_worker ON downcity_shell_sessions (worker);
+CREATE TABLE downcity_shell_calls (
+  id text PRIMARY KEY,
+  owner text NOT NULL,
+  requested_by text NOT NULL,
+  tool text NOT NULL,
+  input jsonb NOT NULL,
+  requested_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  taken_at timestamptz,
+  answered_at timestamptz,
+  result jsonb
+);
+CREATE INDEX downcity_shell_calls_open ON downcity_shell_calls (owner, requested_at) WHERE taken_at IS NULL;
+CREATE TABLE downcity_events (
+  seq bigserial PRIMARY KEY,
+  worker text NOT NULL,
+  at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  payload text NOT NULL
+);
+CREATE INDEX downcity_events_at ON downcity_events (at);
+ALTER TABLE downcity_runs ADD COLUMN attempt integer NOT NULL DEFAULT 0;
+`,
+  },
 ];
 
 // Any fixed pair works; it only has to differ from the poller locks' class.

@@ -11,8 +11,9 @@ export const eventsChannel = "downcity_events";
 const maxPayload = 7000;
 const maxString = 1500;
 
-/** One notification: the publishing worker (`w`) and its events (`e`), checked as it arrives. */
+/** One notification: its row in `downcity_events` (`s`), the publishing worker (`w`) and its events (`e`). */
 const eventBatchSchema = z.object({
+  s: z.coerce.number().int().optional(),
   w: z.string().min(1),
   e: z.array(z.looseObject({ type: z.string().min(1), contextId: z.string() })),
 });
@@ -45,10 +46,17 @@ function payloads(worker: string, events: readonly ClusterEvent[]): string[] {
   return out;
 }
 
+// Sequence numbers are taken before commit, so a batch may commit after a higher one: the catch-up
+// looks this far back and skips what it already delivered.
+const catchUpMargin = 100;
+const rememberDelivered = 2000;
+
 /**
- * Live events over LISTEN/NOTIFY on `downcity_events`: a batch is one `pg_notify` on the pool; the
- * listening connection is opened with the first subscriber and reconnects with backoff when it
- * drops (events notified meanwhile are missed: live events are a view, not a record).
+ * Live events over LISTEN/NOTIFY on `downcity_events`: a batch is one statement on the pool that
+ * keeps it in the table `downcity_events` (pruned after 10 minutes) and notifies it with its row
+ * number. The listening connection is opened with the first subscriber and reconnects with backoff
+ * when it drops; once back it reads the batches kept meanwhile, so a worker whose listening
+ * connection was cut still sees what the others published.
  */
 export function createPostgresClusterEvents(
   pool: pg.Pool,
@@ -59,6 +67,9 @@ export function createPostgresClusterEvents(
   let connecting = false;
   let retry: NodeJS.Timeout | undefined;
   let closed = false;
+  // The newest batch delivered, and the recent ones (a catch-up may read them again).
+  let lastSeq: number | undefined;
+  const delivered = new Set<number>();
   const deliver = (payload: string | undefined) => {
     let batch: EventBatch;
     try {
@@ -68,8 +79,29 @@ export function createPostgresClusterEvents(
     } catch {
       return;
     }
+    if (batch.s !== undefined) {
+      if (delivered.has(batch.s)) return;
+      delivered.add(batch.s);
+      if (delivered.size > rememberDelivered) delivered.delete(delivered.values().next().value as number);
+      lastSeq = Math.max(lastSeq ?? 0, batch.s);
+    }
     for (const { worker, listener } of listeners)
       if (batch.w !== worker) for (const event of batch.e) listener(event, batch.w);
+  };
+  // After LISTEN: the first time, where the stream stands now; after a reconnect, what was missed.
+  const catchUp = async (listening: pg.Client) => {
+    if (lastSeq === undefined) {
+      const { rows } = await listening.query<{ seq: string | null }>(
+        "SELECT max(seq) AS seq FROM downcity_events",
+      );
+      lastSeq ??= Number(rows[0]?.seq ?? 0);
+      return;
+    }
+    const { rows } = await listening.query<{ seq: string; worker: string; payload: string }>(
+      "SELECT seq, worker, payload FROM downcity_events WHERE seq > $1 ORDER BY seq LIMIT 5000",
+      [Math.max(0, lastSeq - catchUpMargin)],
+    );
+    for (const row of rows) deliver(`{"s":${row.seq},${row.payload.slice(1)}`);
   };
   const connect = async (attempt: number) => {
     if (closed || client || connecting) return;
@@ -89,6 +121,7 @@ export function createPostgresClusterEvents(
       await next.connect();
       next.on("notification", (message) => deliver(message.payload));
       await next.query(`LISTEN ${eventsChannel}`);
+      await catchUp(next);
       if (closed) await next.end();
       else client = next;
     } catch {
@@ -107,8 +140,13 @@ export function createPostgresClusterEvents(
   };
   return {
     async publish(worker, events) {
+      // The notification carries the row number in front of the batch (`{"s":<seq>,` + the batch's fields).
       for (const payload of payloads(worker, events))
-        await pool.query("SELECT pg_notify($1, $2)", [eventsChannel, payload]);
+        await pool.query(
+          `WITH kept AS (INSERT INTO downcity_events (worker, payload) VALUES ($2, $3) RETURNING seq)
+           SELECT pg_notify($1, '{"s":' || seq || ',' || substr($3, 2)) FROM kept`,
+          [eventsChannel, worker, payload],
+        );
     },
     subscribe(worker, listener) {
       const entry = { worker, listener };

@@ -15,9 +15,16 @@ import type pg from "pg";
  * `downcity_run_records` (its records in append order). Each append is one transaction; appends
  * of one run from this worker are chained, so they commit in call order. `list` reports a run
  * without an end as `interrupted` once its worker is no longer live in the store.
+ *
+ * Appends are fenced by attempt: this worker writes a run under the attempt it began (`run`: 1) or
+ * resumed it with (an `attempt` record); `downcity_runs.attempt` keeps the newest, and an append
+ * under an older attempt is refused (`CONFLICT`), so a worker that lost its claim cannot add a late
+ * step beside the new owner's.
  */
 export function createPostgresRunJournal(pool: pg.Pool): RunJournal {
   const chains = new Map<string, Promise<unknown>>();
+  // The attempt this worker writes each run under (known once it wrote the run's `run` or an `attempt` record).
+  const attempts = new Map<string, number>();
 
   // One statement per append (no transaction round trips): the run row, when this is its first
   // record, and the records in order; a later append finds its run in the same statement.
@@ -25,21 +32,43 @@ export function createPostgresRunJournal(pool: pg.Pool): RunJournal {
     const first = records[0];
     const rows = "SELECT $1, value FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY";
     if (first?.type === "run") {
+      attempts.set(requestId, 1);
       await pool.query(
-        `WITH run AS (INSERT INTO downcity_runs (request_id, context_id, started_at) VALUES ($1, $3, $4)
+        `WITH run AS (INSERT INTO downcity_runs (request_id, context_id, started_at, attempt) VALUES ($1, $3, $4, 1)
                       ON CONFLICT (request_id) DO NOTHING)
          INSERT INTO downcity_run_records (request_id, record) ${rows} ORDER BY ordinality`,
         [requestId, JSON.stringify(records), first.contextId, first.at],
       );
       return;
     }
+    const resumed = records.findLast((record) => record.type === "attempt");
+    if (resumed?.type === "attempt") attempts.set(requestId, resumed.attempt);
+    const attempt = attempts.get(requestId) ?? null;
+    // A new attempt raises the run's attempt; any other append only checks it (a shared row lock,
+    // so a concurrent raise waits for this append and the append never lands after the raise).
+    const fence = resumed
+      ? "UPDATE downcity_runs SET attempt = $3 WHERE request_id = $1 AND attempt <= $3 RETURNING 1"
+      : "SELECT 1 FROM downcity_runs WHERE request_id = $1 AND ($3::int IS NULL OR attempt <= $3) FOR SHARE";
     const { rowCount } = await pool.query(
-      `INSERT INTO downcity_run_records (request_id, record) ${rows}
-       WHERE EXISTS (SELECT 1 FROM downcity_runs WHERE request_id = $1) ORDER BY ordinality`,
-      [requestId, JSON.stringify(records)],
+      `WITH fence AS (${fence})
+       INSERT INTO downcity_run_records (request_id, record) ${rows}
+       WHERE EXISTS (SELECT 1 FROM fence) ORDER BY ordinality`,
+      [requestId, JSON.stringify(records), attempt],
     );
-    if (rowCount === 0)
+    if (rowCount !== 0) {
+      if (records.some((record) => record.type === "end")) attempts.delete(requestId);
+      return;
+    }
+    const { rows: runs } = await pool.query<{ attempt: number }>(
+      "SELECT attempt FROM downcity_runs WHERE request_id = $1",
+      [requestId],
+    );
+    if (!runs[0])
       throw new DowncityError("NOT_FOUND", `No run journal for ${requestId}; its first record must be "run"`);
+    throw new DowncityError(
+      "CONFLICT",
+      `Run ${requestId} continues under attempt ${runs[0].attempt} (another worker took it over); this worker's write under attempt ${attempt} is refused.`,
+    );
   };
 
   const readRecords = async (requestIds: string[]) => {

@@ -159,9 +159,9 @@ describe("prune", () => {
     await store.outbox.claim({ owner: "w1" });
     await store.outbox.complete("sent");
     await store.outbox.record({ ...chunk("waiting"), target: { chatId: "other" } });
-    expect(await store.prune()).toEqual({ inbox: 0, outbox: 0, leases: 0 });
+    expect(await store.prune()).toEqual({ inbox: 0, outbox: 0, leases: 0, events: 0 });
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(await store.prune()).toEqual({ inbox: 2, outbox: 1, leases: 0 });
+    expect(await store.prune()).toEqual({ inbox: 2, outbox: 1, leases: 0, events: 0 });
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const rows = {

@@ -14,6 +14,7 @@ import { createPostgresMemory } from "./postgres-memory.js";
 import { createPostgresOutbox } from "./postgres-outbox.js";
 import { createPostgresRunCancels } from "./postgres-run-cancels.js";
 import { createPostgresRunJournal } from "./postgres-run-journal.js";
+import { createPostgresShellCalls } from "./postgres-shell-calls.js";
 import { createPostgresTasks } from "./postgres-tasks.js";
 import { createPostgresUsage } from "./postgres-usage.js";
 import { type PruneResult, pruneStore } from "./prune-store.js";
@@ -105,6 +106,7 @@ export async function openPostgresStore(input: PostgresStoreOptions): Promise<Po
     adapterState: createPostgresAdapterState(pool),
     tasks: createPostgresTasks(pool),
     cancels: createPostgresRunCancels(pool),
+    shellCalls: createPostgresShellCalls(pool, wakes),
     events,
     wakes,
     onWake: (kind, listener) => wakes.on(kind, listener),

@@ -3,7 +3,8 @@ import type pg from "pg";
 
 /**
  * The usage store in `downcity_usage`: every worker's model calls, one row each (the record as
- * JSON beside the columns it is filtered by), read back in the order they were made.
+ * JSON beside the columns it is filtered by), read back in the order they were made; `prune`
+ * deletes calls older than the daemon's `usage.retainDays`.
  */
 export function createPostgresUsage(pool: pg.Pool): UsageStore {
   return {
@@ -29,6 +30,12 @@ export function createPostgresUsage(pool: pg.Pool): UsageStore {
         values,
       );
       return rows.map((row) => row.record);
+    },
+    async prune(before) {
+      const { rowCount } = await pool.query("DELETE FROM downcity_usage WHERE at < $1", [
+        before.toISOString(),
+      ]);
+      return rowCount ?? 0;
     },
   };
 }

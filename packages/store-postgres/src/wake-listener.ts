@@ -2,17 +2,23 @@ import pg from "pg";
 import { reconnectDelay } from "./reconnect-delay.js";
 import type { ConnectionSettings } from "./sql-pool.js";
 
+/** What a wake-up is about: the inbox, the outbox, or shell calls between workers. */
+export type WakeChannel = "inbox" | "outbox" | "shell";
+
+const channels: readonly WakeChannel[] = ["inbox", "outbox", "shell"];
+
 /** Wake-ups for idle workers: NOTIFY when there is work, and a slow poll in case a notification is missed. */
 export interface WakeListener {
   /** Calls `listener` on every wake-up of `channel`; returns the unsubscribe function. */
-  on(channel: "inbox" | "outbox", listener: () => void): () => void;
+  on(channel: WakeChannel, listener: () => void): () => void;
   close(): Promise<void>;
 }
 
 /**
- * LISTENs on `downcity_inbox` and `downcity_outbox` over a connection of its own. When the
- * connection drops (a server restart, a terminated session) it reconnects with backoff and, once
- * back, wakes every listener: what was notified meanwhile is found by their next claim.
+ * LISTENs on `downcity_inbox`, `downcity_outbox` and `downcity_shell` over a connection of its own.
+ * When the connection drops (a server restart, a terminated session) it reconnects with backoff
+ * and, once back, wakes every listener: what was notified meanwhile is found by their next claim
+ * (or scan of shell calls).
  */
 export function createWakeListener(
   connection: string | ConnectionSettings,
@@ -20,9 +26,16 @@ export function createWakeListener(
 ): WakeListener {
   const config: pg.ClientConfig =
     typeof connection === "string" ? { connectionString: connection, keepAlive: true } : connection;
-  const listeners = { inbox: new Set<() => void>(), outbox: new Set<() => void>() };
-  const fire = (channel: "inbox" | "outbox") => {
+  const listeners = {
+    inbox: new Set<() => void>(),
+    outbox: new Set<() => void>(),
+    shell: new Set<() => void>(),
+  };
+  const fire = (channel: WakeChannel) => {
     for (const listener of listeners[channel]) listener();
+  };
+  const fireAll = () => {
+    for (const channel of channels) fire(channel);
   };
   let closed = false;
   let client: pg.Client | undefined;
@@ -50,9 +63,11 @@ export function createWakeListener(
     next.on("end", drop);
     try {
       await next.connect();
-      next.on("notification", (message) => fire(message.channel === "downcity_outbox" ? "outbox" : "inbox"));
-      await next.query("LISTEN downcity_inbox");
-      await next.query("LISTEN downcity_outbox");
+      next.on("notification", (message) => {
+        const channel = channels.find((name) => message.channel === `downcity_${name}`);
+        if (channel) fire(channel);
+      });
+      await next.query(channels.map((name) => `LISTEN downcity_${name};`).join(" "));
     } catch {
       next.removeListener("end", drop);
       lost = true;
@@ -62,14 +77,10 @@ export function createWakeListener(
     }
     if (closed || lost) return void next.end().catch(() => {});
     client = next;
-    fire("inbox");
-    fire("outbox");
+    fireAll();
   };
   void connect(0);
-  const poll = setInterval(() => {
-    fire("inbox");
-    fire("outbox");
-  }, options.pollMs);
+  const poll = setInterval(fireAll, options.pollMs);
   poll.unref();
   return {
     on(channel, listener) {

@@ -8,6 +8,7 @@ import { until } from "@downcity/testkit";
 import { bundleFromSource } from "@downcity/testkit/bundle";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { storeTables } from "../src/check-privileges.js";
 import { migrations } from "../src/migrations.js";
 import { openPostgresStore } from "../src/postgres-store.js";
 import { asAdmin, createTestDatabase, dropTestDatabase } from "./test-databases.js";
@@ -67,6 +68,33 @@ describe("start-up", () => {
       ).result,
     ).toBe("accepted");
     await limited.close();
+    // Every table of the later migrations (tasks, contacts, memory, usage, cancels, shell calls, events) is checked too.
+    const later = [
+      "downcity_tasks",
+      "downcity_contacts",
+      "downcity_memory",
+      "downcity_usage",
+      "downcity_adapter_state",
+      "downcity_run_cancels",
+      "downcity_shell_sessions",
+      "downcity_shell_calls",
+      "downcity_events",
+    ];
+    expect(storeTables).toEqual(expect.arrayContaining(later));
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      for (const table of later) {
+        await admin.query(`REVOKE ALL ON ${table} FROM limited_worker`);
+        const refused = await openPostgresStore({ url: limitedUrl }).catch((caught: unknown) => caught);
+        expect((refused as Error).message).toContain(
+          `lacks SELECT, INSERT, UPDATE or DELETE on table "${table}"`,
+        );
+        await admin.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ${table} TO limited_worker`);
+      }
+    } finally {
+      await admin.end();
+    }
     await dropTestDatabase(name);
   });
 

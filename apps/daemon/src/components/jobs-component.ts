@@ -1,33 +1,51 @@
 import { daemonComponent } from "../host/daemon-parts.js";
 import { trackBackgroundJobs } from "../store/background-jobs.js";
 import { answerForeignSessions } from "../store/foreign-sessions.js";
+import { serveShellCalls } from "../store/serve-shell-calls.js";
 
 /**
  * With a shared store: announces this worker's background shell jobs (another worker can report them
- * lost), pins their contexts to this worker while they live, and answers shell calls on another
- * worker's session with its owner.
+ * lost), pins their contexts to this worker from the moment a session starts while they live, makes
+ * the shell calls other workers route to its sessions, and routes shell calls on another worker's
+ * session to that worker (or answers with the owner and why).
  */
 export const jobsComponent = daemonComponent({
   name: "jobs",
   dependsOn: ["context", "runtime", "runs", "shell", "store", "channels"],
   setup({ context, runtime: { runtime }, shell, store, channels }) {
     if (!store || !context.config.store) return { value: undefined };
+    const { workerId } = channels;
     const jobs = trackBackgroundJobs({
       engine: shell.engine,
       runtime,
       submit: (input) => channels.submit(input),
       store,
-      workerId: channels.workerId,
+      workerId,
       leaseMs: context.config.store.leaseMs,
       logger: context.logger,
     });
+    // A live session pins its chat before the start returns, so no other worker claims the chat
+    // between the start and the next beat.
+    shell.afterStart.push(async (started) => {
+      if (started.status === "running" || started.status === "starting") await jobs.refresh();
+    });
+    const served = store.shellCalls
+      ? serveShellCalls({ calls: store.shellCalls, engine: shell.engine, workerId, logger: context.logger })
+      : undefined;
     shell.toolWrappers.push((tools, run) =>
       answerForeignSessions(tools, {
-        workerId: channels.workerId,
+        workerId,
         meta: () => runtime.history(run.contextId).meta(),
         leases: store.leases,
+        ...(store.shellCalls ? { calls: store.shellCalls } : {}),
       }),
     );
-    return { value: undefined, close: () => jobs.stop() };
+    return {
+      value: undefined,
+      close: async () => {
+        await served?.stop();
+        await jobs.stop();
+      },
+    };
   },
 });

@@ -1,5 +1,10 @@
 import { readConfigSection } from "@downcity/core";
-import { type CommandCheck, createShellEngine } from "@downcity/shell";
+import {
+  type CommandCheck,
+  createShellEngine,
+  type ShellEngine,
+  type ShellStartResult,
+} from "@downcity/shell";
 import { createShellTools } from "@downcity/shell/ai";
 import type { ToolSet } from "ai";
 import { shellSection } from "../config/host-sections.js";
@@ -33,7 +38,9 @@ export const shellComponent = daemonComponent({
     // Filled in by later components (approvals); read at every command.
     const checks: CommandCheck[] = [];
     const toolWrappers: Array<(tools: ToolSet, run: { contextId: string }) => ToolSet> = [];
-    const engine = createShellEngine({
+    // Awaited before a start returns (the store's shell affinity pins the chat before the run goes on).
+    const afterStart: Array<(started: ShellStartResult) => Promise<void>> = [];
+    const created = createShellEngine({
       rootDir,
       ...(await shellEnvOptions({ rootDir, config, configEnv: context.configEnv })),
       ...(sandbox ? { sandbox } : {}),
@@ -41,6 +48,14 @@ export const shellComponent = daemonComponent({
       server: callback,
       ...(shellConfig.maxSessions ? { limits: { maxSessions: shellConfig.maxSessions } } : {}),
     });
+    const engine: ShellEngine = {
+      ...created,
+      async start(input, call) {
+        const started = await created.start(input, call);
+        for (const hook of afterStart) await hook(started);
+        return started;
+      },
+    };
     const sleepInterrupts = createSleepInterrupts({ runtime, onTick: reportSleepTick(runtime, logger) });
     runtime.addTools((run) => {
       closeRunExecsOnAbort({ engine, contextId: run.contextId, abortSignal: run.abortSignal, logger });
@@ -53,7 +68,7 @@ export const shellComponent = daemonComponent({
       return toolWrappers.reduce((wrapped, wrap) => wrap(wrapped, run), tools);
     });
     return {
-      value: { engine, callback, checks, toolWrappers },
+      value: { engine, callback, checks, toolWrappers, afterStart },
       close: () => engine.closeAll({ grace_ms: 1000 }),
     };
   },

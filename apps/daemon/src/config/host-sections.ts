@@ -65,11 +65,23 @@ export const logsSection = {
   }),
 } satisfies ConfigSection;
 
+/** `usage`: the record of every model call (`.downcity/usage/<date>.jsonl`, or the store's). */
+export const usageSection = {
+  name: "usage",
+  config: z.strictObject({
+    retainDays: retainDaysSchema(
+      365,
+      "Days a model call's usage record (.downcity/usage/<date>.jsonl, or the shared store's) is kept",
+    ),
+  }),
+} satisfies ConfigSection;
+
 /** The sections the daemon itself owns, besides core's and the plug-ins'. */
 export const hostSections = [
   startSection,
   shellSection,
   logsSection,
+  usageSection,
   approvalsSection,
   telemetrySection,
 ] as const;

@@ -10,7 +10,7 @@ import type {
   ServiceRegistry,
   UsageStore,
 } from "@downcity/core";
-import type { CommandCheck, ShellEngine } from "@downcity/shell";
+import type { CommandCheck, ShellEngine, ShellStartResult } from "@downcity/shell";
 import type { LanguageModel, ToolSet } from "ai";
 import type { Approvals } from "../approvals/approvals-part.js";
 import type { HistoryFolders } from "../runtime/history-folders.js";
@@ -63,13 +63,15 @@ export interface DaemonParts {
   telemetry: RunTelemetry | undefined;
   /**
    * `checks`: more command checks, run after the skills' (approvals add theirs). `toolWrappers`:
-   * applied to each run's shell tools (the jobs component answers for other workers' sessions).
+   * applied to each run's shell tools (the jobs component routes calls on other workers' sessions).
+   * `afterStart`: awaited after every session start, before it returns (the jobs component pins its chat).
    */
   shell: {
     engine: ShellEngine;
     callback: ShellCallback;
     checks: CommandCheck[];
     toolWrappers: Array<(tools: ToolSet, run: { contextId: string }) => ToolSet>;
+    afterStart: Array<(started: ShellStartResult) => Promise<void>>;
   };
   retention: undefined;
   approvals: Approvals;

@@ -51,12 +51,35 @@ export function trackBackgroundJobs(options: {
   workerId: string;
   leaseMs: number;
   logger: Logger;
-}): { stop(options?: { crashed?: boolean }): Promise<void> } {
+}): {
+  /** Announces and pins now (after any beat under way), e.g. right after a session started. */
+  refresh(): Promise<void>;
+  stop(options?: { crashed?: boolean }): Promise<void>;
+} {
   const { engine, runtime, submit, store, workerId, leaseMs, logger } = options;
   const workerKey = workerLeaseKey;
   const announced = new Map<string, Set<string>>();
   const reported = new Set<string>();
   let beating: Promise<void> | undefined;
+  // The live sessions last listed in the store's session registry (shell calls find owners there).
+  let registered = "";
+  const register = async (sessions: ShellStatusResult[]) => {
+    const listed = sessions
+      .map((session) => session.shell_id)
+      .sort()
+      .join(" ");
+    if (!store.shellCalls || listed === registered) return;
+    await store.shellCalls.announce(
+      workerId,
+      sessions.map((session) => ({
+        shellId: session.shell_id,
+        contextId: session.context_id,
+        command: session.command,
+        startedAt: session.started_at,
+      })),
+    );
+    registered = listed;
+  };
 
   const announce = async () => {
     await store.leases.acquire(workerKey(workerId), workerId, leaseMs);
@@ -66,6 +89,7 @@ export function trackBackgroundJobs(options: {
       live.set(session.context_id, [...(live.get(session.context_id) ?? []), session]);
     }
     await pinContexts(live.keys());
+    await register([...live.values()].flat());
     for (const contextId of new Set([...announced.keys(), ...live.keys()])) {
       const now = new Set<string>((live.get(contextId) ?? []).map((session) => session.shell_id));
       const before = announced.get(contextId) ?? new Set<string>();
@@ -104,6 +128,10 @@ export function trackBackgroundJobs(options: {
         beating = undefined;
       });
     return beating;
+  };
+  const refresh = async () => {
+    await beating;
+    await beat();
   };
   const timer = setInterval(() => void beat(), Math.max(200, Math.floor(leaseMs / 3)));
   timer.unref();
@@ -149,6 +177,7 @@ export function trackBackgroundJobs(options: {
   });
 
   return {
+    refresh,
     async stop(stopOptions = {}) {
       clearInterval(timer);
       unsubscribe();
@@ -166,6 +195,7 @@ export function trackBackgroundJobs(options: {
           .catch(() => {});
       announced.clear();
       await pinContexts([]).catch(() => {});
+      await register([]).catch(() => {});
       await store.leases.release(workerKey(workerId), workerId).catch(() => {});
     },
   };

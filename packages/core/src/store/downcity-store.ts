@@ -9,6 +9,7 @@ import type { MemoryStore } from "./memory-store.js";
 import type { OutboxStore } from "./outbox-store.js";
 import type { RunCancelStore } from "./run-cancel-store.js";
 import type { RunJournal } from "./run-journal.js";
+import type { ShellCallStore } from "./shell-call-store.js";
 import type { TaskStore } from "./task-store.js";
 import type { UsageStore } from "./usage-store.js";
 
@@ -57,6 +58,8 @@ export interface DowncityStore {
   readonly cancels?: RunCancelStore;
   /** Live runtime events between workers (a console on one sees runs on all); absent, events stay local. */
   readonly events?: ClusterEventBus;
+  /** Shell calls routed to the worker that holds the session; absent, shell sessions answer only where they run. */
+  readonly shellCalls?: ShellCallStore;
   /**
    * Calls `listener` when another worker may have made work claimable (an accepted event, a released
    * claim); absent when one worker serves the store and wakes itself.

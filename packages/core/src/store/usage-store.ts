@@ -66,6 +66,8 @@ export interface UsageTotals {
 export interface UsageStore {
   append(record: UsageRecord): Promise<void>;
   read(filter?: UsageFilter): Promise<UsageRecord[]>;
+  /** Deletes the records of calls made before `before` (`usage.retainDays`); returns how many. Absent: the host prunes the driver's files. */
+  prune?(before: Date): Promise<number>;
 }
 
 /** Adds up usage records, overall and per provider and model. */
