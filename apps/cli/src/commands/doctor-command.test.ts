@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/scripted";
@@ -87,6 +87,33 @@ describe("downcity doctor", () => {
     expect(report.ok).toBe(false);
     expect(statusOf(report)).toMatchObject({ config: "fail", model: "skip", state: "fail" });
     expect(report.checks.find((check) => check.name === "config")?.fix).toBe("downcity init");
+  });
+
+  it("checks a WeChat channel's stored token with the daemon stopped: missing, then bound", async () => {
+    await init();
+    const configPath = join(dir, "downcity.json");
+    const config = JSON.parse(await readFile(configPath, "utf8")) as Record<string, unknown>;
+    config.channels = { wechat: { adapter: "@downcity/adapters-weixin", baseUrl: "http://127.0.0.1:9" } };
+    await writeFile(configPath, JSON.stringify(config));
+    const missing = await runBuiltCli(["doctor", dir, "--offline"], { env: env() });
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toMatch(/^FAIL\s+weixin\s+wechat: no WeChat bot is bound/m);
+    expect(missing.stdout).toContain("fix: downcity channels login wechat");
+    const state = join(dir, ".downcity", "channels", "wechat", "state");
+    await mkdir(state, { recursive: true });
+    const token = "doctortoken-0123456789abcdef@im.bot";
+    await writeFile(
+      join(state, "weixin-credentials.json"),
+      JSON.stringify({ botToken: token, boundAt: "now" }),
+      {
+        mode: 0o600,
+      },
+    );
+    const bound = JSON.parse(
+      (await runBuiltCli(["doctor", dir, "--offline", "--json"], { env: env() })).stdout,
+    );
+    expect(statusOf(bound).weixin).toBe("ok");
+    expect(JSON.stringify(bound)).not.toContain(token);
   });
 
   it("reports each configured channel as the running daemon sees it", async () => {
