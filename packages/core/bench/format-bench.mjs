@@ -1,12 +1,17 @@
 // Formatting benchmark, printed against a raw baseline measured in the same run:
 // - rendering a 20 KB Markdown answer to Telegram HTML and chunking it to 4096 UTF-16 units (target p50 < 5 ms)
 //   vs a raw `String.prototype.split` of the same text into paragraphs packed into 4096-character chunks.
+// Each iteration is timed twice: wall time, and the process's CPU time (`process.cpuUsage()` deltas; the
+// bench is single-threaded, so this is the work done, less what other processes on a loaded machine take).
+// The target is judged on the CPU-time p50; the wall p50 is printed beside it.
 // Run: pnpm --filter @downcity/core bench (builds first). Not part of the test run.
 import { availableParallelism, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { renderTelegramChunks } from "../dist/index.js";
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const minimum = (values) => values.reduce((least, value) => Math.min(least, value), Number.POSITIVE_INFINITY);
+const fmt = (ms) => `${ms.toFixed(3)} ms`;
 
 // A long answer the way models write them: headings, styled prose with links, lists, a table, code.
 function answer(bytes) {
@@ -39,22 +44,40 @@ const rawChunks = (text, max) => {
   return chunks;
 };
 
+/** Runs `task` once, adding its wall and CPU milliseconds to `samples`. */
+function measure(task, samples) {
+  const cpuBefore = process.cpuUsage();
+  const start = performance.now();
+  const result = task();
+  samples.wall.push(performance.now() - start);
+  const cpu = process.cpuUsage(cpuBefore);
+  samples.cpu.push((cpu.user + cpu.system) / 1000);
+  return result;
+}
+
 for (let index = 0; index < 30; index++) renderTelegramChunks(markdown);
+const loadBefore = loadavg()[0];
 const iterations = 300;
-const renderSamples = [];
-const rawSamples = [];
+const render = { wall: [], cpu: [] };
+const raw = { wall: [], cpu: [] };
 let chunkCount = 0;
 // Interleaved, so both see the same machine load.
 for (let index = 0; index < iterations; index++) {
-  let start = performance.now();
-  chunkCount = renderTelegramChunks(markdown).length;
-  renderSamples.push(performance.now() - start);
-  start = performance.now();
-  rawChunks(markdown, 4096);
-  rawSamples.push(performance.now() - start);
+  chunkCount = measure(() => renderTelegramChunks(markdown), render).length;
+  measure(() => rawChunks(markdown, 4096), raw);
 }
-const minimum = (values) => Math.min(...values);
-const cores = availableParallelism();
+const loadAfter = loadavg()[0];
+const cpuP50 = median(render.cpu);
+const line = (name, samples) =>
+  `${name}: CPU p50 ${fmt(median(samples.cpu))} (min ${fmt(minimum(samples.cpu))}), wall p50 ${fmt(median(samples.wall))} (min ${fmt(minimum(samples.wall))})`;
 console.log(
-  `telegram render+chunk p50 (${(markdown.length / 1000).toFixed(1)} KB Markdown -> ${chunkCount} chunks): ${median(renderSamples).toFixed(3)} ms (min ${minimum(renderSamples).toFixed(3)}) vs raw String.split chunking ${median(rawSamples).toFixed(3)} ms (min ${minimum(rawSamples).toFixed(3)}) (target p50 < 5 ms; load average ${loadavg()[0].toFixed(1)} on ${cores} cores)`,
+  `telegram render+chunk of ${(markdown.length / 1000).toFixed(1)} KB Markdown -> ${chunkCount} chunks, ${iterations} iterations, load average ${loadBefore.toFixed(1)} -> ${loadAfter.toFixed(1)} on ${availableParallelism()} cores`,
+);
+console.log(`  ${line("render+chunk", render)}`);
+console.log(`  ${line("raw String.split chunking", raw)}`);
+console.log(
+  `  render+chunk / raw: ${(median(render.wall) / median(raw.wall)).toFixed(0)}x (wall p50), ${(cpuP50 / median(raw.cpu)).toFixed(0)}x (CPU p50)`,
+);
+console.log(
+  `  target p50 < 5 ms, judged on the CPU-time p50 (wall time also counts the time other processes hold the cores): ${fmt(cpuP50)}, ${cpuP50 < 5 ? "met" : "NOT met"}`,
 );

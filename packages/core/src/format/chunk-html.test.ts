@@ -79,6 +79,15 @@ describe("chunkHtml", () => {
     expect(chunks.at(-1)).toContain('<a href="https://x.test/?a=1&amp;b=2">');
   });
 
+  it("reads tags written in other cases, with spaces or self-closed, as the renderer's own", () => {
+    expect(chunkHtml("<B>bold words here</B > tail<br/>end of it", 20)).toEqual([
+      "<B>bold words</b>",
+      "<B>here</B >",
+      "tail<br/>end of it",
+    ]);
+    expect(chunkHtml("< b>x y z w</ b> after", 14)).toEqual(["< b>x y z</b>", "< b>w</ b>", "after"]);
+  });
+
   it("refuses a limit that cannot hold the open tags, and unbalanced input", () => {
     expect(() =>
       chunkHtml(`<pre><code class="language-typescript">${"x".repeat(100)}</code></pre>`, 40),

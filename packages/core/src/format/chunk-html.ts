@@ -47,6 +47,8 @@ export function chunkHtml(html: string, max: number): string[] {
 function findCut(html: string, start: number, startTags: OpenTags | undefined, budget: number): Cut {
   let tags = startTags;
   let index = start;
+  // A unit (character, entity, surrogate pair) fits while it ends at or before `limit`; a tag moves it.
+  let limit = start + budget - (tags?.closeLength ?? 0);
   // The best cut of each kind so far; a break character is skipped by the next chunk (resume = end + 1).
   let paragraph = -1;
   let paragraphTags: OpenTags | undefined;
@@ -56,21 +58,25 @@ function findCut(html: string, start: number, startTags: OpenTags | undefined, b
   let spaceTags: OpenTags | undefined;
   while (index < html.length) {
     const character = html.charCodeAt(index);
-    let next: number;
-    let nextTags = tags;
     if (character === 0x3c /* < */) {
-      next = html.indexOf(">", index) + 1;
+      const next = html.indexOf(">", index) + 1;
       if (next === 0) throw new SyntaxError(`unterminated tag at ${index}`);
-      nextTags = applyTag(html.slice(index, next), tags, index);
-    } else if (character === 0x26 /* & */) {
+      const nextTags = applyTag(html, index, next, tags);
+      const nextLimit = start + budget - (nextTags?.closeLength ?? 0);
+      if (next > nextLimit) break;
+      index = next;
+      tags = nextTags;
+      limit = nextLimit;
+      continue;
+    }
+    let next = index + 1;
+    if (character === 0x26 /* & */) {
       const semicolon = html.indexOf(";", index);
-      next = semicolon === -1 || semicolon - index > 12 ? index + 1 : semicolon + 1;
+      if (semicolon !== -1 && semicolon - index <= 12) next = semicolon + 1;
     } else if (character >= 0xd800 && character <= 0xdbff) {
       next = index + 2;
-    } else {
-      next = index + 1;
     }
-    if (next - start + (nextTags?.closeLength ?? 0) > budget) break;
+    if (next > limit) break;
     if (character === 0x0a /* \n */) {
       if (html.charCodeAt(index + 1) === 0x0a) {
         paragraph = index;
@@ -84,7 +90,6 @@ function findCut(html: string, start: number, startTags: OpenTags | undefined, b
       spaceTags = tags;
     }
     index = next;
-    tags = nextTags;
   }
   if (index >= html.length) return { end: index, resume: index, tags };
   // Cut at the nicest break that still fills a fair share of the chunk; hard-cut only without one.
@@ -96,17 +101,31 @@ function findCut(html: string, start: number, startTags: OpenTags | undefined, b
   return { end: index, resume: index, tags };
 }
 
-function applyTag(tag: string, tags: OpenTags | undefined, at: number): OpenTags | undefined {
-  if (tag.startsWith("</")) {
-    const name = tag.slice(2, -1).trim().toLowerCase();
-    if (!tags || tags.name !== name) throw new SyntaxError(`unbalanced ${tag} at ${at}`);
+/** The tags open after the tag `html.slice(start, end)`. */
+function applyTag(
+  html: string,
+  start: number,
+  end: number,
+  tags: OpenTags | undefined,
+): OpenTags | undefined {
+  if (html.charCodeAt(start + 1) === 0x2f /* / */) {
+    // The closing tag as the renderer writes it (`</b>`) is checked in place; anything else is read.
+    const exact =
+      tags !== undefined && end - start === tags.close.length && html.startsWith(tags.close, start);
+    if (exact) return tags.parent;
+    const name = html
+      .slice(start + 2, end - 1)
+      .trim()
+      .toLowerCase();
+    if (!tags || tags.name !== name)
+      throw new SyntaxError(`unbalanced ${html.slice(start, end)} at ${start}`);
     return tags.parent;
   }
-  if (tag.endsWith("/>")) return tags;
-  const name = tagName(tag);
+  if (html.charCodeAt(end - 2) === 0x2f /* / */) return tags;
+  const name = tagName(html, start);
   const close = `</${name}>`;
   return {
-    open: tag,
+    open: html.slice(start, end),
     name,
     close,
     parent: tags,
@@ -114,8 +133,23 @@ function applyTag(tag: string, tags: OpenTags | undefined, at: number): OpenTags
   };
 }
 
-function tagName(open: string): string {
-  return (/^<\/?\s*([a-z][\w-]*)/i.exec(open)?.[1] ?? "").toLowerCase();
+/** The lower-case name of the opening tag at `start`. */
+function tagName(html: string, start: number): string {
+  let end = start + 1;
+  while (isAsciiLetter(html.charCodeAt(end)) || (end > start + 1 && isNameCharacter(html.charCodeAt(end))))
+    end++;
+  if (end > start + 1) return html.slice(start + 1, end).toLowerCase();
+  // White space before the name, or no name: as the general reading says.
+  const tag = html.slice(start, html.indexOf(">", start) + 1);
+  return (/^<\/?\s*([a-z][\w-]*)/i.exec(tag)?.[1] ?? "").toLowerCase();
+}
+
+function isAsciiLetter(character: number): boolean {
+  return (character >= 0x61 && character <= 0x7a) || (character >= 0x41 && character <= 0x5a);
+}
+
+function isNameCharacter(character: number): boolean {
+  return (character >= 0x30 && character <= 0x39) || character === 0x5f || character === 0x2d;
 }
 
 // Text outside the tags that is not white space (entities count: `&amp;` shows as `&`).

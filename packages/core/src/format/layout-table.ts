@@ -12,27 +12,42 @@ export function layoutTable(
   rows: readonly (readonly string[])[],
   align: readonly ColumnAlign[] = [],
 ): string {
-  const columns = Math.max(0, ...rows.map((row) => row.length));
+  let columns = 0;
+  for (const row of rows) if (row.length > columns) columns = row.length;
   if (columns === 0) return "";
   // A cell is one line: a line break inside it would break the grid.
-  const cells = rows.map((row) =>
-    Array.from({ length: columns }, (_, column) => oneLine(row[column] ?? "").trim()),
-  );
-  const widths = Array.from({ length: columns }, (_, column) =>
-    Math.max(1, ...cells.map((row) => displayWidth(row[column] ?? ""))),
-  );
-  const line = (row: string[]) =>
-    row
-      .map((cell, column) => pad(cell, widths[column] ?? 1, align[column]))
-      .join(" | ")
-      .trimEnd();
-  const [header, ...body] = cells;
-  const rule = widths.map((width) => "-".repeat(width)).join("-+-");
-  return [line(header ?? []), rule, ...body.map(line)].join("\n");
+  const cells: string[][] = [];
+  const cellWidths: number[][] = [];
+  const widths: number[] = new Array(columns).fill(1);
+  for (const row of rows) {
+    const rowCells: string[] = [];
+    const rowWidths: number[] = [];
+    for (let column = 0; column < columns; column++) {
+      const cell = oneLine(row[column] ?? "").trim();
+      const width = displayWidth(cell);
+      rowCells.push(cell);
+      rowWidths.push(width);
+      if (width > (widths[column] as number)) widths[column] = width;
+    }
+    cells.push(rowCells);
+    cellWidths.push(rowWidths);
+  }
+  let grid = "";
+  for (let index = 0; index < cells.length; index++) {
+    let line = "";
+    for (let column = 0; column < columns; column++) {
+      if (column > 0) line += " | ";
+      const room = (widths[column] as number) - (cellWidths[index]?.[column] as number);
+      line += pad(cells[index]?.[column] as string, room, align[column]);
+    }
+    grid += index === 0 ? line.trimEnd() : `\n${line.trimEnd()}`;
+    if (index === 0) grid += `\n${widths.map((width) => "-".repeat(width)).join("-+-")}`;
+  }
+  return grid;
 }
 
-function pad(cell: string, width: number, align: ColumnAlign): string {
-  const room = width - displayWidth(cell);
+// `room` is how many columns the cell lacks to fill its column.
+function pad(cell: string, room: number, align: ColumnAlign): string {
   if (room <= 0) return cell;
   if (align === "right") return " ".repeat(room) + cell;
   if (align === "center") {

@@ -55,10 +55,12 @@ export function createMarkdownTarget(dialect: MarkdownDialect): RenderTarget {
         .split("\n")
         .map((line) => (line ? `> ${line}` : ">"))
         .join("\n"),
-    table: ({ rows, align, grid }) => {
+    table: (table) => {
       if (dialect.tables === "code" || pipeTables >= (dialect.maxPipeTables ?? Number.POSITIVE_INFINITY))
-        return codeBlock(grid, undefined);
+        return codeBlock(table.grid(), undefined);
       pipeTables++;
+      const { align } = table;
+      const rows = table.rows();
       const columns = Math.max(...rows.map((row) => row.length));
       const line = (row: string[]) =>
         `| ${Array.from({ length: columns }, (_, column) => row[column] || " ").join(" | ")} |`;

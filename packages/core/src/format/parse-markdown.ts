@@ -1,4 +1,4 @@
-import markdownIt, { type Token } from "markdown-it";
+import type { Token } from "markdown-it";
 import type {
   Blockquote,
   List,
@@ -10,21 +10,7 @@ import type {
   Table,
   TableRow,
 } from "mdast";
-
-// CommonMark plus GFM tables and ~~strikethrough~~ (markdown-it's default preset); raw HTML is
-// parsed as such so the renderers can show it as text. Built once: parsing keeps no state in it.
-const parser = markdownIt("default", { html: true, linkify: false, typographer: false });
-// markdown-it's own link normalisation (URL parse + punycode per link) is most of its time on a long
-// answer; a link only needs the characters that would end it or break an attribute encoded.
-parser.normalizeLink = (url) => url.replace(/[\s<>"]/g, (character) => encodeURIComponent(character));
-parser.normalizeLinkText = (url) => url;
-// The parse needs "\n" line ends and no NUL; most answers have neither "\r" nor NUL, so the stock rule's
-// two replaces over the whole text are skipped for them.
-parser.core.ruler.at("normalize", (state) => {
-  if (/[\r\0]/.test(state.src)) state.src = state.src.replace(/\r\n?/g, "\n").replace(/\0/g, "\uFFFD");
-});
-// Adjacent texts are merged while building the tree (`appendText`), so markdown-it's pass doing so is not needed.
-parser.core.ruler.disable("text_join");
+import { markdownParser } from "./markdown-parser.js";
 
 type Alignment = Table["align"] extends (infer Align)[] | null | undefined ? Align : never;
 
@@ -39,7 +25,7 @@ export function parseMarkdown(markdown: string): Root {
   if (plain) return plain;
   const root: Root = { type: "root", children: [] };
   const stack: Parents[] = [root];
-  for (const token of parser.parse(markdown, {})) addBlockToken(stack, token);
+  for (const token of markdownParser.parse(markdown, {})) addBlockToken(stack, token);
   return root;
 }
 
@@ -115,7 +101,7 @@ function addBlockToken(stack: Parents[], token: Token): void {
       append(stack, { type: "html", value: token.content.replace(/\n$/, "") });
       return;
     case "inline":
-      (top(stack).children as PhrasingContent[]).push(...phrasing(token.children ?? []));
+      addPhrasing(top(stack).children as PhrasingContent[], token.children ?? []);
       return;
     default:
       // thead/tbody wrappers carry nothing mdast keeps.
@@ -151,64 +137,65 @@ function alignColumn(stack: Parents[], token: Token): void {
   table.align?.push((style as Alignment) ?? null);
 }
 
-function phrasing(tokens: readonly Token[]): PhrasingContent[] {
-  const root: { children: PhrasingContent[] } = { children: [] };
-  const stack: { children: PhrasingContent[] }[] = [root];
-  const append = (node: PhrasingContent) =>
-    (stack[stack.length - 1] as { children: PhrasingContent[] }).children.push(node);
-  const open = (node: PhrasingContent & { children: PhrasingContent[] }) => {
-    append(node);
-    stack.push(node);
-  };
+type PhrasingParent = { children: PhrasingContent[] };
+
+/** Adds inline tokens to `children`, nesting them under the strong, emphasis, delete and link they open. */
+function addPhrasing(children: PhrasingContent[], tokens: readonly Token[]): void {
+  const stack: PhrasingParent[] = [{ children }];
+  let parent = stack[0] as PhrasingParent;
   for (const token of tokens) {
+    let opened: PhrasingContent & PhrasingParent;
     switch (token.type) {
       case "text":
       case "text_special":
-        appendText(stack[stack.length - 1] as { children: PhrasingContent[] }, token.content);
+        appendText(parent, token.content);
         continue;
       case "softbreak":
-        appendText(stack[stack.length - 1] as { children: PhrasingContent[] }, "\n");
+        appendText(parent, "\n");
         continue;
       case "hardbreak":
-        append({ type: "break" });
+        parent.children.push({ type: "break" });
         continue;
       case "code_inline":
-        append({ type: "inlineCode", value: token.content });
+        parent.children.push({ type: "inlineCode", value: token.content });
         continue;
       case "html_inline":
-        append({ type: "html", value: token.content });
+        parent.children.push({ type: "html", value: token.content });
         continue;
       case "image":
-        append({ type: "image", url: token.attrGet("src") ?? "", alt: token.content || null });
+        parent.children.push({ type: "image", url: token.attrGet("src") ?? "", alt: token.content || null });
         continue;
       case "strong_open":
-        open({ type: "strong", children: [] });
-        continue;
+        opened = { type: "strong", children: [] };
+        break;
       case "em_open":
-        open({ type: "emphasis", children: [] });
-        continue;
+        opened = { type: "emphasis", children: [] };
+        break;
       case "s_open":
-        open({ type: "delete", children: [] });
-        continue;
+        opened = { type: "delete", children: [] };
+        break;
       case "link_open":
-        open({ type: "link", url: token.attrGet("href") ?? "", children: [] });
-        continue;
+        opened = { type: "link", url: token.attrGet("href") ?? "", children: [] };
+        break;
       case "strong_close":
       case "em_close":
       case "s_close":
       case "link_close":
         if (stack.length > 1) stack.pop();
+        parent = stack[stack.length - 1] as PhrasingParent;
         continue;
       default:
-        if (token.content)
-          appendText(stack[stack.length - 1] as { children: PhrasingContent[] }, token.content);
+        if (token.content) appendText(parent, token.content);
+        continue;
     }
+    parent.children.push(opened);
+    stack.push(opened);
+    parent = opened;
   }
-  return root.children;
 }
 
 // Adjacent texts merge, as in mdast: a soft break is part of the text around it.
-function appendText(parent: { children: PhrasingContent[] }, value: string): void {
+function appendText(parent: PhrasingParent, value: string): void {
   const last = parent.children[parent.children.length - 1];
   if (last?.type === "text") last.value += value;
   else parent.children.push({ type: "text", value });

@@ -22,7 +22,7 @@ export const plainTextTarget: RenderTarget = {
       .split("\n")
       .map((line) => (line ? `> ${line}` : ">"))
       .join("\n"),
-  table: ({ grid }) => grid,
+  table: ({ grid }) => grid(),
   thematicBreak: () => "———",
   bullet: (depth) => (depth === 1 ? "•" : "◦"),
 };

@@ -1,4 +1,4 @@
-import type { List, Parents, PhrasingContent, Root, RootContent, Table } from "mdast";
+import type { List, ListItem, Parents, PhrasingContent, Root, RootContent, Table } from "mdast";
 import { layoutTable, oneLine } from "./layout-table.js";
 import { plainTextTarget } from "./plain-text-target.js";
 import type { RenderedTable, RenderTarget } from "./render-target.js";
@@ -28,12 +28,13 @@ export function renderMarkdownTree(root: Root, target: RenderTarget): string {
 }
 
 function blocks(nodes: readonly RootContent[], walk: Walk, separator: string): string {
-  const parts: string[] = [];
+  // Concatenated rather than joined: V8 keeps the pieces as a rope, copied once when the whole is read.
+  let out = "";
   for (const node of nodes) {
     const rendered = block(node, walk);
-    if (rendered !== "") parts.push(rendered);
+    if (rendered !== "") out = out === "" ? rendered : out + separator + rendered;
   }
-  return parts.join(separator);
+  return out;
 }
 
 function block(node: RootContent, walk: Walk): string {
@@ -68,21 +69,30 @@ function block(node: RootContent, walk: Walk): string {
 function list(node: List, walk: Walk): string {
   const nested = { ...walk, listDepth: walk.listDepth + 1 };
   const start = node.start ?? 1;
-  const items = node.children.map((item, index) => {
+  const separator = node.spread ? "\n\n" : "\n";
+  let out = "";
+  for (let index = 0; index < node.children.length; index++) {
+    const item = node.children[index] as ListItem;
     const marker = node.ordered ? `${start + index}.` : walk.target.bullet(walk.listDepth + 1);
     const content = blocks(item.children, nested, item.spread ? "\n\n" : "\n");
-    const indent = " ".repeat(marker.length + 1);
-    return `${marker} ${content.replace(/\n(?!\n)/g, `\n${indent}`)}`;
-  });
-  return items.join(node.spread ? "\n\n" : "\n");
+    const indented = content.includes("\n")
+      ? content.replace(/\n(?!\n)/g, `\n${" ".repeat(marker.length + 1)}`)
+      : content;
+    out += index === 0 ? `${marker} ${indented}` : `${separator}${marker} ${indented}`;
+  }
+  return out;
 }
 
+// Each shape is rendered only when the target asks for it: most targets use only the grid.
 function renderTable(node: Table, walk: Walk): RenderedTable {
   const align = node.align ?? [];
-  const plain = { ...walk, target: plainTextTarget };
-  const plainRows = node.children.map((row) => row.children.map((cell) => inline(cell.children, plain)));
-  const rows = node.children.map((row) => row.children.map((cell) => oneLine(inline(cell.children, walk))));
-  return { rows, align, grid: layoutTable(plainRows, align) };
+  const cells = (cellWalk: Walk) =>
+    node.children.map((row) => row.children.map((cell) => inline(cell.children, cellWalk)));
+  return {
+    align,
+    rows: () => cells(walk).map((row) => row.map(oneLine)),
+    grid: () => layoutTable(cells({ ...walk, target: plainTextTarget }), align),
+  };
 }
 
 function languageOf(lang: string | null | undefined): string | undefined {

@@ -1,12 +1,12 @@
 import type { ColumnAlign } from "./layout-table.js";
 
-/** A table handed to a target, in the two shapes targets want. */
+/** A table handed to a target, in the two shapes targets want, each rendered when asked for. */
 export interface RenderedTable {
-  /** Header row first; cells are single lines. */
-  rows: string[][];
+  /** The cells rendered by the target, header row first; cells are single lines. */
+  rows(): string[][];
   align: ColumnAlign[];
   /** The plain text of the cells laid out in aligned columns, for a monospace block. */
-  grid: string;
+  grid(): string;
 }
 
 /**

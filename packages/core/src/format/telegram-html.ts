@@ -5,11 +5,36 @@ import type { RenderTarget } from "./render-target.js";
 
 /** Escapes text for Telegram's HTML parse mode (and any HTML): `&`, `<`, `>` and, for attributes, `"`. */
 export function escapeHtml(text: string): string {
-  if (!/[&<>"]/.test(text)) return text;
-  return text.replace(/[&<>"]/g, (character) => htmlEscapes[character] ?? character);
+  // The runs between escapes copied in one pass: a replace with a callback costs a call per match.
+  const first = text.search(escapedCharacter);
+  if (first === -1) return text;
+  let out = "";
+  let copied = 0;
+  for (let index = first; index < text.length; index++) {
+    const entity = htmlEscape(text.charCodeAt(index));
+    if (entity === undefined) continue;
+    out += text.slice(copied, index) + entity;
+    copied = index + 1;
+  }
+  return out + text.slice(copied);
 }
 
-const htmlEscapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+const escapedCharacter = /[&<>"]/;
+
+function htmlEscape(character: number): string | undefined {
+  switch (character) {
+    case 0x26:
+      return "&amp;";
+    case 0x3c:
+      return "&lt;";
+    case 0x3e:
+      return "&gt;";
+    case 0x22:
+      return "&quot;";
+    default:
+      return undefined;
+  }
+}
 
 // Telegram rejects links it cannot open; others are shown as text with the address after them.
 const telegramLinkScheme = /^(https?|tg):/i;
@@ -39,7 +64,7 @@ export const telegramHtmlTarget: RenderTarget = {
       : `<pre>${escapeHtml(value)}</pre>`,
   // Telegram does not nest quotes: an inner quote is part of the outer one.
   blockquote: (inner, depth) => (depth === 1 ? `<blockquote>${inner}</blockquote>` : inner),
-  table: ({ grid }) => `<pre>${escapeHtml(grid)}</pre>`,
+  table: ({ grid }) => `<pre>${escapeHtml(grid())}</pre>`,
   thematicBreak: () => "———",
   bullet: (depth) => (depth === 1 ? "•" : "◦"),
 };

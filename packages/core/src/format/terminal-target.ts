@@ -65,8 +65,9 @@ export function createTerminalTarget(options: { color: boolean }): RenderTarget 
     },
     blockquote: (inner) => (color ? prefixLines(inner, dim("│ "), dim("│")) : prefixLines(inner, "> ", ">")),
     table: ({ grid }) => {
-      const [header = "", rule = "", ...body] = safe(grid).split("\n");
-      return color ? [bold(header), dim(rule), ...body].join("\n") : grid;
+      if (!color) return grid();
+      const [header = "", rule = "", ...body] = safe(grid()).split("\n");
+      return [bold(header), dim(rule), ...body].join("\n");
     },
     thematicBreak: () => (color ? dim("─".repeat(40)) : "—".repeat(3)),
     bullet: (depth) => (depth === 1 ? "•" : "◦"),
