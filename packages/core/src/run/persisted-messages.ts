@@ -23,19 +23,32 @@ export async function storedUserMessages(
   );
 }
 
+/** The stored copies of `batch`'s messages (those with a `messageId`): a replay finds its own. */
+export function storedBatchMessages(
+  store: ContextHistory,
+  batch: ReadonlyArray<{ historyMessage: HistoryMessage }>,
+): Promise<HistoryMessage[]> {
+  return storedUserMessages(
+    store,
+    batch.flatMap((pending) => pending.historyMessage.metadata?.messageId ?? []),
+  );
+}
+
 /**
  * The messages of `batch` not yet in history. A message replayed after a crash (the durable inbox
  * sends it again under the same `messageId`) was already appended when its first run started; it is
- * swapped for the stored copy instead of being written twice.
+ * swapped for the stored copy instead of being written twice. `known` is the batch's stored copies
+ * when the run looked them up already (its context is this worker's until it ends).
  */
 export async function unpersistedMessages(
   store: ContextHistory,
   batch: Array<{ historyMessage: HistoryMessage }>,
+  known?: readonly HistoryMessage[],
 ): Promise<HistoryMessage[]> {
   const ids = batch.flatMap((pending) => pending.historyMessage.metadata?.messageId ?? []);
   if (ids.length === 0) return batch.map((pending) => pending.historyMessage);
   const stored = new Map<string, HistoryMessage>();
-  for (const message of await storedUserMessages(store, ids)) {
+  for (const message of known ?? (await storedUserMessages(store, ids))) {
     const messageId = message.metadata?.messageId;
     if (messageId) stored.set(messageId, message);
   }

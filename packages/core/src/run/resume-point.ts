@@ -1,7 +1,6 @@
 import type { ModelMessage } from "ai";
-import type { ContextHistory } from "../store/history-store.js";
+import type { HistoryMessage } from "../history/history-message.js";
 import type { JournalRecord, ModelCallRecord } from "../store/run-journal.js";
-import { storedUserMessages } from "./persisted-messages.js";
 import type { PendingRun } from "./run-scope.js";
 
 /** The output a tool call gets when a restart cut it off: it may or may not have had its effect. */
@@ -34,16 +33,15 @@ export interface ResumePoint {
  * The run to resume for `batch`: when every message of the batch was stored under one earlier
  * run (the durable inbox replays an event a crash kept from being marked done) and that run's
  * journal has no end (or ends `interrupted`), the run continues from its journal instead of
- * starting over.
+ * starting over. `stored` is the batch's stored copies (`storedUserMessages`), looked up once for
+ * this and for the start's replay check.
  */
 export async function findResumePoint(
   journal: { read(requestId: string): Promise<JournalRecord[] | undefined> },
-  history: ContextHistory,
+  stored: readonly HistoryMessage[],
   batch: readonly PendingRun[],
 ): Promise<ResumePoint | undefined> {
-  const eventIds = batch.map((pending) => pending.historyMessage.metadata?.messageId);
-  if (eventIds.some((id) => !id)) return undefined;
-  const stored = await storedUserMessages(history, eventIds as string[]);
+  if (batch.some((pending) => !pending.historyMessage.metadata?.messageId)) return undefined;
   const earlier = new Set(stored.map((message) => message.metadata?.requestId));
   const [requestId] = earlier;
   if (earlier.size !== 1 || !requestId) return undefined;

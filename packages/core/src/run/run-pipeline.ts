@@ -1,7 +1,9 @@
 import { runWithRequestContext } from "../context/request-context.js";
+import type { HistoryMessage } from "../history/history-message.js";
 import type { LaneRunner } from "../lanes/lane-scheduler.js";
 import { buildSystemMessages } from "../prompt/build-system-messages.js";
 import { finishRun } from "./finish-run.js";
+import { storedBatchMessages } from "./persisted-messages.js";
 import { findResumePoint, type ResumePoint } from "./resume-point.js";
 import { createRunArrivals } from "./run-arrivals.js";
 import { claimLostError, handedOver, isHandover, stopIfHandedOver } from "./run-handover.js";
@@ -19,6 +21,8 @@ interface RunLane {
   participants: PendingRun[];
   drain: () => PendingRun[];
   resume?: ResumePoint;
+  /** The batch's stored copies, looked up once for the resume check and the start (absent when that failed). */
+  stored?: HistoryMessage[];
 }
 
 /**
@@ -31,15 +35,24 @@ export function createRunPipeline(deps: RunDeps): LaneRunner<PendingRun> {
     const batch = drain();
     const first = batch[0];
     if (!first) return;
-    // A run a crash cut off continues under its own id, from its journal.
-    const resume = deps.journal
-      ? await findResumePoint(deps.journal, deps.history(contextId), batch).catch(() => undefined)
-      : undefined;
+    // A run a crash cut off continues under its own id, from its journal. A failed lookup only
+    // means no resume here; the start looks again and fails the run if the store is down.
+    const stored = await storedBatchMessages(deps.history(contextId), batch).catch(() => undefined);
+    const resume =
+      deps.journal && stored
+        ? await findResumePoint(deps.journal, stored, batch).catch(() => undefined)
+        : undefined;
     const requestId = resume?.requestId ?? deps.generateId();
     const activeRun = deps.activeRuns.start(requestId, contextId);
     try {
       const scope = await openRunScope(deps, { contextId, requestId }, first, activeRun);
-      const lane: RunLane = { batch, participants: [...batch], drain, ...(resume ? { resume } : {}) };
+      const lane: RunLane = {
+        batch,
+        participants: [...batch],
+        drain,
+        ...(resume ? { resume } : {}),
+        ...(stored ? { stored } : {}),
+      };
       const settlement = await runWithRequestContext(scope.requestContext, () => runBatch(deps, scope, lane));
       // A handed-over run is the new owner's to end: its journal stays open so it continues there.
       if (!isHandover(settlement)) await endRunJournal(scope, settlement);
@@ -87,7 +100,7 @@ async function runStages(
   scope: RunScope,
   lane: RunLane,
 ): Promise<RunOutcome | { settled: RunSettlement }> {
-  const started = await startRun(deps, scope, lane.batch);
+  const started = await startRun(deps, scope, lane.batch, lane.stored);
   if ("answered" in started) return { settled: { ok: true, result: started.answered } };
   await beginRunJournal(deps, scope, lane.batch, lane.resume);
   if (handedOver(lane.participants)) return { settled: { ok: false, error: claimLostError() } };

@@ -1,6 +1,7 @@
 import type { LanguageModel } from "ai";
 import type { RequestContext } from "../context/request-context.js";
 import { DowncityError } from "../errors/downcity-error.js";
+import type { HistoryMessage } from "../history/history-message.js";
 import type { ActiveRun } from "./active-runs.js";
 import { finishedRunAnswer, unpersistedMessages } from "./persisted-messages.js";
 import { createReplyKeys } from "./reply-keys.js";
@@ -57,7 +58,7 @@ export function stampRequest(pending: PendingRun, requestId: string): void {
 }
 
 /**
- * Starts a run: stamps and persists its messages, then announces `run-start` and returns the model
+ * Starts a run: stamps and persists its messages (`stored`: their stored copies, when looked up already), then announces `run-start` and returns the model
  * (a run without one fails here). A replay of a run that finished before a crash is answered from
  * history instead: its answer and its replies are stored already.
  */
@@ -65,10 +66,11 @@ export async function startRun(
   deps: RunDeps,
   scope: RunScope,
   batch: PendingRun[],
+  stored?: readonly HistoryMessage[],
 ): Promise<{ answered: RunResult } | { model: LanguageModel }> {
   const { contextId, requestId, history } = scope;
   for (const pending of batch) stampRequest(pending, requestId);
-  const fresh = await unpersistedMessages(history, batch);
+  const fresh = await unpersistedMessages(history, batch, stored);
   // Made durable by the answer's append (see ContextHistory.append): one fdatasync a turn, not two.
   await history.append(fresh, { sync: false });
   const replayed = fresh.length < batch.length;

@@ -132,7 +132,8 @@ export function createChannelDelivery(options: ChannelDeliveryOptions): ChannelD
       if (accepted.result === "accepted") inbox.accepted(accepted.id);
       return accepted;
     },
-    trigger: (id) => store.inbox.get(id),
+    // The event of a run in hand is known here; one read per reply chunk only for others.
+    trigger: async (id) => inbox.held(id) ?? store.inbox.get(id),
     async record(chunks) {
       for (const chunk of chunks) await store.outbox.record(chunk);
       outbox.wake();

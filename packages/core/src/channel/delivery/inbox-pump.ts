@@ -16,6 +16,8 @@ export interface InboxPump {
   accepted(id: string): void;
   /** The run of an entry this worker holds (or, under `join-running`, accepted and is about to take). */
   result(id: string): Promise<RunResult> | undefined;
+  /** The entry of a run this worker holds (its event as claimed: what a reply to it needs, without a read). */
+  held(id: string): InboxEntry | undefined;
   /** Stops claiming, waits up to `waitMs` for runs in hand, and gives back the claims still held. */
   close(waitMs?: number): Promise<void>;
 }
@@ -102,6 +104,7 @@ function deferredRun() {
 export function createInboxPump(options: InboxPumpOptions): InboxPump {
   const { inbox, runtime, logger, owner, leaseMs } = options;
   const runs = new Map<string, Promise<RunResult>>();
+  const entries = new Map<string, InboxEntry>();
   const awaited = new Map<string, ReturnType<typeof deferredRun>>();
   const closing = new AbortController();
 
@@ -180,6 +183,7 @@ export function createInboxPump(options: InboxPumpOptions): InboxPump {
 
   const handle = async (entry: InboxEntry) => {
     const claim = renewWhileRunning(entry);
+    entries.set(entry.id, entry);
     const run = runtime.send(inboxEntryMessage(entry), { handover: claim.handover });
     runs.set(entry.id, run);
     options.onRun?.(entry, run);
@@ -197,6 +201,7 @@ export function createInboxPump(options: InboxPumpOptions): InboxPump {
     } finally {
       claim.stop();
       runs.delete(entry.id);
+      entries.delete(entry.id);
     }
   };
 
@@ -218,6 +223,7 @@ export function createInboxPump(options: InboxPumpOptions): InboxPump {
       pump.wake();
     },
     result: (id) => runs.get(id) ?? awaited.get(id)?.promise,
+    held: (id) => entries.get(id),
     async close(waitMs = 1000) {
       closing.abort();
       await pump.close(waitMs);
