@@ -125,4 +125,15 @@ describe("web console: binding a WeChat channel by QR code", () => {
       60_000,
     );
   }, 180_000);
+
+  it("a stopped agent's WeChat channel still shows its binding, read from downcity.json", async () => {
+    await stopDaemon({ rootDir: root, graceMs: 5000 });
+    await page.reload();
+    await page
+      .getByText("The agent is not running, so its channels are not listed")
+      .waitFor({ timeout: 30_000 });
+    const channel = page.locator('article[data-channel="wechat"]');
+    await channel.locator('section[data-binding-state="confirmed"]').waitFor();
+    expect(await channel.getByRole("button", { name: "Bind again (new QR code)" }).count()).toBe(1);
+  }, 60_000);
 });

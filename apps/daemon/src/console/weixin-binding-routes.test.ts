@@ -48,6 +48,12 @@ describe("the console's WeChat binding routes", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  test("lists the WeChat channels of downcity.json (a stopped agent's too)", async () => {
+    const handler = routes["GET channels/weixin-channels"];
+    const query = new URLSearchParams({ agent: dir });
+    expect(await handler?.({ query, body: undefined })).toEqual({ channels: ["wechat"] });
+  });
+
   test("start shows an SVG QR code; the scan and the confirmation show; the token is stored 0600", async () => {
     expect(await call("GET channels/weixin-binding", { agent: dir, channel: "wechat" })).toMatchObject({
       state: "none",

@@ -1,4 +1,4 @@
-import { loadWeixinChannelOptions } from "@downcity/adapters-weixin";
+import { loadWeixinChannelOptions, loadWeixinChannels } from "@downcity/adapters-weixin";
 import { z } from "zod";
 import type { ConsoleAgents } from "./console-agents.js";
 import { agentField, type ConsoleApiRoutes, parse, queryObject } from "./console-api-routes.js";
@@ -10,8 +10,8 @@ const channelInput = z.strictObject({
 });
 
 /**
- * The Channels page's WeChat binding routes: start a QR binding (only for a channel downcity.json names
- * as WeChat), read where it stands, cancel it. They sit behind the console's session like every route.
+ * The Channels page's WeChat binding routes: list the project's WeChat channels, start a QR binding (only
+ * for a channel downcity.json names as WeChat), read where it stands, cancel it. They sit behind the console's session like every route.
  */
 export function createWeixinBindingRoutes(
   agents: ConsoleAgents,
@@ -19,6 +19,12 @@ export function createWeixinBindingRoutes(
   env: Record<string, string | undefined>,
 ): ConsoleApiRoutes {
   return {
+    // From downcity.json, not the daemon: a stopped agent's WeChat channels can be bound too.
+    "GET channels/weixin-channels": async ({ query }) => {
+      const input = parse(z.strictObject({ agent: agentField }), queryObject(query));
+      const channels = await loadWeixinChannels(await agents.root(input.agent), { env });
+      return { channels: channels.map((channel) => channel.name) };
+    },
     "GET channels/weixin-binding": async ({ query }) => {
       const input = parse(channelInput, queryObject(query));
       return { binding: bindings.view(await agents.root(input.agent), input.channel) };

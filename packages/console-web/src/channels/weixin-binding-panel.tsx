@@ -56,6 +56,8 @@ export function WeixinBindingPanel(props: { agent: string; channel: string; unbo
   const view = binding.value;
   const state = view?.state ?? "none";
   const live = liveStates.has(state);
+  // A working or just-made binding is replaced by a new scan; an absent or expired one is made.
+  const bound = state === "confirmed" || state === "already-bound" || !props.unbound;
   return (
     <section aria-label={`WeChat binding of ${channel}`} data-binding-state={state}>
       <h3>WeChat binding</h3>
@@ -81,9 +83,7 @@ export function WeixinBindingPanel(props: { agent: string; channel: string; unbo
         </button>
       ) : (
         <button type="button" class="small" onClick={() => void post("channels/weixin-binding")}>
-          {props.unbound || state === "expired" || state === "timeout"
-            ? "Show a QR code to bind"
-            : "Bind again (new QR code)"}
+          {bound ? "Bind again (new QR code)" : "Show a QR code to bind"}
         </button>
       )}
     </section>
