@@ -12,6 +12,7 @@ import { registerPluginsCommand } from "./commands/plugins-command.js";
 import { registerRunCommand } from "./commands/run-command.js";
 import { registerRunsCommand } from "./commands/runs-command.js";
 import { registerServiceCommand } from "./commands/service-command.js";
+import { registerStoreCommand } from "./commands/store-command.js";
 import { registerUsageCommand } from "./commands/usage-command.js";
 
 /** The version `downcity --version` prints: the published `downcity` package bundles this file; in the repository it is `@downcity/cli`. */
@@ -32,6 +33,7 @@ export const builtinCommandNames = [
   "usage",
   "runs",
   "service",
+  "store",
   "console",
   "agent",
   "plugins",
@@ -82,6 +84,7 @@ export function createProgram(io: CliIo, options: { json?: boolean } = {}): Comm
   registerUsageCommand(program, io);
   registerRunsCommand(program, io);
   registerServiceCommand(program, io);
+  registerStoreCommand(program, io);
   registerConsoleCommand(program, io);
   registerAgentCommand(program, io);
   registerPluginsCommand(program, io);

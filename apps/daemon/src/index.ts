@@ -44,6 +44,14 @@ export { type InitProjectResult, initProject } from "./project/init-project.js";
 export { runDaemon } from "./run-daemon.js";
 export { describeShellEnv } from "./security/shell-env-options.js";
 export type { RunDaemonOptions, RunningDaemon } from "./server.js";
+export { importIntoConfiguredStore } from "./store/import-into-store.js";
+export {
+  type ImportCount,
+  type ImportKind,
+  type ImportReport,
+  importKinds,
+  importLocalState,
+} from "./store/import-local-state.js";
 export { downcityHome } from "./token/downcity-home.js";
 export { ensureToken, readToken } from "./token/ensure-token.js";
 export { daemonVersion } from "./version.js";
