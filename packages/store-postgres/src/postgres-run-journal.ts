@@ -31,17 +31,19 @@ export function createPostgresRunJournal(pool: pg.Pool): RunJournal {
   const insert = async (requestId: string, records: JournalRecord[]) => {
     const first = records[0];
     const rows = "SELECT $1, value FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY";
+    const resumed = records.findLast((record) => record.type === "attempt");
     if (first?.type === "run") {
-      attempts.set(requestId, 1);
+      // A retry may be in the run's first batch already.
+      const attempt = resumed?.type === "attempt" ? resumed.attempt : 1;
+      attempts.set(requestId, attempt);
       await pool.query(
-        `WITH run AS (INSERT INTO downcity_runs (request_id, context_id, started_at, attempt) VALUES ($1, $3, $4, 1)
+        `WITH run AS (INSERT INTO downcity_runs (request_id, context_id, started_at, attempt) VALUES ($1, $3, $4, $5)
                       ON CONFLICT (request_id) DO NOTHING)
          INSERT INTO downcity_run_records (request_id, record) ${rows} ORDER BY ordinality`,
-        [requestId, JSON.stringify(records), first.contextId, first.at],
+        [requestId, JSON.stringify(records), first.contextId, first.at, attempt],
       );
       return;
     }
-    const resumed = records.findLast((record) => record.type === "attempt");
     if (resumed?.type === "attempt") attempts.set(requestId, resumed.attempt);
     const attempt = attempts.get(requestId) ?? null;
     // A new attempt raises the run's attempt; any other append only checks it (a shared row lock,
