@@ -1,7 +1,7 @@
-// Run journal costs, each as a ratio against a baseline measured in the same run, interleaved in
-// rounds so a machine shared with other work loads both sides alike (pnpm --filter @downcity/core bench).
+// Run journal costs, each as a ratio against a baseline measured in the same run, interleaved so a
+// machine shared with other work loads both sides alike (pnpm --filter @downcity/core bench).
 import { mkdtemp, open, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createAgentRuntime, openFileRunJournal } from "../dist/index.js";
@@ -24,53 +24,59 @@ function runtimeOf(name, journaled) {
   });
 }
 
-// CPU time (the process's, all threads) a turn of each round, by runtime: what machine load inflates less.
-const cpuPerTurn = new Map();
-
-/** Median time of `count` turns over ten contexts. */
-async function turnsP50(runtime, count) {
-  const samples = [];
-  const before = process.cpuUsage();
-  for (let index = 0; index < count; index++) {
-    const start = performance.now();
-    await runtime.send({ contextId: `c${index % 10}`, text: "hi" });
-    samples.push(performance.now() - start);
-  }
-  const used = process.cpuUsage(before);
-  const cpu = cpuPerTurn.get(runtime) ?? [];
-  cpu.push((used.user + used.system) / 1000 / count);
-  cpuPerTurn.set(runtime, cpu);
-  return median(samples);
+/** One turn: its wall time and the process's CPU time (all threads), in ms. */
+async function turn(runtime, index) {
+  const cpuBefore = process.cpuUsage();
+  const start = performance.now();
+  await runtime.send({ contextId: `c${index % 10}`, text: "hi" });
+  const wall = performance.now() - start;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { wall, cpu: (cpu.user + cpu.system) / 1000 };
 }
 
+const percent = (value) => `${value >= 0 ? "+" : ""}${value.toFixed(1)}%`;
+const spread = (overheads) =>
+  `median ${percent(median(overheads))} (middle half of rounds ${percent(quantile(overheads, 0.25))} to ${percent(quantile(overheads, 0.75))})`;
+
 // 1. A turn on the zero-latency model with and without the file journal (target: at most +10%).
+// Turns alternate one by one (which side goes first alternates too), so a load spike lands on both
+// sides alike; each round compares the medians of its 20 turns a side.
 {
   const plain = runtimeOf("plain", false);
   const journaled = runtimeOf("journaled", true);
-  await turnsP50(plain, 20);
-  await turnsP50(journaled, 20);
-  cpuPerTurn.clear();
-  const without = [];
-  const withJournal = [];
+  for (let index = 0; index < 20; index++) {
+    await turn(plain, index);
+    await turn(journaled, index);
+  }
+  const loadBefore = loadavg()[0];
+  const rows = { plain: { wall: [], cpu: [] }, journaled: { wall: [], cpu: [] } };
+  const wallOverheads = [];
+  const cpuOverheads = [];
   for (let round = 0; round < rounds; round++) {
-    // Alternating which goes first, so a load spike does not always land on the same side.
-    const first = round % 2 === 0;
-    const a = await turnsP50(first ? plain : journaled, 20);
-    const b = await turnsP50(first ? journaled : plain, 20);
-    without.push(first ? a : b);
-    withJournal.push(first ? b : a);
+    const samples = { plain: { wall: [], cpu: [] }, journaled: { wall: [], cpu: [] } };
+    for (let index = 0; index < 20; index++) {
+      const order = (round + index) % 2 === 0 ? ["plain", "journaled"] : ["journaled", "plain"];
+      for (const side of order) {
+        const sample = await turn(side === "plain" ? plain : journaled, index);
+        samples[side].wall.push(sample.wall);
+        samples[side].cpu.push(sample.cpu);
+      }
+    }
+    for (const side of ["plain", "journaled"]) {
+      rows[side].wall.push(median(samples[side].wall));
+      rows[side].cpu.push(median(samples[side].cpu));
+    }
+    wallOverheads.push((median(samples.journaled.wall) / median(samples.plain.wall) - 1) * 100);
+    cpuOverheads.push((median(samples.journaled.cpu) / median(samples.plain.cpu) - 1) * 100);
   }
   await plain.close();
   await journaled.close();
-  const plainCpu = cpuPerTurn.get(plain) ?? [];
-  const journaledCpu = cpuPerTurn.get(journaled) ?? [];
-  const cpuOverheads = journaledCpu.map((value, index) => (value / plainCpu[index] - 1) * 100);
+  const load = `load average ${loadBefore.toFixed(1)} -> ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`;
   console.log(
-    `turn CPU time with journal ${ms(median(journaledCpu))} vs without ${ms(median(plainCpu))} (process CPU, all threads) -> overhead median ${median(cpuOverheads).toFixed(1)}% (middle half of rounds ${quantile(cpuOverheads, 0.25).toFixed(1)}% to ${quantile(cpuOverheads, 0.75).toFixed(1)}%)`,
+    `turn CPU time with journal ${ms(median(rows.journaled.cpu))} vs without ${ms(median(rows.plain.cpu))} p50 (process CPU, all threads) over ${rounds} rounds -> overhead ${spread(cpuOverheads)}; target <= 10%`,
   );
-  const overheads = withJournal.map((value, index) => (value / without[index] - 1) * 100);
   console.log(
-    `turn with journal ${ms(median(withJournal))} p50 vs without ${ms(median(without))} over ${rounds} interleaved rounds -> overhead median ${median(overheads).toFixed(1)}% (middle half of rounds ${quantile(overheads, 0.25).toFixed(1)}% to ${quantile(overheads, 0.75).toFixed(1)}%; target <= 10%)`,
+    `turn wall time with journal ${ms(median(rows.journaled.wall))} vs without ${ms(median(rows.plain.wall))} p50 over ${rounds} rounds -> overhead ${spread(wallOverheads)}; target <= 10% (${load})`,
   );
 }
 

@@ -1,11 +1,13 @@
 import {
   close,
+  closeSync,
   fdatasync,
   fstat,
   fstatSync,
   fsync,
   ftruncate,
   open,
+  openSync,
   read,
   readFile,
   readSync,
@@ -42,6 +44,15 @@ export interface RawFile {
 /** Opens `path` with `flags` (as `fs.open`: a string, or `fs.constants` bits) and wraps the descriptor. */
 export async function openRawFile(path: string, flags: string | number): Promise<RawFile> {
   return rawFileOf(await openAsync(path, flags));
+}
+
+/**
+ * Opens `path` with a synchronous system call; its `stat`, `read`, `write` and `close` are
+ * synchronous too (see `synchronousView`), `sync` and `datasync` wait on libuv's thread pool.
+ */
+export function openRawFileSync(path: string, flags: string | number): RawFile {
+  const fd = openSync(path, flags);
+  return { ...synchronousView(rawFileOf(fd)), close: async () => closeSync(fd) };
 }
 
 function rawFileOf(fd: number): RawFile {

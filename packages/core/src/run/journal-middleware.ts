@@ -72,7 +72,7 @@ export function journaledModel(
           onCall({ params, ...failedCall(started, error) });
           throw error;
         }
-        return { ...result, stream: result.stream.pipeThrough(recordStream(params, started, onCall)) };
+        return { ...result, stream: recordStream(result.stream, params, started, onCall) };
       },
     },
   });
@@ -86,12 +86,17 @@ function failedCall(started: number, error: unknown) {
   };
 }
 
-/** Passes the stream through untouched, collecting its content; reports once when it ends. */
+/**
+ * The stream as it came, read part by part, collecting its content; reports once when it ends. A
+ * pulling stream, not `pipeThrough` a `TransformStream`: that pair of streams and its pipe cost
+ * about four times as much per model call (measured with Node 20's web streams).
+ */
 function recordStream(
+  source: ReadableStream<LanguageModelV3StreamPart>,
   params: LanguageModelV3CallOptions,
   started: number,
   onCall: (call: ModelCallCapture) => void,
-): TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart> {
+): ReadableStream<LanguageModelV3StreamPart> {
   const content: LanguageModelV3Content[] = [];
   const open = new Map<string, { type: "text" | "reasoning"; text: string }>();
   const response: NonNullable<ModelCallRecord["response"]> = { content, usage: journalUsage(undefined) };
@@ -109,7 +114,7 @@ function recordStream(
       ...(error ? { error } : {}),
     });
   };
-  // A run stopped mid-stream never flushes the stream: the call is still recorded, with what arrived.
+  // A run stopped mid-stream never finishes the stream: the call is still recorded, with what arrived.
   params.abortSignal?.addEventListener(
     "abort",
     () => {
@@ -118,39 +123,49 @@ function recordStream(
     },
     { once: true },
   );
-  return new TransformStream({
-    transform(part, controller) {
-      if (part.type === "stream-start") response.warnings = part.warnings;
-      else if (part.type === "response-metadata") {
-        if (part.id) response.id = part.id;
-        if (part.modelId) response.modelId = part.modelId;
-      } else if (part.type === "text-start" || part.type === "reasoning-start")
-        open.set(part.id, { type: part.type === "text-start" ? "text" : "reasoning", text: "" });
-      else if (part.type === "text-delta" || part.type === "reasoning-delta") {
-        const entry = open.get(part.id);
-        if (entry) entry.text += part.delta;
-      } else if (part.type === "text-end" || part.type === "reasoning-end") {
-        const entry = open.get(part.id);
-        if (entry) content.push(entry);
-        open.delete(part.id);
-      } else if (
-        part.type === "tool-call" ||
-        part.type === "tool-result" ||
-        part.type === "file" ||
-        part.type === "source"
-      )
-        content.push(part as LanguageModelV3Content);
-      else if (part.type === "finish") {
-        response.finishReason = part.finishReason.unified;
-        response.usage = journalUsage(part.usage);
-        if (part.providerMetadata) response.providerMetadata = part.providerMetadata;
-        // Recorded as soon as the model is done, not when the stream ends after the tools ran.
+  const collect = (part: LanguageModelV3StreamPart) => {
+    if (part.type === "stream-start") response.warnings = part.warnings;
+    else if (part.type === "response-metadata") {
+      if (part.id) response.id = part.id;
+      if (part.modelId) response.modelId = part.modelId;
+    } else if (part.type === "text-start" || part.type === "reasoning-start")
+      open.set(part.id, { type: part.type === "text-start" ? "text" : "reasoning", text: "" });
+    else if (part.type === "text-delta" || part.type === "reasoning-delta") {
+      const entry = open.get(part.id);
+      if (entry) entry.text += part.delta;
+    } else if (part.type === "text-end" || part.type === "reasoning-end") {
+      const entry = open.get(part.id);
+      if (entry) content.push(entry);
+      open.delete(part.id);
+    } else if (
+      part.type === "tool-call" ||
+      part.type === "tool-result" ||
+      part.type === "file" ||
+      part.type === "source"
+    )
+      content.push(part as LanguageModelV3Content);
+    else if (part.type === "finish") {
+      response.finishReason = part.finishReason.unified;
+      response.usage = journalUsage(part.usage);
+      if (part.providerMetadata) response.providerMetadata = part.providerMetadata;
+      // Recorded as soon as the model is done, not when the stream ends after the tools ran.
+      report();
+    } else if (part.type === "error")
+      error = part.error instanceof Error ? part.error.message : String(part.error);
+  };
+  const reader = source.getReader();
+  return new ReadableStream<LanguageModelV3StreamPart>({
+    async pull(controller) {
+      const next = await reader.read();
+      if (next.done) {
         report();
-      } else if (part.type === "error")
-        error = part.error instanceof Error ? part.error.message : String(part.error);
-      controller.enqueue(part);
+        controller.close();
+        return;
+      }
+      collect(next.value);
+      controller.enqueue(next.value);
     },
-    flush: report,
+    cancel: (reason) => reader.cancel(reason),
   });
 }
 

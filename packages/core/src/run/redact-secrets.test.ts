@@ -21,4 +21,15 @@ describe("createRedactor", () => {
   it("passes values without secrets through unchanged", () => {
     expect(redact({ a: 1, b: null, c: ["x"] })).toEqual({ a: 1, b: null, c: ["x"] });
   });
+
+  it("shares the parts without secrets and never changes its input", () => {
+    const clean = { text: "nothing here", list: [{ n: 1 }] };
+    expect(redact(clean)).toBe(clean);
+    const input = { clean: clean.list, dirty: [{ key: "sk-live-123456" }], bytes: new Uint8Array(3) };
+    const output = redact(input);
+    expect(output).toEqual({ clean: [{ n: 1 }], dirty: [{ key: "[redacted]" }], bytes: "[3 bytes]" });
+    expect(output.clean).toBe(input.clean);
+    expect(input.dirty[0]?.key).toBe("sk-live-123456");
+    expect(input.bytes).toBeInstanceOf(Uint8Array);
+  });
 });

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { StepResult, ToolSet } from "ai";
 import type { Logger } from "../logger/logger.js";
 import { errorFields } from "../logger/logger.js";
@@ -125,7 +125,7 @@ export function createRunRecorder(options: {
     },
     system(messages) {
       const text = JSON.stringify(messages);
-      systemHash = createHash("sha256").update(text).digest("hex").slice(0, 16);
+      systemHash = hash("sha256", text).slice(0, 16);
       push({ type: "content", at: at(), hash: systemHash, content: messages });
     },
     windowSent(ids) {
@@ -136,7 +136,7 @@ export function createRunRecorder(options: {
     toolsOffered(set) {
       tools = Object.keys(set);
       const schemas = tools.map((name) => [name, set[name]?.description, set[name]?.inputSchema]);
-      toolsHash = createHash("sha256").update(JSON.stringify(schemas)).digest("hex").slice(0, 16);
+      toolsHash = hash("sha256", JSON.stringify(schemas)).slice(0, 16);
     },
     modelCall({ params, ...call }) {
       // Every call counts, an aborted one too: its tokens were spent.
