@@ -32,9 +32,9 @@ export function foreignSessionMessage(
 }
 
 /** How long to wait for the owner's answer to a routed `tool` call. */
-const answerWaitMs = (tool: string, input: unknown) => {
+const answerWaitMs = (tool: string, input: unknown, slackMs: number) => {
   const waits = tool === "shell_wait" ? ((input as { timeout_ms?: number }).timeout_ms ?? 30_000) : 0;
-  return waits + routedCallSlackMs;
+  return waits + slackMs;
 };
 
 /**
@@ -51,6 +51,8 @@ export function answerForeignSessions(
     meta: () => Promise<Record<string, unknown>>;
     leases: Pick<ContextLease, "holder">;
     calls?: ShellCallStore;
+    /** How long past the call's own wait the owner's answer is awaited [routedCallSlackMs]. */
+    slackMs?: number;
   },
 ): ToolSet {
   const { workerId, calls } = options;
@@ -84,7 +86,7 @@ export function answerForeignSessions(
             input: input as Record<string, unknown>,
           });
           const answer = await awaitShellAnswer(calls, id, {
-            deadline: Date.now() + answerWaitMs(name, input),
+            deadline: Date.now() + answerWaitMs(name, input, options.slackMs ?? routedCallSlackMs),
             ...(callOptions.abortSignal ? { signal: callOptions.abortSignal } : {}),
           });
           if (answer) return answer.result;

@@ -1,0 +1,133 @@
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AnnouncedShellSession, ShellCall, ShellCallStore } from "@downcity/core";
+import { createShellEngine, type ShellEngine } from "@downcity/shell";
+import { createShellTools } from "@downcity/shell/ai";
+import { until } from "@downcity/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { workerLeaseKey } from "./background-jobs.js";
+import { answerForeignSessions } from "./foreign-sessions.js";
+import { serveShellCalls } from "./serve-shell-calls.js";
+
+// The store's part as a map in memory: the registry, the calls, and wake-ups to every listener.
+function memoryShellCalls(): ShellCallStore & { calls: Map<string, ShellCall & { result?: unknown }> } {
+  const sessions = new Map<string, AnnouncedShellSession>();
+  const calls = new Map<string, ShellCall & { taken?: boolean; result?: unknown; answered?: boolean }>();
+  const listeners = new Set<() => void>();
+  const wake = () => {
+    for (const listener of listeners) listener();
+  };
+  let ids = 0;
+  return {
+    calls,
+    async announce(worker, list) {
+      for (const [id, session] of sessions) if (session.worker === worker) sessions.delete(id);
+      for (const session of list) sessions.set(session.shellId, { ...session, worker });
+    },
+    find: async (shellId) => sessions.get(shellId),
+    async request(call) {
+      const id = `call-${++ids}`;
+      calls.set(id, { ...call, id });
+      wake();
+      return id;
+    },
+    async take(worker) {
+      const mine = [...calls.values()].filter((call) => call.owner === worker && !call.taken);
+      for (const call of mine) call.taken = true;
+      return mine.map(({ id, owner, requestedBy, tool, input }) => ({ id, owner, requestedBy, tool, input }));
+    },
+    async answer(id, result) {
+      const call = calls.get(id);
+      if (!call || call.answered) return;
+      call.answered = true;
+      call.result = result;
+      wake();
+    },
+    async answerOf(id) {
+      const call = calls.get(id);
+      return call?.answered ? { result: call.result } : undefined;
+    },
+    onWake(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+let base: string;
+const engines: ShellEngine[] = [];
+afterEach(async () => {
+  for (const engine of engines.splice(0)) await engine.closeAll({ grace_ms: 100 }).catch(() => {});
+  await rm(base, { recursive: true, force: true });
+});
+const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent } as never;
+type Answer = {
+  error?: string;
+  message?: string;
+  output?: string;
+  owner?: { worker: string; alive: boolean };
+};
+
+describe("shell calls routed between workers", () => {
+  it("carries a call to the live owner and returns its result; a dead owner's session is lost; a silent owner is named", async () => {
+    base = await mkdtemp(join(tmpdir(), "dc-routing-"));
+    await mkdir(join(base, "a"));
+    await mkdir(join(base, "b"));
+    const a = createShellEngine({ rootDir: join(base, "a") });
+    const b = createShellEngine({ rootDir: join(base, "b") });
+    engines.push(a, b);
+    const store = memoryShellCalls();
+    const live = new Set<string>([workerLeaseKey("worker-a")]);
+    const leases = { holder: async (key: string) => (live.has(key) ? key : undefined) };
+    const started = await a.start(
+      { command: "echo routed-output; exec sleep 30" },
+      { contextId: "hook:dev" },
+    );
+    await store.announce("worker-a", [
+      {
+        shellId: started.shell_id,
+        contextId: "hook:dev",
+        command: "sleep",
+        startedAt: new Date().toISOString(),
+      },
+    ]);
+    // B's run is in another chat: shell ids are project-wide, the registry finds the owner.
+    const tools = answerForeignSessions(createShellTools(b, { contextId: "hook:other" }), {
+      workerId: "worker-b",
+      meta: async () => ({}),
+      leases,
+      calls: store,
+      slackMs: 1500,
+    });
+    const call = (name: "shell_read" | "shell_status", input: unknown) =>
+      tools[name]?.execute?.(input as never, { toolCallId: "t", messages: [] }) as Promise<Answer>;
+    await until(
+      async () => ((await a.read({ shell_id: started.shell_id, cursor: 0 })).output ?? "").includes("routed"),
+      "A's output",
+    );
+
+    // No server on A yet: the owner is alive but silent, so B names it and says so.
+    const silentAnswer = await call("shell_status", { shell_id: started.shell_id });
+    expect(silentAnswer.error).toBe("SESSION_NOT_FOUND");
+    expect(silentAnswer.owner).toEqual({ worker: "worker-a", alive: true });
+    expect(silentAnswer.message).toContain("did not answer in time");
+
+    const served = serveShellCalls({ calls: store, engine: a, workerId: "worker-a", logger: silent });
+    try {
+      const read = await call("shell_read", { shell_id: started.shell_id, cursor: 0 });
+      expect(read.error).toBeUndefined();
+      expect(read.output).toContain("routed-output");
+    } finally {
+      await served.stop();
+    }
+
+    // A dies: its session is reported lost, and no call is recorded for it.
+    live.clear();
+    const before = store.calls.size;
+    const lost = await call("shell_status", { shell_id: started.shell_id });
+    expect(lost.owner).toEqual({ worker: "worker-a", alive: false });
+    expect(lost.message).toContain("the session is lost");
+    expect(store.calls.size).toBe(before);
+  }, 60_000);
+});
