@@ -62,7 +62,7 @@ describe("retention of run journals, day logs and shell session folders", () => 
     await world.cleanup();
   });
 
-  it("prunes at start what is older than runs.retainDays, logs.retainDays and shell.retainDays, and nothing running or recent", async () => {
+  it("prunes at start what is older than runs.retainDays, logs.retainDays, shell.retainDays and usage.retainDays, and nothing running or recent", async () => {
     const rootDir = world.project("retention");
     await initProject(rootDir);
     const configPath = join(rootDir, "downcity.json");
@@ -74,6 +74,7 @@ describe("retention of run journals, day logs and shell session folders", () => 
         runs: { retainDays: 10 },
         logs: { retainDays: 5 },
         shell: { retainDays: 2 },
+        usage: { retainDays: 3 },
       }),
     );
     await journal(rootDir, "r-old", 11);
@@ -83,6 +84,10 @@ describe("retention of run journals, day logs and shell session folders", () => 
     await writeFile(join(logsDir, `${dateOf(6)}.jsonl`), "{}\n");
     await writeFile(join(logsDir, `${dateOf(4)}.jsonl`), "{}\n");
     await writeFile(join(logsDir, "notes.txt"), "not a day log\n");
+    const usageDir = join(rootDir, ".downcity", "usage");
+    await mkdir(usageDir, { recursive: true });
+    await writeFile(join(usageDir, `${dateOf(5)}.jsonl`), "");
+    await writeFile(join(usageDir, `${dateOf(2)}.jsonl`), "");
     await session(rootDir, "sh_oldexited1", "exited", 3);
     await session(rootDir, "sh_newexited1", "exited", 1);
     await session(rootDir, "sh_oldrunning", "running", 30);
@@ -100,6 +105,11 @@ describe("retention of run journals, day logs and shell session folders", () => 
         "the old session folder to go",
       );
       expect(await list(shellDir)).toEqual(expect.arrayContaining(["sh_newexited1", "sh_oldrunning"]));
+      await until(
+        async () => !(await list(usageDir)).includes(`${dateOf(5)}.jsonl`),
+        "the old usage day to go",
+      );
+      expect(await list(usageDir)).toEqual(expect.arrayContaining([`${dateOf(2)}.jsonl`]));
     } finally {
       await daemon.close();
     }
