@@ -92,7 +92,8 @@ function runtimeMedia(options: AgentRuntimeOptions): ModelMediaOptions {
 /** Creates the agent runtime of a project: its registry, its lanes, and the run pipeline they feed. */
 export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const rootDir = options.rootDir;
-  const logger = withRequestContext(options.logger ?? silentLogger);
+  // Without a logger nothing is written: no request fields to add to every line.
+  const logger = options.logger ? withRequestContext(options.logger) : silentLogger;
   const generateId = options.generateId ?? (() => randomUUID());
   const now = options.now ?? (() => new Date());
   const registry = createRuntimeRegistry({

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from "node:async_hooks";
+import { frameEntry, runWithFrameEntry } from "./async-frame.js";
 
 /**
  * Why the model is being called: a run's own step, a compaction summary, memory maintenance. The
@@ -10,14 +10,12 @@ export interface ModelPurpose {
   contextId?: string;
 }
 
-const storage = new AsyncLocalStorage<ModelPurpose>();
-
 /** Runs `fn` with `purpose` visible to `currentModelPurpose()` in every model call it makes. */
 export function withModelPurpose<T>(purpose: ModelPurpose, fn: () => T): T {
-  return storage.run(purpose, fn);
+  return runWithFrameEntry("purpose", purpose, fn);
 }
 
 /** The purpose of the model call under way, if its caller declared one. */
 export function currentModelPurpose(): ModelPurpose | undefined {
-  return storage.getStore();
+  return frameEntry("purpose");
 }

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from "node:async_hooks";
+import { frameEntry, runWithFrameEntry } from "./async-frame.js";
 
 /** What every log line and tool call inside a run can learn about the run. */
 export interface RequestContext {
@@ -10,14 +10,12 @@ export interface RequestContext {
   username?: string;
 }
 
-const storage = new AsyncLocalStorage<RequestContext>();
-
 /** Runs `fn` with `context` visible to `currentRequestContext()` in everything it calls. */
 export function runWithRequestContext<T>(context: RequestContext, fn: () => T): T {
-  return storage.run(context, fn);
+  return runWithFrameEntry("request", context, fn);
 }
 
 /** The request context of the current async call chain, if inside a run. */
 export function currentRequestContext(): RequestContext | undefined {
-  return storage.getStore();
+  return frameEntry("request");
 }

@@ -4,7 +4,8 @@ import { DowncityError } from "../errors/downcity-error.js";
 import { type HistoryMessage, messageText } from "../history/history-message.js";
 import { errorFields, type Logger } from "../logger/logger.js";
 import type { CompactionResult, ContextHistory } from "../store/history-store.js";
-import { estimateTokens, historyToModelMessages } from "./model-messages.js";
+import { createModelMessageCache } from "./model-message-cache.js";
+import { tokensOfChars } from "./model-messages.js";
 import { createSteadyViews } from "./steady-view.js";
 import type { ModelMediaOptions } from "./user-model-content.js";
 
@@ -38,6 +39,7 @@ export function createHistoryWindow(options: {
 }): HistoryWindow {
   const { logger, maxInputTokens } = options;
   const views = createSteadyViews();
+  const converted = createModelMessageCache(options.media);
   const summarize = async (
     contextId: string,
     messages: HistoryMessage[],
@@ -109,33 +111,33 @@ export function createHistoryWindow(options: {
     abortSignal: AbortSignal,
   ): Promise<{ messages: ModelMessage[]; ids: Set<string> }> => {
     const store = options.history(contextId);
-    const fitsTokens = (messages: ModelMessage[]) =>
-      systemTokens + estimateTokens(messages) <= maxInputTokens;
+    const fitsTokens = (view: { chars: number }) =>
+      systemTokens + tokensOfChars(view.chars) <= maxInputTokens;
+    const convert = (messages: readonly HistoryMessage[]) => converted.convert(contextId, messages);
     let tail = await store.read({ last: window + 1 });
     if (
       tail.length > window &&
       (await tryCompact(contextId, Math.max(2, Math.floor(window / 2)), "window", abortSignal))
     )
       tail = await store.read({ last: window + 1 });
-    let modelMessages = await historyToModelMessages(tail, options.media);
+    let modelMessages = await convert(tail);
     if (
       !fitsTokens(modelMessages) &&
       tail.length > 2 &&
       (await tryCompact(contextId, Math.max(2, Math.floor(tail.length / 2)), "tokens", abortSignal))
     ) {
       tail = await store.read({ last: window + 1 });
-      modelMessages = await historyToModelMessages(tail, options.media);
+      modelMessages = await convert(tail);
     }
     if (tail.length > window || !fitsTokens(modelMessages)) {
       tail = await views.cut(
         contextId,
         tail,
-        async (view) =>
-          view.length <= window && fitsTokens(await historyToModelMessages(view, options.media)),
+        async (view) => view.length <= window && fitsTokens(await convert(view)),
       );
-      modelMessages = await historyToModelMessages(tail, options.media);
+      modelMessages = await convert(tail);
     } else views.forget(contextId);
-    return { messages: modelMessages, ids: new Set(tail.map((message) => message.id)) };
+    return { messages: modelMessages.messages, ids: new Set(tail.map((message) => message.id)) };
   };
 
   return { build, compact };

@@ -32,9 +32,19 @@ export async function historyToModelMessages(
   return out;
 }
 
-/** A rough token estimate (4 characters a token) used to decide when to compact. */
-export function estimateTokens(messages: readonly ModelMessage[]): number {
+/** Characters of the messages' contents as JSON: what `estimateTokens` counts. */
+export function contentChars(messages: readonly ModelMessage[]): number {
   let chars = 0;
   for (const message of messages) chars += JSON.stringify(message.content).length;
+  return chars;
+}
+
+/** Tokens of `chars` characters, roughly (4 characters a token). */
+export function tokensOfChars(chars: number): number {
   return Math.ceil(chars / 4);
+}
+
+/** A rough token estimate (4 characters a token) used to decide when to compact. */
+export function estimateTokens(messages: readonly ModelMessage[]): number {
+  return tokensOfChars(contentChars(messages));
 }

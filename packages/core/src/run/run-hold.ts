@@ -1,13 +1,11 @@
-import { AsyncLocalStorage } from "node:async_hooks";
+import { frameEntry, runWithFrameEntry } from "../context/async-frame.js";
 
 /** Pauses the current run's clocks; the returned function resumes them. */
 type RunHold = () => () => void;
 
-const storage = new AsyncLocalStorage<RunHold>();
-
 /** Runs `fn` (a model stream and the tools it calls) with `hold` reachable by `whileRunWaits`. */
 export function withRunHold<T>(hold: RunHold, fn: () => T): T {
-  return storage.run(hold, fn);
+  return runWithFrameEntry("hold", hold, fn);
 }
 
 /**
@@ -17,7 +15,7 @@ export function withRunHold<T>(hold: RunHold, fn: () => T): T {
  * Outside a run it simply awaits `work`.
  */
 export async function whileRunWaits<T>(work: () => Promise<T>): Promise<T> {
-  const release = storage.getStore()?.();
+  const release = frameEntry("hold")?.();
   try {
     return await work();
   } finally {

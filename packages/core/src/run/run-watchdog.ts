@@ -70,20 +70,34 @@ export function createRunWatchdog(options: { limits: RunLimits; parent: AbortSig
             cause: parent.reason,
           }),
     );
-  const armIdle = () => {
-    clearTimeout(idleTimer);
-    if (limits.idleTimeoutMs <= 0 || toolsRunning > 0 || controller.signal.aborted) return;
-    idleTimer = setTimeout(
-      () =>
-        abort(
-          new RunAbortedError(
-            "idle-timeout",
-            `The model sent nothing for ${seconds(limits.idleTimeoutMs)}; the run was stopped (run.idleTimeoutMs in downcity.json).`,
-            { field: "run.idleTimeoutMs" },
-          ),
-        ),
-      limits.idleTimeoutMs,
+  // The idle clock is a deadline each part of the stream moves on; its one timer checks it when
+  // due and waits out the rest, instead of a timer cleared and set again for every part.
+  let idleDeadline = 0;
+  const idleDue = () => {
+    idleTimer = undefined;
+    if (idleDeadline === 0 || controller.signal.aborted) return;
+    const left = idleDeadline - Date.now();
+    if (left > 0) {
+      idleTimer = setTimeout(idleDue, left);
+      return;
+    }
+    abort(
+      new RunAbortedError(
+        "idle-timeout",
+        `The model sent nothing for ${seconds(limits.idleTimeoutMs)}; the run was stopped (run.idleTimeoutMs in downcity.json).`,
+        { field: "run.idleTimeoutMs" },
+      ),
     );
+  };
+  const stopIdle = () => {
+    idleDeadline = 0;
+    clearTimeout(idleTimer);
+    idleTimer = undefined;
+  };
+  const armIdle = () => {
+    if (limits.idleTimeoutMs <= 0 || toolsRunning > 0 || controller.signal.aborted) return stopIdle();
+    idleDeadline = Date.now() + limits.idleTimeoutMs;
+    idleTimer ??= setTimeout(idleDue, limits.idleTimeoutMs);
   };
 
   if (parent.aborted) onParentAbort();
@@ -126,7 +140,7 @@ export function createRunWatchdog(options: { limits: RunLimits; parent: AbortSig
     activity: armIdle,
     toolStarted() {
       toolsRunning++;
-      clearTimeout(idleTimer);
+      stopIdle();
     },
     toolFinished() {
       toolsRunning = Math.max(0, toolsRunning - 1);
