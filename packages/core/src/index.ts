@@ -192,6 +192,16 @@ export {
   type ChannelStateStore,
   checkAdapterStateKey,
 } from "./store/adapter-state-store.js";
+export {
+  type ApprovalDecideResult,
+  type ApprovalDecision,
+  type ApprovalRule,
+  type ApprovalStore,
+  type ApprovalVerdict,
+  type PendingApproval,
+  pendingApprovalSchema,
+  type SentApprovalMessage,
+} from "./store/approval-store.js";
 export type { ClusterEvent, ClusterEventBus } from "./store/cluster-events.js";
 export {
   type Contact,
@@ -209,6 +219,7 @@ export {
 } from "./store/downcity-store.js";
 export { createFileAccessStore } from "./store/file/file-access-store.js";
 export { createFileAdapterState, openFileChannelState } from "./store/file/file-adapter-state.js";
+export { openFileApprovalStore } from "./store/file/file-approval-store.js";
 export {
   createHistoryStore,
   type FileHistory,

@@ -6,6 +6,7 @@
  */
 export { testAccessStore } from "./test/access-store-conformance.js";
 export { testAdapterStateStore } from "./test/adapter-state-conformance.js";
+export { testApprovalStore } from "./test/approval-store-conformance.js";
 export { type TestChannelAdapterOptions, testChannelAdapter } from "./test/channel-conformance.js";
 export type { ChannelFakeLiveness } from "./test/channel-conformance-liveness.js";
 export type { ChannelFake, FakeIncoming, FakeIncomingFile, FakeSent } from "./test/channel-fake.js";

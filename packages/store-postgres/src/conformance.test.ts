@@ -1,6 +1,7 @@
 import {
   testAccessStore,
   testAdapterStateStore,
+  testApprovalStore,
   testContactStore,
   testContextLease,
   testHistoryStore,
@@ -36,6 +37,7 @@ testContactStore(postgres);
 testMemoryStore(postgres);
 testUsageStore(postgres);
 testAdapterStateStore(postgres);
+testApprovalStore(postgres);
 testTaskStore(postgres);
 
 testRunJournal({

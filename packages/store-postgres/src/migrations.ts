@@ -309,6 +309,34 @@ CREATE INDEX downcity_events_at ON downcity_events (at);
 ALTER TABLE downcity_runs ADD COLUMN attempt integer NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 12,
+    name: "approvals shared by the workers",
+    // Pending approval requests (a row stays, settled, once decided) and the "always" rules, so a
+    // /approve on any worker settles a request another worker's run waits for.
+    sql: `
+CREATE TABLE downcity_approvals (
+  seq bigserial PRIMARY KEY,
+  code text NOT NULL,
+  context_id text NOT NULL,
+  request jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  decision text,
+  decided_by text,
+  decided_at text,
+  settled_at timestamptz,
+  taken_by text
+);
+CREATE UNIQUE INDEX downcity_approvals_pending_code ON downcity_approvals (code) WHERE decision IS NULL;
+CREATE INDEX downcity_approvals_code ON downcity_approvals (code, seq);
+CREATE TABLE downcity_approval_rules (
+  seq bigserial PRIMARY KEY,
+  pattern text NOT NULL UNIQUE,
+  approved_by text NOT NULL,
+  approved_at text NOT NULL
+);
+`,
+  },
 ];
 
 // Any fixed pair works; it only has to differ from the poller locks' class.

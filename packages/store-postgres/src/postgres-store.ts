@@ -5,6 +5,7 @@ import { runMigrations } from "./migrations.js";
 import { acquirePollerLock, type PollerLock } from "./poller-lock.js";
 import { createPostgresAccess } from "./postgres-access.js";
 import { createPostgresAdapterState } from "./postgres-adapter-state.js";
+import { createPostgresApprovals } from "./postgres-approvals.js";
 import { createPostgresClusterEvents } from "./postgres-cluster-events.js";
 import { createPostgresContacts } from "./postgres-contacts.js";
 import { createPostgresHistory } from "./postgres-history.js";
@@ -101,6 +102,7 @@ export async function openPostgresStore(input: PostgresStoreOptions): Promise<Po
     journal: createPostgresRunJournal(pool),
     access: createPostgresAccess(pool),
     contacts: createPostgresContacts(pool),
+    approvals: createPostgresApprovals(pool),
     memory: createPostgresMemory(pool),
     usage: createPostgresUsage(pool),
     adapterState: createPostgresAdapterState(pool),

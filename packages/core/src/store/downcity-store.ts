@@ -1,5 +1,6 @@
 import type { AccessStore } from "./access-store.js";
 import type { AdapterStateStore } from "./adapter-state-store.js";
+import type { ApprovalStore } from "./approval-store.js";
 import type { ClusterEventBus } from "./cluster-events.js";
 import type { ContactStore } from "./contact-store.js";
 import type { ContextLease } from "./context-lease.js";
@@ -54,6 +55,11 @@ export interface DowncityStore {
    * keeps them in `.downcity/task/` (its file driver, one worker).
    */
   readonly tasks?: TaskStore;
+  /**
+   * Pending approval requests, their decisions and the "always" rules; absent, the daemon keeps them
+   * in `.downcity/approvals.json` (the file driver, one worker).
+   */
+  readonly approvals?: ApprovalStore;
   /** Cancel requests between workers (`chat cancel` on one stops a run on another); absent, cancels are local. */
   readonly cancels?: RunCancelStore;
   /** Live runtime events between workers (a console on one sees runs on all); absent, events stay local. */

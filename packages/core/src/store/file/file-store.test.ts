@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   testAdapterStateStore,
+  testApprovalStore,
   testContactStore,
   testContextLease,
   testHistoryStore,
@@ -34,5 +35,6 @@ testContactStore(fileStore("file store"));
 testMemoryStore(fileStore("file store"));
 testUsageStore(fileStore("file store"));
 testAdapterStateStore(fileStore("file store"));
+testApprovalStore(fileStore("file store"));
 // The other claim policy on the same files: one claimed event per context, as shared stores hand them out.
 testInboxStore(fileStore("file store, group-at-a-time", { claimPolicy: "group-at-a-time" }));

@@ -4,6 +4,7 @@ import { downcityPaths } from "../../paths/downcity-paths.js";
 import type { DowncityStore } from "../downcity-store.js";
 import type { ClaimPolicy } from "../keyed-queue.js";
 import { createFileAdapterState } from "./file-adapter-state.js";
+import { openFileApprovalStore } from "./file-approval-store.js";
 import { openFileContactStore } from "./file-contact-store.js";
 import { createFileHistoryStore } from "./file-history-store.js";
 import { openFileInbox } from "./file-inbox.js";
@@ -57,6 +58,7 @@ export async function openFileStore(options: FileStoreOptions): Promise<Downcity
     outbox,
     leases,
     contacts: await openFileContactStore(paths.contactsFile),
+    approvals: openFileApprovalStore(paths.approvalsFile),
     memory: createFileMemoryStore({
       rootDir: options.rootDir,
       ...(options.logger ? { logger: options.logger } : {}),
