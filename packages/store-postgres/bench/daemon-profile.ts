@@ -42,7 +42,7 @@ export async function createDaemonProfiler(daemonEntry: string) {
   writeFileSync(
     entry,
     `import { Session } from "node:inspector";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 const pg = createRequire(import.meta.url)(${JSON.stringify(pgEntry)});
 const statements = new Map();
@@ -84,7 +84,11 @@ const watch = setInterval(() => {
     counting = false;
     writeFileSync(${file("statements.json")}, JSON.stringify([...statements]));
     if (keepStacks) writeFileSync(${file("stacks.json")}, JSON.stringify([...stacks].sort((a, b) => b[1] - a[1]), null, 1));
-    session.post("Profiler.stop", (error, result) => writeFileSync(${file("profile.json")}, JSON.stringify(result.profile)));
+    // Written aside and renamed: the bench reads the file as soon as it exists.
+    session.post("Profiler.stop", (error, result) => {
+      writeFileSync(${file("profile.json.partial")}, JSON.stringify(result.profile));
+      renameSync(${file("profile.json.partial")}, ${file("profile.json")});
+    });
   }, 50);
   done.unref();
 }, 50);
