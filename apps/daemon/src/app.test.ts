@@ -302,12 +302,15 @@ describe("HTTP hardening (app.inject)", () => {
       10_000,
     );
     expect(roles).toEqual(["user", "assistant"]);
+    const callsBefore = scripted.calls.length;
     const again = await send({
       url: "/api/chat/send",
       body: { text: "no waiting", contextId: "cli:nowait", messageId: "m-1" },
     });
+    // The repeat is not run again: it waits for the first run's answer and says it is a repeat.
     expect(again.statusCode).toBe(200);
-    expect(again.json()).toEqual({ messageId: "cli:m-1", contextId: "cli:nowait", duplicate: true });
+    expect(again.json()).toMatchObject({ contextId: "cli:nowait", duplicate: true, text: "queued reply" });
+    expect(scripted.calls).toHaveLength(callsBefore);
   });
 
   it("answers 503 MODEL_NOT_CONFIGURED naming llm when no model is configured", async () => {

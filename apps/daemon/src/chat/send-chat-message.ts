@@ -5,7 +5,7 @@ import { platformRoute } from "./platform-route.js";
 /** What sending a chat message came to. */
 export type ChatSendOutcome =
   | { status: "queued"; messageId: string; contextId: string }
-  | { status: "answered"; messageId: string; result: RunResult }
+  | { status: "answered"; messageId: string; result: RunResult; duplicate?: true }
   | { status: "duplicate"; messageId: string; contextId: string };
 
 /**
@@ -43,5 +43,7 @@ export async function sendChatMessage(
   }
   // On a shared store another worker may run it: wait for the inbox to finish it, wherever it ran.
   const result = run ? await run : await host.awaitResult(accepted.id, message.contextId);
-  return { status: "answered", messageId: accepted.id, result };
+  // A retried send whose run this worker still remembers gets that run's answer, marked as a repeat.
+  const repeat = accepted.result === "duplicate" ? { duplicate: true as const } : {};
+  return { status: "answered", messageId: accepted.id, result, ...repeat };
 }

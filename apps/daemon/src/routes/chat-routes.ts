@@ -54,6 +54,7 @@ export async function chatRoutes(
       return { messageId: outcome.messageId, contextId: outcome.contextId, duplicate: true };
     const { result } = outcome;
     return {
+      ...("duplicate" in outcome && outcome.duplicate ? { duplicate: true } : {}),
       contextId: result.contextId,
       requestId: result.requestId,
       text: result.text,
