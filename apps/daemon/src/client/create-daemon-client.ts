@@ -32,6 +32,8 @@ export interface ChatReply {
   usage?: RunUsage;
   /** Set when the run was cancelled, hit a limit or met shutdown; `text` is then the notice. */
   aborted?: { reason: RunAbortReason; message: string };
+  /** Set when `messageId` was received before: this is the first run's answer, not a second run. */
+  duplicate?: true;
 }
 
 /** An event of `GET /api/chat/events`: a runtime event, or `ready` once the subscription is live. */
