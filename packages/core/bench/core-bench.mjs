@@ -4,7 +4,7 @@ import { mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { generateText } from "ai";
+import { generateText, streamText } from "ai";
 import { createAgentRuntime, createHistoryStore } from "../dist/index.js";
 import { historyToModelMessages } from "../dist/internal.js";
 import { createScriptedModel } from "../dist/scripted.js";
@@ -35,6 +35,8 @@ async function time(fn, iterations) {
   // CPU time of the process (all threads) a call, beside the wall time: what the machine's load inflates less.
   const bareCpu = [];
   const runtimeCpu = [];
+  // The floor of a streaming runtime: the AI SDK's streamText with the same mock, its full stream read.
+  const streamCpu = [];
   const withCpu = async (samples, fn) => {
     const before = process.cpuUsage();
     const wall = await fn();
@@ -44,14 +46,22 @@ async function time(fn, iterations) {
   };
   const bareP50 = () =>
     withCpu(bareCpu, () => time(() => generateText({ model: bare.model, prompt: "hi" }), perRound));
+  const streamP50 = () =>
+    withCpu(streamCpu, () =>
+      time(async () => {
+        for await (const _part of streamText({ model: bare.model, prompt: "hi" }).fullStream);
+      }, perRound),
+    );
   const runtimeP50 = () =>
     withCpu(runtimeCpu, () =>
       time(() => runtime.send({ contextId: `c${turn++ % 10}`, text: "hi" }), perRound),
     );
   await bareP50();
   await runtimeP50();
+  await streamP50();
   bareCpu.length = 0;
   runtimeCpu.length = 0;
+  streamCpu.length = 0;
   const bareRounds = [];
   const runtimeRounds = [];
   for (let round = 0; round < rounds; round++) {
@@ -62,6 +72,7 @@ async function time(fn, iterations) {
       runtimeRounds.push(await runtimeP50());
       bareRounds.push(await bareP50());
     }
+    await streamP50();
     // The scripted models keep every call for tests; a benchmark drops them.
     bare.calls.length = 0;
     scripted.calls.length = 0;
@@ -70,6 +81,10 @@ async function time(fn, iterations) {
   const cpuRatios = runtimeCpu.map((value, index) => value / bareCpu[index]);
   console.log(
     `runtime turn CPU time ${fmt(median(runtimeCpu))} vs bare generateText ${fmt(median(bareCpu))} a call (process CPU, all threads) -> median ${median(cpuRatios).toFixed(1)}x`,
+  );
+  const streamRatios = streamCpu.map((value, index) => value / bareCpu[index]);
+  console.log(
+    `bare streamText CPU time ${fmt(median(streamCpu))} a call -> median ${median(streamRatios).toFixed(1)}x bare generateText (the streaming floor under the runtime turn)`,
   );
   const ratios = runtimeRounds.map((value, index) => value / bareRounds[index]);
   const sorted = [...ratios].sort((a, b) => a - b);
