@@ -58,7 +58,8 @@ export async function prepareClusterRuntime(options: { sourcemap?: boolean } = {
             entry: { "daemon-main": daemonSource },
             outDir: daemonCache,
             inline: "ours",
-            external: ["node-pty", "@lydell/node-pty"],
+            // web-tree-sitter loads its .wasm beside its module (the approvals' bash parser), as in the daemon's own bundle.
+            external: ["node-pty", "@lydell/node-pty", "web-tree-sitter"],
             requireShim: true,
             sourcemap,
           }),

@@ -38,6 +38,7 @@ async function start(options: Parameters<typeof createRecordingChannel>[0], reus
   });
   const notices = createChatNotices(runtime);
   const approvals = createApprovalGate({
+    workerId: "worker-test",
     places: { rootDir, home: "/home/agent", downcityHome: "/home/agent/.downcity" },
     config: approvalsSection.config.parse({ mode: "ask" }),
     approvers: ["rec:boss"],
@@ -139,7 +140,7 @@ describe("approval buttons", () => {
 
     expect(await press(asked.messageId, `approval:${code}:once`, "intruder")).toBe("accepted");
     expect(channel.answers.at(-1)?.text).toBe("Only approvers can answer");
-    expect(gate?.pending().map((pending) => pending.code)).toEqual([code]);
+    expect((await gate?.pending())?.map((pending) => pending.code)).toEqual([code]);
     expect(asked.actions).toHaveLength(3);
 
     await press(asked.messageId, `approval:${code}:once`, "boss");
@@ -223,7 +224,7 @@ describe("approval buttons", () => {
     const code = codeOf(asked.text);
     // The sent message is kept with the pending request, where the next daemon reads it.
     await until(
-      () => openApprovalStore(rootDir).read().pending[0]?.message?.messageId === asked.messageId,
+      async () => (await openApprovalStore(rootDir).pending())[0]?.message?.messageId === asked.messageId,
       "the request's message kept with it",
     );
     await stop();
@@ -256,7 +257,7 @@ describe("approval buttons", () => {
       () => channel.messages.find((message) => message.text.startsWith("Only approvers can answer")),
       "the non-approver told",
     );
-    expect(gate?.pending().map((pending) => pending.code)).toEqual([code]);
+    expect((await gate?.pending())?.map((pending) => pending.code)).toEqual([code]);
     // Not one of the commands a group may send unaddressed: refused by the mention rule, as before.
     expect(await say("/status", "boss")).toBe("denied");
 

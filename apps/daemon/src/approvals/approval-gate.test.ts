@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createBashCommandParser } from "@downcity/skills";
@@ -29,6 +29,7 @@ function newGate(config: Record<string, unknown> = {}) {
   const chat: string[] = [];
   const orphans: PendingApproval[] = [];
   const gate = createApprovalGate({
+    workerId: "worker-test",
     places: { rootDir, home: "/home/agent", downcityHome: "/home/agent/.downcity" },
     config: approvalsSection.config.parse({ mode: "ask", allow: ["Bash(ls *)"], ...config }),
     approvers: ["hook:boss"],
@@ -63,7 +64,7 @@ describe("approval gate", () => {
     expect(chat[0]).toContain("touch marker");
     expect(chat[0]).toContain(`/approve ${code}`);
     expect(chat[0]).toContain("`touch *`");
-    expect(gate.pending().map((entry) => entry.code)).toEqual([code]);
+    expect((await gate.pending()).map((entry) => entry.code)).toEqual([code]);
     expect(await answer(gate, `/approve ${code.toLowerCase()}`)).toBeUndefined();
     expect(await first).toBeUndefined();
     expect(chat[1]).toContain("Approved once by hook:boss");
@@ -101,7 +102,7 @@ describe("approval gate", () => {
     const refusal = await gate.check(request("touch marker"));
     expect(refusal).toMatch(/nobody approved "touch marker" in time/);
     expect(chat[1]).toMatch(/No answer in time/);
-    expect(gate.pending()).toEqual([]);
+    expect(await gate.pending()).toEqual([]);
   });
 
   test("a request outlives its daemon: a new gate answers it and the command runs once, by itself", async () => {
@@ -112,7 +113,7 @@ describe("approval gate", () => {
     first.gate.close();
     const second = newGate();
     await second.gate.recover();
-    expect(second.gate.pending().map((entry) => entry.code)).toEqual([code]);
+    expect((await second.gate.pending()).map((entry) => entry.code)).toEqual([code]);
     await answer(second.gate, `/approve ${code}`);
     expect(second.orphans.map((entry) => entry.raw)).toEqual(["touch marker"]);
     // The orphan's own run through the engine passes once; the next identical call asks again.
@@ -125,9 +126,17 @@ describe("approval gate", () => {
 
   test("deny patterns and the floor refuse without asking, even under always rules", async () => {
     const { gate, chat } = newGate({ deny: ["Bash(git push *)"] });
-    await openApprovalStore(rootDir).update((file) => {
-      file.rules.push({ pattern: "git *", by: "x", at: "now" }, { pattern: "cat *", by: "x", at: "now" });
-    });
+    mkdirSync(join(rootDir, ".downcity"), { recursive: true });
+    writeFileSync(
+      join(rootDir, ".downcity", "approvals.json"),
+      JSON.stringify({
+        version: 1,
+        rules: [
+          { pattern: "git *", by: "x", at: "now" },
+          { pattern: "cat *", by: "x", at: "now" },
+        ],
+      }),
+    );
     expect(await gate.check(request("git push origin main"))).toMatch(/deny pattern Bash\(git push \*\)/);
     expect(await gate.check(request("cat .env"))).toMatch(/built-in floor/);
     expect(await gate.check(request("git status"))).toBeUndefined();

@@ -1,7 +1,9 @@
 import { isAbsolute, resolve } from "node:path";
 import {
+  type ApprovalDecision,
   type ApprovalRecord,
   type ChannelAction,
+  type ClusterEventBus,
   currentRequestContext,
   errorFields,
   type Logger,
@@ -12,11 +14,13 @@ import type { BashCommandParser } from "@downcity/skills";
 import { approvalButtons } from "./approval-buttons.js";
 import { newApprovalCode, normalizeCode } from "./approval-code.js";
 import { approvalOutcomeText, approvalRequestText, modelRefusalText } from "./approval-messages.js";
+import { approvalRecordOf, requestCodeOf, requestKey, requestSuffix } from "./approval-record.js";
 import type { ApprovalStore, PendingApproval } from "./approval-store.js";
 import type { ApprovalsConfig } from "./approvals-section.js";
 import type { ChatNotices } from "./chat-notices.js";
 import type { FloorPlaces } from "./command-floor.js";
 import { commandVerdict } from "./command-verdict.js";
+import { approvalSettledEvent, watchSettledElsewhere } from "./settled-elsewhere.js";
 
 /** Where a request is shown: a chat of a channel. */
 export interface ApprovalRoute {
@@ -44,7 +48,18 @@ export interface ApprovalGateOptions extends Pick<ChatNotices, "route" | "notify
   store: ApprovalStore;
   parser: BashCommandParser;
   logger: Logger;
-  /** Runs an approved command whose run is gone (the daemon restarted meanwhile). */
+  /** This worker's id: a request names the worker whose run waits for it. */
+  workerId: string;
+  /** Live events between workers (a shared store): a decision is announced at once to the worker that waits. */
+  events?: ClusterEventBus;
+  /**
+   * Whether `worker` still runs (its liveness lease is live). Absent (one worker), every other worker
+   * counts as gone: it was this daemon before a restart.
+   */
+  workerAlive?(worker: string): Promise<boolean>;
+  /** How often a waiting run looks for a decision another worker made, in case its event was missed [2000]. */
+  checkEveryMs?: number;
+  /** Runs an approved command whose run is gone (the daemon restarted, or its worker died). */
   runOrphan(pending: PendingApproval): Promise<void>;
   /** Masks secrets in a command before it is shown or stored. */
   mask(text: string): string;
@@ -89,49 +104,37 @@ export interface ApprovalGate {
    * restart still removes its buttons; other keys are ignored. Never rejects.
    */
   requestSent(key: string, sent: SentMessage): Promise<void>;
-  pending(): PendingApproval[];
+  pending(): Promise<PendingApproval[]>;
   /** Re-arms the timers of requests a previous daemon left pending (expired ones are denied). */
   recover(): Promise<void>;
   close(): void;
 }
 
-const requestSuffix = "request";
-/** The outbox key of a request's message (a notice key: `approval:<code>:<suffix>`). */
-const requestKey = (code: string) => `approval:${code}:${requestSuffix}`;
-/** The code of a request's message from its outbox key (or that of its last chunk, `<key>.<n>`). */
-const requestCodeOf = (key: string) => /^approval:([A-Z0-9]+):request(?:\.\d+)?$/.exec(key)?.[1];
-
-/** How a request ended. */
-export type Outcome = "once" | "always" | "deny" | "timeout";
-
-/** The journal record of a request (`requested`) or its decision: what waited, who answered. */
-function approvalRecordOf(
-  pending: PendingApproval,
-  state: ApprovalRecord["state"],
-  by: string | undefined,
-): Omit<ApprovalRecord, "v" | "at" | "type"> {
-  return {
-    code: pending.code,
-    state,
-    subject: pending.tool
-      ? { kind: "tool", toolName: pending.tool.name, input: pending.tool.input }
-      : { kind: "command", command: pending.command },
-    ...(pending.tool?.toolCallId ? { toolCallId: pending.tool.toolCallId } : {}),
-    ...(by ? { by } : {}),
-    ...(state === "always" ? { rules: pending.prefixes } : {}),
-  };
-}
+/**
+ * How a request ended for the run that asked: `taken` when it was approved after the run was cut
+ * off and already ran on its own (an orphan run), so the resumed run must not run it again.
+ */
+export type Outcome = "once" | "always" | "deny" | "timeout" | "taken";
 
 /** Creates the gate; plug `check` into the shell engine after the project's other checks. */
 export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
-  const { config, store, logger } = options;
+  const { config, store, logger, workerId } = options;
   const now = options.now ?? Date.now;
-  const waiters = new Map<string, (outcome: Outcome, by: string) => void>();
+  const iso = () => new Date(now()).toISOString();
+  // The runs waiting here, by code, with the request as they asked it.
+  const waiters = new Map<string, (decision: ApprovalDecision) => void>();
+  const asked = new Map<string, PendingApproval>();
   const timers = new Map<string, NodeJS.Timeout>();
-  // Approved commands whose run is gone, let through once when runOrphan runs them.
-  const preapproved = new Set<string>();
+  // Approved requests whose run is gone (context and command -> code): let through once, when
+  // runOrphan runs the command, or when the agent calls the approved tool again.
+  const preapproved = new Map<string, string>();
   // Who answered, for the model's refusal text.
   const answeredBy = new Map<string, string>();
+  const keyOf = (contextId: string, raw: string) => `${contextId}\0${raw}`;
+  const alive = async (worker: string) => (options.workerAlive ? options.workerAlive(worker) : false);
+  // Another worker's run waits for it: that worker carries the decision out.
+  const waitedElsewhere = async (pending: PendingApproval) =>
+    pending.worker !== undefined && pending.worker !== workerId && (await alive(pending.worker));
 
   const tell = async (pending: PendingApproval, suffix: string, text: string, actions?: ChannelAction[]) => {
     if (!pending.route) return;
@@ -159,54 +162,6 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
     }
   };
 
-  const settle = async (asked: PendingApproval, outcome: Outcome, by: string): Promise<boolean> => {
-    clearTimeout(timers.get(asked.code));
-    timers.delete(asked.code);
-    // As stored: its sent message is noted after the request was made (a timer holds the request as made).
-    const pending = store.read().pending.find((entry) => entry.code === asked.code) ?? asked;
-    await store.update((file) => {
-      file.pending = file.pending.filter((entry) => entry.code !== pending.code);
-      if (outcome === "always") {
-        for (const pattern of pending.prefixes)
-          if (!file.rules.some((rule) => rule.pattern === pattern))
-            file.rules.push({ pattern, by, at: new Date(now()).toISOString() });
-      }
-      file.decided.push({
-        code: pending.code,
-        command: pending.command,
-        contextId: pending.contextId,
-        decision: outcome,
-        by,
-        at: new Date(now()).toISOString(),
-      });
-    });
-    logger.info({ code: pending.code, outcome, by, contextId: pending.contextId }, "approval settled");
-    record(pending, outcome, by);
-    const text = approvalOutcomeText(pending, outcome, by, pending.prefixes);
-    const edited = await closeRequest(pending, text);
-    await tell(pending, outcome, text);
-    const waiter = waiters.get(pending.code);
-    waiters.delete(pending.code);
-    if (waiter) waiter(outcome, by);
-    else if (outcome === "once" || outcome === "always") {
-      // Its check is over: the engine's call for it must not ask a second time.
-      preapproved.add(`${pending.contextId}\0${pending.raw}`);
-      await options.runOrphan(pending);
-    }
-    return edited;
-  };
-
-  const arm = (pending: PendingApproval) => {
-    const delay = Math.max(0, Date.parse(pending.expiresAt) - now());
-    const timer = setTimeout(() => {
-      void settle(pending, "timeout", "timeout").catch((error) =>
-        logger.warn({ code: pending.code, ...errorFields(error) }, "could not time out an approval"),
-      );
-    }, delay);
-    timer.unref();
-    timers.set(pending.code, timer);
-  };
-
   const record = (pending: PendingApproval, state: ApprovalRecord["state"], by?: string) => {
     if (!options.journal || !pending.requestId) return;
     options
@@ -216,18 +171,80 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
       );
   };
 
-  // Records a new request, tells its chat, and waits for the answer with the run paused.
+  // Hands a decision to the run waiting here; else, when no live run waits anywhere, an approved
+  // command runs on its own, once (the store's take decides who).
+  const deliver = async (pending: PendingApproval, decision: ApprovalDecision) => {
+    clearTimeout(timers.get(pending.code));
+    timers.delete(pending.code);
+    const waiter = waiters.get(pending.code);
+    if (waiter) {
+      waiters.delete(pending.code);
+      record(pending, decision.decision, decision.by);
+      waiter(decision);
+      return;
+    }
+    if (await waitedElsewhere(pending)) return;
+    record(pending, decision.decision, decision.by);
+    if (decision.decision !== "once" && decision.decision !== "always") return;
+    // A tool call's approval waits for the agent's next same call, which takes it.
+    if (pending.tool) {
+      preapproved.set(keyOf(pending.contextId, pending.raw), pending.code);
+      return options.runOrphan(pending);
+    }
+    if (!(await store.take(pending.code, `orphan:${workerId}`))) return;
+    // Its check is over: the engine's call for it must not ask a second time.
+    preapproved.set(keyOf(pending.contextId, pending.raw), pending.code);
+    await options.runOrphan(pending);
+  };
+
+  const settle = async (code: string, outcome: Exclude<Outcome, "taken">, by: string) => {
+    clearTimeout(timers.get(code));
+    timers.delete(code);
+    const result = await store.decide(code, { decision: outcome, by, at: iso() });
+    if (!result.settled) return { ...result, edited: false };
+    const { pending, decision } = result;
+    logger.info({ code, outcome, by, contextId: pending.contextId }, "approval settled");
+    options.events
+      ?.publish(workerId, [{ type: approvalSettledEvent, contextId: pending.contextId, code }])
+      .catch((error: unknown) => logger.warn(errorFields(error), "could not announce an approval decision"));
+    const text = approvalOutcomeText(pending, outcome, by, pending.prefixes);
+    const edited = await closeRequest(pending, text);
+    await tell(pending, outcome, text);
+    await deliver(pending, decision);
+    return { ...result, edited };
+  };
+
+  const arm = (pending: PendingApproval) => {
+    if (timers.has(pending.code)) return;
+    const delay = Math.max(0, Date.parse(pending.expiresAt) - now());
+    const timer = setTimeout(() => {
+      void settle(pending.code, "timeout", "timeout").catch((error) =>
+        logger.warn({ code: pending.code, ...errorFields(error) }, "could not time out an approval"),
+      );
+    }, delay);
+    timer.unref();
+    timers.set(pending.code, timer);
+  };
+
+  // A decision another worker made on a request a run here waits for.
+  const stopWatching = watchSettledElsewhere({
+    store,
+    ...(options.events ? { events: options.events } : {}),
+    workerId,
+    everyMs: options.checkEveryMs ?? 2000,
+    logger,
+    waiting: () => [...waiters.keys()],
+    settled(decision) {
+      const pending = asked.get(decision.code);
+      if (pending && waiters.has(decision.code)) void deliver(pending, decision);
+    },
+  });
+
+  // Records a new request (or adopts one a cut-off run left), tells its chat, and waits with the run paused.
   const waitFor = async (pending: PendingApproval, fresh: boolean): Promise<Outcome> => {
-    const outcome = new Promise<Outcome>((done) => {
-      waiters.set(pending.code, (result, by) => {
-        answeredBy.set(pending.code, by);
-        done(result);
-      });
-    });
+    const decided = new Promise<ApprovalDecision>((done) => waiters.set(pending.code, done));
+    asked.set(pending.code, pending);
     if (fresh) {
-      await store.update((file) => {
-        file.pending.push(pending);
-      });
       arm(pending);
       await tell(
         pending,
@@ -236,20 +253,51 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
         approvalButtons(pending),
       );
       record(pending, "requested");
+    } else {
+      await store.update(pending.code, { worker: workerId });
+      arm(pending);
     }
-    return whileRunWaits(() => outcome);
+    const decision = await whileRunWaits(() => decided);
+    asked.delete(pending.code);
+    answeredBy.set(pending.code, decision.by);
+    // The run that waited carries the decision out, unless an orphan run was first (it thought the run gone).
+    const took = await store.take(pending.code, workerId);
+    if (!took && (decision.decision === "once" || decision.decision === "always")) return "taken";
+    return decision.decision;
+  };
+
+  // The decision of this run's same request, made while the run was cut off and not yet carried out.
+  const decidedForRun = async (pending: PendingApproval): Promise<Outcome | undefined> => {
+    if (!pending.requestId) return undefined;
+    const decision = (await store.decisions({ contextId: pending.contextId, limit: 50 })).findLast(
+      (entry) => entry.requestId === pending.requestId && entry.raw === pending.raw,
+    );
+    if (!decision) return undefined;
+    answeredBy.set(pending.code, decision.by);
+    if (decision.takenBy === undefined && (await store.take(decision.code, workerId)))
+      return decision.decision;
+    return decision.takenBy?.startsWith("orphan:") ? "taken" : undefined;
   };
 
   const ask = async (pending: PendingApproval): Promise<Outcome> => {
-    const key = `${pending.contextId}\0${pending.raw}`;
-    if (preapproved.delete(key)) return "once";
-    const earlier = store
-      .read()
-      .pending.find(
-        (entry) =>
-          entry.contextId === pending.contextId && entry.raw === pending.raw && !waiters.has(entry.code),
-      );
-    return waitFor(earlier ?? pending, earlier === undefined);
+    pending.worker = workerId;
+    const approvedCode = preapproved.get(keyOf(pending.contextId, pending.raw));
+    if (approvedCode !== undefined) {
+      preapproved.delete(keyOf(pending.contextId, pending.raw));
+      // Taken here, so the resumed run's same call does not find it untaken and pass a second time.
+      if (await store.take(approvedCode, workerId)) return "once";
+    }
+    const resumed = await decidedForRun(pending);
+    if (resumed) return resumed;
+    for (const entry of await store.pending()) {
+      if (entry.contextId !== pending.contextId || entry.raw !== pending.raw || waiters.has(entry.code))
+        continue;
+      if (!(await waitedElsewhere(entry))) return waitFor(entry, false);
+    }
+    // A code another worker took a moment ago is drawn again.
+    while (!(await store.request(pending)))
+      pending.code = newApprovalCode(new Set((await store.pending()).map((entry) => entry.code)));
+    return waitFor(pending, true);
   };
 
   const approvers = new Set(options.approvers);
@@ -257,7 +305,7 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
   return {
     async check(request) {
       if (config.mode === "off") return undefined;
-      if (preapproved.delete(`${request.contextId}\0${request.command}`)) return undefined;
+      if (preapproved.delete(keyOf(request.contextId ?? "", request.command))) return undefined;
       const cwd =
         request.cwd === undefined
           ? options.places.rootDir
@@ -270,7 +318,7 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
         patterns: {
           allow: config.allow,
           deny: config.deny,
-          always: store.read().rules.map((rule) => rule.pattern),
+          always: (await store.rules()).map((rule) => rule.pattern),
         },
         places: { ...options.places, cwd },
       });
@@ -287,20 +335,22 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
       if (!route) return modelRefusalText(shown, "unanswerable");
       const requestId = currentRequestContext()?.requestId;
       const pending: PendingApproval = {
-        code: newApprovalCode(new Set(store.read().pending.map((entry) => entry.code))),
+        code: newApprovalCode(new Set((await store.pending()).map((entry) => entry.code))),
         command: shown,
         raw: request.command,
         cwd,
         tty: request.tty,
         contextId: request.contextId,
         ...(requestId ? { requestId } : {}),
+        worker: workerId,
         route,
         prefixes: verdict.prefixes,
-        createdAt: new Date(now()).toISOString(),
+        createdAt: iso(),
         expiresAt: new Date(now() + config.timeoutMs).toISOString(),
       };
       const result = await ask(pending);
       if (result === "once" || result === "always") return undefined;
+      if (result === "taken") return modelRefusalText(shown, "taken");
       return modelRefusalText(shown, result, `by ${answeredBy.get(pending.code) ?? "an approver"}`);
     },
 
@@ -308,21 +358,18 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
 
     async answer(answer) {
       const code = normalizeCode(answer.code);
-      const pending = store.read().pending.find((entry) => entry.code === code);
-      if (!pending) {
-        const decided = store.read().decided.findLast((entry) => entry.code === code);
+      const result = await settle(code, answer.decision, answer.by);
+      if (!result.settled)
         return {
           ok: false,
-          message: decided
-            ? `${code} is already settled (${decided.decision} by ${decided.by}); nothing to do.`
+          message: result.decision
+            ? `${code} is already settled (${result.decision.decision} by ${result.decision.by}); nothing to do.`
             : `No pending approval has the code ${code}. "downcity approvals list" shows the pending ones.`,
         };
-      }
-      const edited = await settle(pending, answer.decision, answer.by);
       return {
         ok: true,
-        message: approvalOutcomeText(pending, answer.decision, answer.by, pending.prefixes),
-        edited,
+        message: approvalOutcomeText(result.pending, answer.decision, answer.by, result.pending.prefixes),
+        edited: result.edited,
       };
     },
 
@@ -332,22 +379,20 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
       const code = requestCodeOf(key);
       if (!code) return;
       try {
-        await store.update((file) => {
-          const pending = file.pending.find((entry) => entry.code === code);
-          if (pending) pending.message = sent;
-        });
+        await store.update(code, { message: sent });
       } catch (error) {
         logger.warn({ code, ...errorFields(error) }, "could not keep an approval request's message");
       }
     },
 
-    pending: () => store.read().pending,
+    pending: () => store.pending(),
 
     async recover() {
-      for (const pending of store.read().pending) arm(pending);
+      for (const pending of await store.pending()) arm(pending);
     },
 
     close() {
+      stopWatching();
       for (const timer of timers.values()) clearTimeout(timer);
       timers.clear();
     },

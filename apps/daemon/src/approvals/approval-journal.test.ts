@@ -23,6 +23,7 @@ test("a shell command's request and its timeout are journaled in the run that as
   const journal = openFileRunJournal({ rootDir });
   const chat: string[] = [];
   const gate = createApprovalGate({
+    workerId: "worker-test",
     places: { rootDir, home: "/home/agent", downcityHome: "/home/agent/.downcity" },
     config: approvalsSection.config.parse({ mode: "ask", timeoutMs: 1000 }),
     approvers: ["hook:boss"],

@@ -42,7 +42,7 @@ export function approvalOutcomeText(
 /** What the model reads when a command it asked for is not run. */
 export function modelRefusalText(
   command: string,
-  outcome: "deny" | "timeout" | "unanswerable" | "mode-deny",
+  outcome: "deny" | "timeout" | "unanswerable" | "mode-deny" | "taken",
   detail = "",
 ): string {
   switch (outcome) {
@@ -52,6 +52,8 @@ export function modelRefusalText(
       return `Command refused: nobody approved "${command}" in time, so it was denied. The chat was told; ask the user before trying again.`;
     case "unanswerable":
       return `Command refused: "${command}" needs a human's approval (approvals.mode is "ask"), and this run has nobody to ask. Report that it needs approval.`;
+    case "taken":
+      return `Command not run again: "${command}" was approved after this run was interrupted and already ran once on its own; its result went to the chat. Do not run it again unless the user asks.`;
     case "mode-deny":
       return `Command refused: "${command}" is not covered by approvals.allow in downcity.json, and approvals.mode is "deny". ${detail}`;
   }

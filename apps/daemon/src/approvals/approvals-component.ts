@@ -3,6 +3,7 @@ import { errorFields, readConfigSection } from "@downcity/core";
 import { createBashCommandParser } from "@downcity/skills";
 import { daemonComponent } from "../host/daemon-parts.js";
 import { journalSecrets } from "../runtime/journal-secrets.js";
+import { workerLeaseKey } from "../store/background-jobs.js";
 import { downcityHome } from "../token/downcity-home.js";
 import { approvalActionHandler } from "./approval-buttons.js";
 import { approvalChatCommands } from "./approval-chat-command.js";
@@ -21,12 +22,13 @@ import { approvedToolOrphanText, createToolApprover } from "./tool-approval.js";
  */
 export const approvalsComponent = daemonComponent({
   name: "approvals",
-  dependsOn: ["context", "runtime", "shell"],
-  async setup({ context, runtime: { runtime, journal }, shell }) {
+  dependsOn: ["context", "runtime", "shell", "store"],
+  async setup({ context, runtime: { runtime, journal, workerId }, shell, store: shared }) {
     const { rootDir, config, logger, env } = context;
     const section = readConfigSection(config, approvalsSection).value;
     const notices = createChatNotices(runtime);
-    const store = openApprovalStore(rootDir);
+    // A shared store shares requests, decisions and rules: /approve on any worker reaches the run that waits.
+    const store = openApprovalStore(rootDir, shared);
     const secrets = [
       ...journalSecrets(config, context.configEnv),
       ...(config.store?.url ? [config.store.url] : []),
@@ -39,6 +41,14 @@ export const approvalsComponent = daemonComponent({
       config: section,
       approvers: section.approvers.length > 0 ? section.approvers : defaultApprovers(config),
       store,
+      workerId,
+      ...(shared?.events ? { events: shared.events } : {}),
+      ...(shared
+        ? {
+            workerAlive: async (worker: string) =>
+              (await shared.leases.holder(workerLeaseKey(worker))) !== undefined,
+          }
+        : {}),
       parser: createBashCommandParser(),
       logger,
       route: (contextId) => notices.route(contextId),
@@ -78,7 +88,7 @@ export const approvalsComponent = daemonComponent({
             pending.route,
             pending.contextId,
             `approval:${pending.code}:orphan-result`,
-            `Ran ${pending.command} (approved after the agent restarted): ${result.status}${result.exit_code !== null ? `, exit ${result.exit_code}` : ""}${output ? `\n${output}` : ""}`,
+            `Ran ${pending.command} (approved after the run that asked was interrupted): ${result.status}${result.exit_code !== null ? `, exit ${result.exit_code}` : ""}${output ? `\n${output}` : ""}`,
           )
           .catch((error) => logger.warn(errorFields(error), "could not post an approved command's result"));
       },

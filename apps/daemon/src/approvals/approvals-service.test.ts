@@ -21,6 +21,7 @@ describe("the approvals service (downcity approvals …)", () => {
     const chat: string[] = [];
     const store = openApprovalStore(rootDir);
     const gate = createApprovalGate({
+      workerId: "worker-test",
       places: { rootDir, home: "/home/agent", downcityHome: "/home/agent/.downcity" },
       config: approvalsSection.config.parse({ mode: "ask" }),
       approvers: [],
@@ -66,6 +67,7 @@ describe("the approvals service (downcity approvals …)", () => {
     const journal: Array<{ state: string; by?: string }> = [];
     const store = openApprovalStore(rootDir);
     const gate = createApprovalGate({
+      workerId: "worker-test",
       places: { rootDir, home: "/home/agent", downcityHome: "/home/agent/.downcity" },
       config: approvalsSection.config.parse({ mode: "ask" }),
       approvers: [],

@@ -32,14 +32,11 @@ export function createApprovalsService(options: {
       list: {
         description: "Pending requests (code, command, folder, chat, expiry) and the last decisions",
         input: z.object({}),
-        handler: async () => {
-          const file = store.read();
-          return {
-            mode: options.mode,
-            pending: file.pending.map(({ raw: _raw, ...pending }) => pending),
-            recent: file.decided.slice(-10),
-          };
-        },
+        handler: async () => ({
+          mode: options.mode,
+          pending: (await store.pending()).map(({ raw: _raw, ...pending }) => pending),
+          recent: (await store.decisions({ limit: 10 })).map(({ raw: _raw, ...decision }) => decision),
+        }),
       },
       approve: {
         description: "Run a pending command (once, or --always to allow its prefix from now on)",
@@ -57,25 +54,23 @@ export function createApprovalsService(options: {
       },
       rules: {
         description:
-          "The prefixes approved with always (.downcity/approvals.json); --revoke <pattern> removes one",
+          "The prefixes approved with always (the store, .downcity/approvals.json by default); --revoke <pattern> removes one",
         input: z.object({
           revoke: z.string().min(1).optional().describe('A stored pattern to remove, e.g. "git push *"'),
         }),
         handler: async (input) => {
           if (input.revoke !== undefined) {
-            const before = store.read().rules.length;
-            const file = await store.update((state) => {
-              state.rules = state.rules.filter((rule) => rule.pattern !== input.revoke);
-            });
-            if (file.rules.length === before)
+            const revoked = await store.revokeRule(input.revoke);
+            const rules = await store.rules();
+            if (!revoked)
               throw new DowncityError(
                 "NOT_FOUND",
-                `No stored rule is "${input.revoke}"; the rules are: ${file.rules.map((rule) => rule.pattern).join(", ") || "(none)"}`,
+                `No stored rule is "${input.revoke}"; the rules are: ${rules.map((rule) => rule.pattern).join(", ") || "(none)"}`,
                 { field: "revoke" },
               );
-            return { revoked: input.revoke, rules: file.rules };
+            return { revoked: input.revoke, rules };
           }
-          return { rules: store.read().rules };
+          return { rules: await store.rules() };
         },
       },
     },

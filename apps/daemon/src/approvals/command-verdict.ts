@@ -7,7 +7,7 @@ import { effectiveCommands, programName } from "./effective-commands.js";
 export interface CommandPatterns {
   allow: readonly string[];
   deny: readonly string[];
-  /** Prefixes approved with "always" (`.downcity/approvals.json`). */
+  /** Prefixes approved with "always" (the approval store). */
   always: readonly string[];
 }
 

@@ -39,6 +39,7 @@ function newWorld(config: Record<string, unknown> = {}, stepTimeoutMs = 60_000) 
   const store = openApprovalStore(rootDir);
   const section = approvalsSection.config.parse({ mode: "ask", ...config });
   const gate: ApprovalGate = createApprovalGate({
+    workerId: "worker-test",
     places: { rootDir, home: "/home/agent", downcityHome: "/home/agent/.downcity" },
     config: section,
     approvers: ["hook:boss"],
@@ -134,7 +135,7 @@ describe("tool calls that need approval", () => {
     await until(() => chat.length === 5, "the third request");
     await gate.answer({ code: codeIn(chat[4]), decision: "always", by: "cli" });
     const always = await third;
-    expect(store.read().rules.map((rule) => rule.pattern)).toContain("Tool(deploy)");
+    expect((await store.rules()).map((rule) => rule.pattern)).toContain("Tool(deploy)");
     const alwaysRecord = (await journal.read(always.requestId))?.find(
       (record) => record.type === "approval" && record.state === "always",
     );
@@ -204,7 +205,7 @@ describe("tool calls that need approval", () => {
         ),
       "the resumed run's deploy call",
     );
-    expect(after.gate.pending().map((entry) => entry.code)).toEqual([code]);
+    expect((await after.gate.pending()).map((entry) => entry.code)).toEqual([code]);
     expect(after.chat).toEqual([]);
     expect((await after.gate.answer({ code, decision: "once", by: "hook:boss" })).ok).toBe(true);
     expect((await again).text).toContain("deployed prod");

@@ -4,7 +4,7 @@ import type { ApprovalGate, ApprovalRoute, Outcome } from "./approval-gate.js";
 import type { ApprovalStore, PendingApproval } from "./approval-store.js";
 import type { ApprovalsConfig } from "./approvals-section.js";
 
-/** The "always" rule of a tool: stored in `.downcity/approvals.json` beside the shell prefixes. */
+/** The "always" rule of a tool: stored in the approval store beside the shell prefixes. */
 export const toolRule = (toolName: string): string => `Tool(${toolName})`;
 
 /** JSON with sorted keys: the same call always reads the same (a restarted run's call finds its request). */
@@ -31,6 +31,8 @@ function toolRefusalText(
       return `Tool call refused: nobody approved ${toolName} in time, so it was denied. The chat was told; ask the user before trying again.`;
     case "unanswerable":
       return `Tool call refused: ${toolName} needs a person's approval, and this run has nobody to ask (a scheduled task or a follow-up). Report that it needs approval.`;
+    case "taken":
+      return `Tool call not run again: ${toolName} was approved after this run was interrupted and already ran once. Do not call it again unless the user asks.`;
     case "mode-deny":
       return `Tool call refused: ${toolName} needs a person's approval, and approvals.mode is "deny" in downcity.json.`;
   }
@@ -62,7 +64,7 @@ export function createToolApprover(options: ToolApproverOptions): ToolApprover {
   return async (request) => {
     const { toolName, contextId } = request;
     if (config.mode === "deny") return toolRefusalText(toolName, "mode-deny");
-    if (store.read().rules.some((rule) => rule.pattern === toolRule(toolName))) return undefined;
+    if ((await store.rules()).some((rule) => rule.pattern === toolRule(toolName))) return undefined;
     const unattended = request.origin === "internal" || contextId.startsWith("task-run:");
     const route = unattended ? undefined : await options.route(contextId);
     if (!route) return toolRefusalText(toolName, "unanswerable");
@@ -74,7 +76,7 @@ export function createToolApprover(options: ToolApproverOptions): ToolApprover {
       input = shownInput;
     }
     const pending: PendingApproval = {
-      code: newApprovalCode(new Set(store.read().pending.map((entry) => entry.code))),
+      code: newApprovalCode(new Set((await store.pending()).map((entry) => entry.code))),
       command: `${toolName} ${shownInput.length > 400 ? `${shownInput.slice(0, 400)}…` : shownInput}`,
       raw: `${toolRule(toolName)} ${stableJson(request.input ?? {})}`,
       cwd: options.rootDir,
@@ -89,9 +91,9 @@ export function createToolApprover(options: ToolApproverOptions): ToolApprover {
     };
     const outcome = await gate.ask(pending);
     if (outcome === "once" || outcome === "always") return undefined;
-    const by = store
-      .read()
-      .decided.findLast((entry) => entry.contextId === contextId && entry.command === pending.command)?.by;
+    const by = (await store.decisions({ contextId, limit: 50 })).findLast(
+      (entry) => entry.command === pending.command,
+    )?.by;
     return toolRefusalText(toolName, outcome, by);
   };
 }
