@@ -51,9 +51,15 @@ export function describeTranscribedAudio(
   return `${describeStoredFile(withDuration)}\n[Machine transcript (speech-to-text${language}; may contain errors):]\n${text}`;
 }
 
+/** How a reply names an attachment by its kind, article included: "an image", "a voice message". */
+export function attachmentKindPhrase(kind: string): string {
+  const noun = kind === "voice" ? "voice message" : kind === "audio" ? "audio file" : kind;
+  return `${/^[aeiou]/.test(noun) ? "an" : "a"} ${noun}`;
+}
+
 /** The note the model reads for an attachment that could not be kept. */
 export function describeFailedAttachment(kind: string, name: string | undefined, reason: string): string {
-  return `[The user sent a ${kind}${name ? ` "${name}"` : ""} that could not be downloaded: ${reason}. They were told.]`;
+  return `[The user sent ${attachmentKindPhrase(kind)}${name ? ` "${name}"` : ""} that could not be downloaded: ${reason}. They were told.]`;
 }
 
 const capital = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;

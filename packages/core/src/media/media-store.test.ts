@@ -51,8 +51,16 @@ describe("createMediaStore", () => {
       { kind: "file", fetch: async () => Promise.reject(new Error("HTTP 404")) },
       { kind: "video", fetch: async ({ maxBytes }) => Promise.reject(new AttachmentTooLargeError(maxBytes)) },
       { kind: "location", location: { latitude: 52.52, longitude: 13.405 } },
+      { kind: "image", size: 4096 },
     ]);
-    expect(stored.failures).toEqual(["a file: HTTP 404", "a video: too large, over 2 KB"]);
+    expect(stored.failures).toEqual([
+      "a file: HTTP 404",
+      "a video: too large, over 2 KB",
+      "an image: too large, 4 KB > 2 KB",
+    ]);
     expect(stored.attachments[2]).toEqual({ kind: "location", note: "[Location: 52.52, 13.405]" });
+    expect(stored.attachments[3]?.note).toBe(
+      "[The user sent an image that could not be downloaded: too large, 4 KB > 2 KB. They were told.]",
+    );
   });
 });

@@ -7,7 +7,11 @@ import { encodeContextId } from "../context/context-id.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import type { MessageAttachment } from "../history/message-attachment.js";
 import { downcityPaths, statePath } from "../paths/downcity-paths.js";
-import { describeFailedAttachment, describeInlineAttachment } from "./attachment-note.js";
+import {
+  attachmentKindPhrase,
+  describeFailedAttachment,
+  describeInlineAttachment,
+} from "./attachment-note.js";
 import { AttachmentTooLargeError } from "./attachment-too-large.js";
 import { safeFileName } from "./safe-file-name.js";
 import { sniffMediaType } from "./sniff-media-type.js";
@@ -84,7 +88,7 @@ export function createMediaStore(options: {
           stored.attachments.push(inline ? { ...file, note: inline } : file);
         } catch (error) {
           const reason = failureReason(error, timeoutMs);
-          const label = attachment.name ?? `a ${attachment.kind}`;
+          const label = attachment.name ?? attachmentKindPhrase(attachment.kind);
           stored.failures.push(`${label}: ${reason}`);
           stored.attachments.push({
             kind: attachment.kind,
