@@ -1,4 +1,5 @@
-import { readFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { createDaemonProject, type DaemonProject } from "@downcity/test-support";
@@ -23,6 +24,9 @@ const report = [
   "| step | result |\n|---|---|\n| lint | ok |\n| test | failed |",
   `\`\`\`ts\n${Array.from({ length: 400 }, (_, line) => `const value${line} = ${line}; // padding the block`).join("\n")}\n\`\`\``,
 ].join("\n\n");
+
+// The project's media.maxBytes: every file the first tests send fits, the oversized ones do not.
+const maxBytes = 64 * 1024;
 
 type ChatPart = { type: string; text?: string; image_url?: { url: string } };
 type ChatRequest = { messages: Array<{ role: string; content: string | ChatPart[] }> };
@@ -65,6 +69,7 @@ describe("feishu through the daemon: images, posts and files reach the model; re
         },
       },
       env: { LARK_APP_ID: fakeAppId, LARK_APP_SECRET: fakeAppSecret },
+      settings: { media: { maxBytes } },
     });
     await project.json(["start", "--json"]);
     await until(() => fake.openConnections() > 0, "the long connection");
@@ -82,6 +87,28 @@ describe("feishu through the daemon: images, posts and files reach the model; re
       () => fake.messages().find((message) => message.replyTo === messageId),
       `the answer to ${messageId}`,
     );
+  /**
+   * The text of a reply to `messageId` that `matches`, once it arrived: its card's Markdown with `<` and
+   * `>` as the client shows them (the card writes them `&#60;`/`&#62;`).
+   */
+  const replyMatching = (messageId: string, matches: RegExp) =>
+    until(
+      () =>
+        fake
+          .messages()
+          .filter((message) => message.replyTo === messageId)
+          .map((message) =>
+            (cardMarkdown(message.content) ?? "").replaceAll("&#60;", "<").replaceAll("&#62;", ">"),
+          )
+          .find((text) => matches.test(text)),
+      `a reply to ${messageId} matching ${matches}`,
+    );
+  /** Whether a file with these bytes was kept under .downcity/media/ (named by its sha256 prefix). */
+  const kept = async (bytes: Uint8Array) => {
+    const prefix = createHash("sha256").update(bytes).digest("hex").slice(0, 16);
+    const files = await readdir(join(project.dir, ".downcity", "media"), { recursive: true }).catch(() => []);
+    return files.some((file) => String(file).split("/").at(-1)?.startsWith(prefix));
+  };
 
   test("an image with text and a post with an image and a code block reach the model as image parts and text", async () => {
     const first = await fake.deliverMessage({
@@ -197,5 +224,58 @@ describe("feishu through the daemon: images, posts and files reach the model; re
     expect(cards.length).toBeGreaterThan(1);
     const reaction = fake.reactions().find((candidate) => candidate.messageId === messageId);
     expect(reaction?.emojiType).toBe("Typing");
+  }, 90_000);
+
+  test("an image over media.maxBytes gets a reply naming it and the limit; the model is told, nothing is kept", async () => {
+    const big = Buffer.concat([png, Buffer.alloc(100 * 1024, 7)]);
+    const before = model.calls.length;
+    const sent = await fake.deliverMessage({
+      ...dm,
+      messageType: "post",
+      content: {
+        title: "",
+        content: [
+          [{ tag: "text", text: "look at my holiday photo" }],
+          [{ tag: "img", image_key: "img_big" }],
+        ],
+      },
+      resources: { img_big: { bytes: big, mediaType: "image/png", type: "image" } },
+    });
+    expect(sent.acked).toBe(true);
+    const refusal = await replyMatching(sent.messageId, /couldn.t download/);
+    expect(refusal).toMatch(/^I couldn.t download that file: an image: too large, (100 KB > |over )64 KB$/);
+    // The run goes on with the text and a note in place of the image, and answers.
+    await replyMatching(sent.messageId, /^seen: /);
+    expect(model.calls.length).toBeGreaterThan(before);
+    const parts = lastUserParts(model.requests.at(-1) ?? {});
+    expect(parts.map((part) => part.type)).not.toContain("image_url");
+    const text = parts.map((part) => part.text ?? "").join("");
+    expect(text).toContain("look at my holiday photo");
+    expect(text).toMatch(
+      /The user sent an image that could not be downloaded: too large, (100 KB > |over )64 KB/,
+    );
+    expect(await kept(big)).toBe(false);
+  }, 90_000);
+
+  test("a file alone over media.maxBytes is refused visibly, and the model answers the note", async () => {
+    const log = Buffer.from("error: add is broken again\n".repeat(4000));
+    const before = model.calls.length;
+    const sent = await fake.deliverMessage({
+      ...dm,
+      messageType: "file",
+      content: { file_key: "file_big", file_name: "huge.log" },
+      resources: { file_big: { bytes: log, mediaType: "text/plain", type: "file" } },
+    });
+    const refusal = await replyMatching(sent.messageId, /couldn.t download/);
+    expect(refusal).toMatch(/^I couldn.t download that file: huge\.log: too large, (105 KB > |over )64 KB$/);
+    await replyMatching(sent.messageId, /^seen: /);
+    expect(model.calls.length).toBeGreaterThan(before);
+    const text = lastUserParts(model.requests.at(-1) ?? {})
+      .map((part) => part.text ?? "")
+      .join("");
+    expect(text).toContain('"huge.log" that could not be downloaded: too large');
+    expect(await kept(log)).toBe(false);
+    // The file kept before is still there: the refusal removed nothing.
+    expect(await kept(Buffer.from("error: add is broken\n".repeat(2000)))).toBe(true);
   }, 90_000);
 });

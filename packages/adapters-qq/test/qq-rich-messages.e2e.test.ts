@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { useDaemonTest } from "@downcity/test-support";
 import { until } from "@downcity/testkit";
@@ -11,6 +11,9 @@ const png = Buffer.from(
     "1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082",
   "hex",
 );
+
+// The project's media.maxBytes: every file the first tests send fits, the oversized ones do not.
+const maxBytes = 64 * 1024;
 
 // End to end: the built `downcity` CLI starts a real daemon holding the gateway connection to the fake QQ
 // platform; the model is a scripted OpenAI-compatible server echoing the user's words.
@@ -31,6 +34,7 @@ describe("qq through the daemon: images and files in, QQ markdown out with its p
         },
       },
       env: { QQ_APP_ID: fakeQqAppId, QQ_CLIENT_SECRET: fakeQqSecret },
+      settings: { media: { maxBytes } },
     }),
   });
   const direct = { chatType: "direct", chatId: "USEROPENIDADA", userId: "USEROPENIDADA" } as const;
@@ -38,6 +42,16 @@ describe("qq through the daemon: images and files in, QQ markdown out with its p
     until(
       () => daemon.fake.sendRequests().find((request) => JSON.stringify(request.body).includes(content)),
       `the answer carrying ${content}`,
+    );
+  /** The text of a send request, plain (msg_type 0) or markdown (msg_type 2). */
+  const textOf = (request: { body: Record<string, unknown> }) =>
+    String(
+      request.body.content ?? (request.body.markdown as { content?: string } | undefined)?.content ?? "",
+    );
+  /** The names of the files kept under .downcity/media/ (none when the folder is absent). */
+  const keptFiles = async () =>
+    (await readdir(join(daemon.project.dir, ".downcity", "media"), { recursive: true }).catch(() => [])).map(
+      String,
     );
 
   test("an image with text reaches the model as an image part, stored under .downcity/media/", async () => {
@@ -101,5 +115,57 @@ describe("qq through the daemon: images and files in, QQ markdown out with its p
     expect(types).toEqual([2, 0, 0]);
     const logs = (await daemon.project.readLogs()).join("\n");
     expect(logs).toContain("no markdown permission");
+  }, 60_000);
+
+  test("an image over media.maxBytes gets a reply naming it and the limit; the model is told, nothing is kept", async () => {
+    const big = Buffer.concat([png, Buffer.alloc(100 * 1024, 7)]);
+    const url = daemon.fake.hostFile(big, "image/png");
+    const before = daemon.model.calls.length;
+    await daemon.fake.deliver({
+      ...direct,
+      text: "look at my holiday photo",
+      attachments: [
+        { content_type: "image/png", url, filename: "holiday.png", size: big.length, width: 1, height: 1 },
+      ],
+    });
+    const refusal = await answer("holiday.png: too large");
+    expect(textOf(refusal)).toBe("I couldn't download that file: holiday.png: too large, 100 KB > 64 KB");
+    // The run goes on with the text and a note in place of the image, and answers.
+    await answer("echo: look at my holiday photo");
+    expect(daemon.model.calls.length).toBeGreaterThan(before);
+    const seen = daemon.model.calls.at(-1)?.messages.at(-1)?.text ?? "";
+    expect(seen).toContain("look at my holiday photo");
+    expect(seen).toContain('"holiday.png" that could not be downloaded: too large, 100 KB > 64 KB');
+    expect(JSON.stringify(daemon.model.requests.at(-1))).not.toContain(big.toString("base64").slice(0, 200));
+    // Refused from the size QQ states: never downloaded, nothing kept.
+    expect(daemon.fake.downloads(url)).toBe(0);
+    expect((await keptFiles()).filter((name) => name.includes("holiday"))).toEqual([]);
+  }, 60_000);
+
+  test("a file alone over media.maxBytes, its size unstated, is cut off in the download and refused visibly", async () => {
+    const log = Buffer.from("error: add is broken\n".repeat(5000));
+    const url = daemon.fake.hostFile(log, "text/plain");
+    const before = daemon.model.calls.length;
+    await daemon.fake.deliver({
+      ...direct,
+      text: "",
+      attachments: [{ content_type: "file", url, filename: "build.log" }],
+    });
+    const refusal = await answer("build.log: too large");
+    expect(textOf(refusal)).toMatch(
+      /^I couldn't download that file: build\.log: too large, (103 KB > |over )64 KB$/,
+    );
+    // An attachment-only message still reaches the model, as the note, and is answered.
+    await until(() => daemon.model.calls.length > before || undefined, "the model call for the note");
+    const seen = daemon.model.calls.at(-1)?.messages.at(-1)?.text ?? "";
+    expect(seen).toMatch(/"build\.log" that could not be downloaded: too large/);
+    await until(
+      () => daemon.fake.sendRequests().find((request) => /^echo: .*build\.log/s.test(textOf(request))),
+      "the answer to the note",
+    );
+    expect(daemon.fake.downloads(url)).toBeLessThanOrEqual(1);
+    expect((await keptFiles()).filter((name) => name.includes("build.log"))).toEqual([]);
+    // The files kept before are still there: the refusal removed nothing.
+    expect((await keptFiles()).some((name) => name.endsWith("-report.pdf"))).toBe(true);
   }, 60_000);
 });

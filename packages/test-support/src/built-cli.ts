@@ -72,11 +72,24 @@ export function ensureBuiltCli(): string {
     order.push(workspace);
   };
   visit("@downcity/cli");
+  const sourcesOf = (workspace: Workspace, seen = new Set<string>()): number => {
+    seen.add(workspace.name);
+    const dependencies = workspace.dependencies.flatMap((name) => {
+      const dependency = all.get(name);
+      return dependency && !seen.has(name) ? [sourcesOf(dependency, seen)] : [];
+    });
+    return Math.max(newest(workspace.dir), ...dependencies);
+  };
   for (const workspace of order) {
     if (!workspace.builds) continue;
     const dist = join(workspace.dir, "dist");
     const missing = !existsSync(dist) || readdirSync(dist).length === 0;
-    if (!missing && oldest(dist) >= newest(workspace.dir)) continue;
+    // The apps bundle their workspace dependencies (the daemon all of them): their dist is stale
+    // when any of those sources changed, not only their own.
+    const inputs = workspace.dir.startsWith(join(root, "apps"))
+      ? sourcesOf(workspace)
+      : newest(workspace.dir);
+    if (!missing && oldest(dist) >= inputs) continue;
     if (process.env.CI && missing)
       throw new Error(`${workspace.name}: dist is missing; run pnpm build first.`);
     execFileSync("npm", ["run", "--silent", "build"], { cwd: workspace.dir, stdio: "pipe" });

@@ -12,6 +12,8 @@ export interface DaemonProjectConfig {
   channels: Record<string, unknown>;
   /** The project's `.env` (the secrets the channels name as `${VAR}`). */
   env: Record<string, string>;
+  /** Other top-level sections of `downcity.json` (`media`, `approvals`, ...), written as given. */
+  settings?: Record<string, unknown>;
 }
 
 /** A project folder and a DOWNCITY_HOME of its own, driven through the built `downcity` CLI. */
@@ -58,6 +60,7 @@ export async function createDaemonProject(name: string): Promise<DaemonProject> 
       const written = JSON.parse(await readFile(configPath, "utf8")) as Record<string, unknown>;
       written.llm = { provider: "openai-compatible", model: "scripted", baseURL: config.modelUrl };
       written.channels = config.channels;
+      Object.assign(written, config.settings);
       await writeFile(configPath, JSON.stringify(written, null, 2));
       const env = Object.entries(config.env).map(([key, value]) => `${key}=${value}\n`);
       await writeFile(join(dir, ".env"), env.join(""));

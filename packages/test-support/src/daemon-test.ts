@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from "vitest";
-import { createDaemonProject, type DaemonProject } from "./daemon-project.js";
+import { createDaemonProject, type DaemonProject, type DaemonProjectConfig } from "./daemon-project.js";
 import { type EchoModel, startEchoModel } from "./echo-model.js";
 
 /** Options of `useDaemonTest`. */
@@ -10,12 +10,10 @@ export interface DaemonTestOptions<Fake extends { close(): Promise<void> }> {
   startFake(): Promise<Fake>;
   /** The model's first call whose user text contains this waits for `model.release()`. */
   hold?: string;
-  /** The `channels` section pointing at `fake`, and the `.env` holding the secrets it names. */
+  /** The `channels` section pointing at `fake`, the `.env` holding the secrets it names, other settings. */
   configure(
     fake: Fake,
-  ):
-    | { channels: Record<string, unknown>; env: Record<string, string> }
-    | Promise<{ channels: Record<string, unknown>; env: Record<string, string> }>;
+  ): Omit<DaemonProjectConfig, "modelUrl"> | Promise<Omit<DaemonProjectConfig, "modelUrl">>;
 }
 
 /** What the tests of a `describe` using `useDaemonTest` reach, once its `beforeAll` ran. */
