@@ -58,6 +58,33 @@ const errorText = (error: RunRecordView["error"]): string | undefined =>
       ? error
       : `${error.code ? `${error.code}: ` : ""}${error.message}`;
 
+const modelCallEntry = (record: RunRecordView): ModelCallEntry => ({
+  latencyMs: record.latencyMs ?? 0,
+  ...(record.response?.usage ? { usage: record.response.usage } : {}),
+  ...(record.response?.finishReason ? { finishReason: record.response.finishReason } : {}),
+  ...(record.error !== undefined ? { error: errorText(record.error) as string } : {}),
+});
+
+/** Ends the step's open call with this id; a call whose start was not recorded is added as it ended. */
+function endToolCall(entry: StepEntry, record: RunRecordView): void {
+  let tool = entry.tools.find((item) => item.toolCallId === record.toolCallId && !item.ended);
+  if (!tool) {
+    tool = {
+      toolCallId: record.toolCallId ?? "",
+      toolName: record.toolName ?? "tool",
+      input: undefined,
+      ended: false,
+    };
+    entry.tools.push(tool);
+  }
+  Object.assign(tool, {
+    ended: true,
+    durationMs: record.durationMs ?? 0,
+    ...(record.error !== undefined ? { error: errorText(record.error) } : { output: record.output }),
+    ...(record.replayed ? { replayed: record.replayed } : {}),
+  });
+}
+
 /** Builds the timeline of a run from its journal records. */
 export function runTimeline(records: readonly RunRecordView[]): RunTimeline {
   const steps = new Map<number, StepEntry>();
@@ -85,12 +112,7 @@ export function runTimeline(records: readonly RunRecordView[]): RunTimeline {
         });
         break;
       case "model-call": {
-        const call: ModelCallEntry = {
-          latencyMs: record.latencyMs ?? 0,
-          ...(record.response?.usage ? { usage: record.response.usage } : {}),
-          ...(record.response?.finishReason ? { finishReason: record.response.finishReason } : {}),
-          ...(record.error !== undefined ? { error: errorText(record.error) as string } : {}),
-        };
+        const call = modelCallEntry(record);
         if (record.purpose && record.purpose !== "step")
           timeline.otherCalls.push({ ...call, purpose: record.purpose });
         else stepOf(step).modelCalls.push(call);
@@ -104,26 +126,9 @@ export function runTimeline(records: readonly RunRecordView[]): RunTimeline {
           ended: false,
         });
         break;
-      case "tool-end": {
-        const entry = stepOf(step);
-        let tool = entry.tools.find((item) => item.toolCallId === record.toolCallId && !item.ended);
-        if (!tool) {
-          tool = {
-            toolCallId: record.toolCallId ?? "",
-            toolName: record.toolName ?? "tool",
-            input: undefined,
-            ended: false,
-          };
-          entry.tools.push(tool);
-        }
-        Object.assign(tool, {
-          ended: true,
-          durationMs: record.durationMs ?? 0,
-          ...(record.error !== undefined ? { error: errorText(record.error) } : { output: record.output }),
-          ...(record.replayed ? { replayed: record.replayed } : {}),
-        });
+      case "tool-end":
+        endToolCall(stepOf(step), record);
         break;
-      }
       case "step":
         Object.assign(stepOf(step), {
           finished: true,
