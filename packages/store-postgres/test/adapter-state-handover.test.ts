@@ -1,6 +1,7 @@
 import { startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { until } from "@downcity/testkit";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import { cleanupsAfterAll } from "./cluster-test-helpers.js";
 import { type FakePollPlatform, pollAdapterSource, startFakePollPlatform } from "./fake-poll-platform.js";
 import { scriptedAck } from "./scripted-ack.js";
 import { type ClusterWorker, createWorkerCluster, type WorkerCluster } from "./worker-cluster.js";
@@ -21,10 +22,7 @@ const statefulAdapterSource = pollAdapterSource
   );
 
 describe("adapter state on PostgreSQL: the next poller resumes where the dead one stopped", () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterAll();
 
   it("starts the new poller at the offset the SIGKILLed one saved", async () => {
     expect(statefulAdapterSource).toContain('context.state.get("offset")');

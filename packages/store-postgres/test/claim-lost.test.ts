@@ -3,7 +3,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ScriptedCall, type ScriptedReply, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { postSigned, until } from "@downcity/testkit";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import { cleanupsAfterAll, isStepCall } from "./cluster-test-helpers.js";
 import { startReplyReceiver } from "./webhook-traffic.js";
 import { createWorkerCluster } from "./worker-cluster.js";
 
@@ -14,14 +15,8 @@ const answer = "Marked once.";
 const lines = async (path: string) =>
   (await readFile(path, "utf8").catch(() => "")).split("\n").filter(Boolean);
 
-const isStep = (call: ScriptedCall) =>
-  !call.messages.some((message) => message.role === "system" && message.text.includes("memory extractor"));
-
 describe("a worker that loses its claim mid-run (real PostgreSQL, two daemons)", () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterAll();
 
   it("stops at the step boundary, runs no tool twice, and the next owner finishes the run once", async () => {
     const receiver = await startReplyReceiver(secret);
@@ -29,7 +24,7 @@ describe("a worker that loses its claim mid-run (real PostgreSQL, two daemons)",
     const paths = { started: "", go: "", marker: "" };
     const model = await startOpenAICompatibleServer({
       respond: async (call: ScriptedCall): Promise<ScriptedReply | string> => {
-        if (!isStep(call)) return JSON.stringify({ entries: [] });
+        if (!isStepCall(call)) return JSON.stringify({ entries: [] });
         const last = call.messages.at(-1);
         if (last?.role !== "tool") {
           // The tool blocks until the test lets it go: the claim is lost while it runs.
@@ -105,7 +100,7 @@ describe("a worker that loses its claim mid-run (real PostgreSQL, two daemons)",
       const before = await journal();
       expect(before.filter((record) => record.type === "step").map((record) => record.step)).toEqual([0]);
       expect(before.filter((record) => record.type === "end")).toEqual([]);
-      expect(model.calls.filter(isStep)).toHaveLength(1);
+      expect(model.calls.filter(isStepCall)).toHaveLength(1);
       expect(receiver.replies).toEqual([]);
 
       // The thief's lease lapses; the next owner continues from the finished step.
@@ -134,7 +129,7 @@ describe("a worker that loses its claim mid-run (real PostgreSQL, two daemons)",
       expect(await lines(paths.started)).toEqual(["started"]);
       expect(receiver.replies.map((reply) => reply.text)).toEqual([answer]);
       // Step 0 ran once on the runner; only step 1 was asked of the model again, by the next owner.
-      expect(model.calls.filter(isStep)).toHaveLength(2);
+      expect(model.calls.filter(isStepCall)).toHaveLength(2);
       expect(records.filter((record) => record.type === "attempt")).toEqual([
         expect.objectContaining({ attempt: 2, fromStep: 1 }),
       ]);

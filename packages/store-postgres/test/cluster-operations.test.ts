@@ -1,22 +1,18 @@
 import { type ScriptedCall, type ScriptedReply, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { postSigned, until } from "@downcity/testkit";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import { cleanupsAfterAll, isStepCall } from "./cluster-test-helpers.js";
 import { startReplyReceiver } from "./webhook-traffic.js";
 import { type ClusterWorker, createWorkerCluster } from "./worker-cluster.js";
 
 const secret = "cluster-operations-secret-0123456789";
 const hello = "Hello from the cluster.";
 
-const isStep = (call: ScriptedCall) =>
-  !call.messages.some((message) => message.role === "system" && message.text.includes("memory extractor"));
 const lastUserText = (call: ScriptedCall) =>
   call.messages.findLast((message) => message.role === "user")?.text ?? "";
 
 describe("cluster-wide chat operations (three real daemons, one real PostgreSQL)", () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterAll();
 
   it("chat send on a busy worker answers with another worker's run; chat cancel and /stop on one worker stop a run on another", async () => {
     const receiver = await startReplyReceiver(secret);
@@ -29,7 +25,7 @@ describe("cluster-wide chat operations (three real daemons, one real PostgreSQL)
     const held: string[] = [];
     const model = await startOpenAICompatibleServer({
       respond: async (call: ScriptedCall): Promise<ScriptedReply | string> => {
-        if (!isStep(call)) return JSON.stringify({ entries: [] });
+        if (!isStepCall(call)) return JSON.stringify({ entries: [] });
         const text = lastUserText(call);
         // A long run: its model call is held until the end of the test (a cancel ends it first).
         if (text.includes("work for a long time")) {

@@ -1,16 +1,14 @@
 import { type ScriptedCall, type ScriptedReply, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { until } from "@downcity/testkit";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import { cleanupsAfterAll } from "./cluster-test-helpers.js";
 import { postEvent, startReplyReceiver } from "./webhook-traffic.js";
 import { createWorkerCluster } from "./worker-cluster.js";
 
 const secret = "internal-runs-secret-0123456789abcd";
 
 describe("no run outside a claim: a background job's follow-up on two workers over PostgreSQL", () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterAll();
 
   it("runs the follow-up as a claimed event, never beside another run of the chat, in its chat and thread", async () => {
     const receiver = await startReplyReceiver(secret);

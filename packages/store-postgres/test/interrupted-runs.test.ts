@@ -2,7 +2,8 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ScriptedCall, type ScriptedReply, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { postSigned, until } from "@downcity/testkit";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import { cleanupsAfterAll, isStepCall } from "./cluster-test-helpers.js";
 import { startReplyReceiver } from "./webhook-traffic.js";
 import { createWorkerCluster } from "./worker-cluster.js";
 
@@ -10,14 +11,8 @@ const secret = "interrupted-runs-secret-0123456789ab";
 const leaseMs = 3000;
 const answer = "Checked after the restart.";
 
-const isStep = (call: ScriptedCall) =>
-  !call.messages.some((message) => message.role === "system" && message.text.includes("memory extractor"));
-
 describe("runs list on PostgreSQL after a worker is SIGKILLed mid-run (two daemons)", () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterAll();
 
   it("shows the cut-off run interrupted (not running) until another worker resumes it, then completed", async () => {
     const receiver = await startReplyReceiver(secret);
@@ -25,7 +20,7 @@ describe("runs list on PostgreSQL after a worker is SIGKILLed mid-run (two daemo
     const paths = { started: "", go: "" };
     const model = await startOpenAICompatibleServer({
       respond: async (call: ScriptedCall): Promise<ScriptedReply | string> => {
-        if (!isStep(call)) return JSON.stringify({ entries: [] });
+        if (!isStepCall(call)) return JSON.stringify({ entries: [] });
         const last = call.messages.at(-1);
         if (last?.role !== "tool") {
           // A slow tool: it runs until the test lets it go, so the worker dies while it runs.

@@ -2,7 +2,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ScriptedCall, type ScriptedReply, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { postSigned, until } from "@downcity/testkit";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import { cleanupsAfterAll } from "./cluster-test-helpers.js";
 import { startReplyReceiver } from "./webhook-traffic.js";
 import { createWorkerCluster } from "./worker-cluster.js";
 
@@ -14,10 +15,7 @@ const lines = async (path: string) =>
   (await readFile(path, "utf8").catch(() => "")).split("\n").filter(Boolean);
 
 describe("run journal on PostgreSQL: a worker SIGKILLed mid-run, another continues from its last finished step", () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterAll();
 
   it("runs the tool once, delivers the progress message and the answer once each, and journals both workers' attempts", async () => {
     const receiver = await startReplyReceiver(secret);

@@ -1,6 +1,7 @@
 import { startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { seededRandom, until } from "@downcity/testkit";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import { cleanupsAfterAll } from "./cluster-test-helpers.js";
 import { type FakePollPlatform, pollAdapterSource, startFakePollPlatform } from "./fake-poll-platform.js";
 import { scriptedAck } from "./scripted-ack.js";
 import { checkReplies } from "./webhook-traffic.js";
@@ -17,10 +18,7 @@ const chats = 8;
 const takeoverBoundMs = 6000;
 
 describe("poller failover: one worker polls a polling channel, another takes over when it dies", () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterAll();
 
   it(`polls from exactly one worker, hands over after a SIGKILL and answers every update once (seed ${seed})`, async () => {
     const platform = await startFakePollPlatform();

@@ -1,7 +1,8 @@
 import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { postSigned, seededRandom, until } from "@downcity/testkit";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startChatFlood } from "./chat-flood.js";
+import { cleanupsAfterAll } from "./cluster-test-helpers.js";
 import { startTestPostgres, type TestPostgres } from "./postgres-server.js";
 import { scriptedAck } from "./scripted-ack.js";
 import { checkReplies, type ReplyReceiver, startReplyReceiver } from "./webhook-traffic.js";
@@ -25,10 +26,7 @@ const downEvent = JSON.stringify({
 });
 
 describe("PostgreSQL faults under three workers", () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterAll();
 
   it(
     `answers ${totalEvents} events exactly once and in order across a server restart and killed connections (seed ${seed})`,

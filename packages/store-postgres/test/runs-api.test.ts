@@ -2,14 +2,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { until } from "@downcity/testkit";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import { cleanupsAfterAll } from "./cluster-test-helpers.js";
 import { createWorkerCluster } from "./worker-cluster.js";
 
 describe("the daemon's runs API on PostgreSQL", () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterAll();
 
   it("lists and shows a run journaled to the store's tables, with no .downcity/runs folder", async () => {
     const model = await startOpenAICompatibleServer({ respond: async () => "Hello from the store." });

@@ -1,8 +1,9 @@
 import { availableParallelism, loadavg } from "node:os";
 import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { seededRandom, until } from "@downcity/testkit";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { type Handover, killAndMeasureHandover } from "./cluster-handover.js";
+import { cleanupsAfterAll } from "./cluster-test-helpers.js";
 import { scriptedAck } from "./scripted-ack.js";
 import {
   checkReplies,
@@ -31,10 +32,7 @@ const backlog = 150;
 const secret = "scale-out-secret-0123456789abcdef";
 
 describe("scale-out: three workers share one agent through PostgreSQL", () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterAll();
 
   it(
     `answers ${totalEvents} events over ${chats} chats exactly once and in order across ${kills} SIGKILL(s) (seed ${seed})`,

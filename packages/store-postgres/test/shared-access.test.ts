@@ -1,6 +1,7 @@
 import { startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { postSigned, until } from "@downcity/testkit";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import { cleanupsAfterAll } from "./cluster-test-helpers.js";
 import { scriptedAck } from "./scripted-ack.js";
 import { type ReplyReceiver, startReplyReceiver } from "./webhook-traffic.js";
 import { type ClusterWorker, createWorkerCluster, type WorkerCluster } from "./worker-cluster.js";
@@ -12,10 +13,7 @@ const secret = "shared-access-secret-0123456789abcdef";
 const stranger = "stranger";
 
 describe("access shared through PostgreSQL by three workers", () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterAll();
 
   it("approves on B a code issued on A, answers on every worker, and applies a revoke on C within a second", async () => {
     const receiver = await startReplyReceiver(secret);

@@ -1,22 +1,17 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ScriptedCall, startOpenAICompatibleServer } from "@downcity/core/scripted";
+import { startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { freePort, until } from "@downcity/testkit";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { buttonAdapterSource, startButtonPlatform } from "./button-platform.js";
+import { cleanupsAfterAll, isStepCall } from "./cluster-test-helpers.js";
 import { startReplyReceiver } from "./webhook-traffic.js";
 import { type ClusterWorker, createWorkerCluster } from "./worker-cluster.js";
 
 const secret = "shared-approvals-secret-0123456789";
 
-const isStep = (call: ScriptedCall) =>
-  !call.messages.some((message) => message.role === "system" && message.text.includes("memory extractor"));
-
 describe("approvals shared by two workers (two real daemons, one real PostgreSQL)", () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterAll();
 
   // Two workers with the button channel `btn` (each on its own port) and approvals asked in the chat.
   const setUp = async () => {
@@ -28,7 +23,7 @@ describe("approvals shared by two workers (two real daemons, one real PostgreSQL
     const retried = new Set<string>();
     const model = await startOpenAICompatibleServer({
       respond: (call) => {
-        if (!isStep(call)) return JSON.stringify({ entries: [] });
+        if (!isStepCall(call)) return JSON.stringify({ entries: [] });
         const last = call.messages.at(-1);
         if (last?.role === "tool") {
           const asked = /^run: (.+)$/m.exec(

@@ -1,6 +1,7 @@
 import { type ScriptedCall, type ScriptedReply, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { postSigned, until } from "@downcity/testkit";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import { cleanupsAfterAll } from "./cluster-test-helpers.js";
 import { type ReplyReceiver, startReplyReceiver } from "./webhook-traffic.js";
 import { type ClusterWorker, createWorkerCluster, delay, type WorkerCluster } from "./worker-cluster.js";
 
@@ -40,10 +41,7 @@ async function respond(call: ScriptedCall): Promise<ScriptedReply | string> {
 }
 
 describe("contacts, memory and usage shared through PostgreSQL by two workers", () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterAll();
 
   it("remembers on A for B, sends to @alice from B, and sums every worker's usage on B", async () => {
     const receiver = await startReplyReceiver(secret);

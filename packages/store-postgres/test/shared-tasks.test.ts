@@ -1,6 +1,7 @@
 import { type ScriptedCall, type ScriptedReply, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { until } from "@downcity/testkit";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import { cleanupsAfterAll } from "./cluster-test-helpers.js";
 import { postEvent, type ReplyReceiver, startReplyReceiver } from "./webhook-traffic.js";
 import { type ClusterWorker, createWorkerCluster, delay, type WorkerCluster } from "./worker-cluster.js";
 
@@ -44,10 +45,7 @@ function taskModel(witness: Witness) {
 }
 
 describe("scheduled tasks shared through PostgreSQL by three workers", () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterAll();
 
   it("fires a task created through A exactly once per schedule, also when its scheduler worker is SIGKILLed before a fire or during a run", async () => {
     const receiver = await startReplyReceiver(secret);

@@ -1,26 +1,21 @@
 import { type ScriptedCall, type ScriptedReply, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { postSigned, until } from "@downcity/testkit";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import { cleanupsAfterAll, isStepCall } from "./cluster-test-helpers.js";
 import { startReplyReceiver } from "./webhook-traffic.js";
 import { type ClusterWorker, createWorkerCluster } from "./worker-cluster.js";
 
 const secret = "shell-affinity-secret-0123456789abcd";
 
-const isStep = (call: ScriptedCall) =>
-  !call.messages.some((message) => message.role === "system" && message.text.includes("memory extractor"));
-
 describe("shell affinity on PostgreSQL (two real daemons)", () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterAll();
 
   it("runs a chat with a live shell session on the worker holding it, whichever worker received the message", async () => {
     const receiver = await startReplyReceiver(secret);
     cleanups.push(receiver.close);
     const model = await startOpenAICompatibleServer({
       respond: async (call: ScriptedCall): Promise<ScriptedReply | string> => {
-        if (!isStep(call)) return JSON.stringify({ entries: [] });
+        if (!isStepCall(call)) return JSON.stringify({ entries: [] });
         const last = call.messages.at(-1);
         const asked = call.messages.findLast((message) => message.role === "user")?.text ?? "";
         if (last?.role === "tool") return { text: "The dev server is running." };

@@ -1,20 +1,15 @@
 import { type ScriptedCall, type ScriptedReply, startOpenAICompatibleServer } from "@downcity/core/scripted";
 import { postSigned, until } from "@downcity/testkit";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import { cleanupsAfterAll, isStepCall } from "./cluster-test-helpers.js";
 import { startReplyReceiver } from "./webhook-traffic.js";
 import { type ClusterWorker, createWorkerCluster } from "./worker-cluster.js";
 
 const secret = "shell-calls-routed-secret-0123456789";
 const marker = "routed-marker-7f3a";
 
-const isStep = (call: ScriptedCall) =>
-  !call.messages.some((message) => message.role === "system" && message.text.includes("memory extractor"));
-
 describe("shell calls routed to the session's worker (two real daemons on PostgreSQL)", () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-  });
+  const cleanups = cleanupsAfterAll();
 
   it("pins the chat at the job's start; a run on B reads and closes the job A holds, with A's real output", async () => {
     const receiver = await startReplyReceiver(secret);
@@ -22,7 +17,7 @@ describe("shell calls routed to the session's worker (two real daemons on Postgr
     let shellId: string | undefined;
     const model = await startOpenAICompatibleServer({
       respond: async (call: ScriptedCall): Promise<ScriptedReply | string> => {
-        if (!isStep(call)) return JSON.stringify({ entries: [] });
+        if (!isStepCall(call)) return JSON.stringify({ entries: [] });
         const last = call.messages.at(-1);
         const asked = call.messages.findLast((message) => message.role === "user")?.text ?? "";
         if (last?.role === "tool") {
