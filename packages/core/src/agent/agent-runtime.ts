@@ -9,6 +9,7 @@ import { createProfileReader } from "../prompt/profile-reader.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
 import type { ModelMediaOptions } from "../prompt/user-model-content.js";
 import { type CancelTarget, createActiveRuns } from "../run/active-runs.js";
+import { createJournalHashes } from "../run/journal-hashes.js";
 import type { ModelRetryPolicy } from "../run/model-retry.js";
 import { createRedactor } from "../run/redact-secrets.js";
 import type { RuntimeHistory, ToolSource } from "../run/run-context.js";
@@ -153,7 +154,13 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     withCachedSchemas: createToolSchemaCache(),
     readProfile: createProfileReader(rootDir),
     activeRuns: active,
-    ...(options.journal ? { journal: options.journal, redact: createRedactor(options.secrets ?? []) } : {}),
+    ...(options.journal
+      ? {
+          journal: options.journal,
+          redact: createRedactor(options.secrets ?? []),
+          journalHashes: createJournalHashes(),
+        }
+      : {}),
     ...(options.workerId ? { workerId: options.workerId } : {}),
   });
 

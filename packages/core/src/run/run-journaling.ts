@@ -24,6 +24,7 @@ export async function beginRunJournal(
     redact: deps.redact ?? ((value) => value),
     logger: deps.logger,
     now: deps.now,
+    ...(deps.journalHashes ? { hashes: deps.journalHashes } : {}),
   });
   scope.recorder = recorder;
   const deliver = scope.deliver;

@@ -1,4 +1,3 @@
-import { hash } from "node:crypto";
 import type { StepResult, ToolSet } from "ai";
 import type { Logger } from "../logger/logger.js";
 import { errorFields } from "../logger/logger.js";
@@ -9,6 +8,7 @@ import type {
   RunJournal,
   RunStartRecord,
 } from "../store/run-journal.js";
+import { createJournalHashes, type JournalHashes } from "./journal-hashes.js";
 import type { ModelCallCapture } from "./journal-middleware.js";
 import type { Redactor } from "./redact-secrets.js";
 import type { ResumePoint } from "./resume-point.js";
@@ -70,8 +70,11 @@ export function createRunRecorder(options: {
   redact: Redactor;
   logger: Logger;
   now?: () => Date;
+  /** The runtime's hash cache (absent: one for this run alone). */
+  hashes?: JournalHashes;
 }): RunRecorder {
   const { journal, requestId, redact, logger } = options;
+  const hashes = options.hashes ?? createJournalHashes();
   const now = options.now ?? (() => new Date());
   const at = () => now().toISOString();
   let queue: NewJournalRecord[] = [];
@@ -124,8 +127,7 @@ export function createRunRecorder(options: {
       return Promise.resolve();
     },
     system(messages) {
-      const text = JSON.stringify(messages);
-      systemHash = hash("sha256", text).slice(0, 16);
+      systemHash = hashes.system(JSON.stringify(messages));
       push({ type: "content", at: at(), hash: systemHash, content: messages });
     },
     windowSent(ids) {
@@ -134,9 +136,9 @@ export function createRunRecorder(options: {
       seenMessages = 0;
     },
     toolsOffered(set) {
-      tools = Object.keys(set);
-      const schemas = tools.map((name) => [name, set[name]?.description, set[name]?.inputSchema]);
-      toolsHash = hash("sha256", JSON.stringify(schemas)).slice(0, 16);
+      const offered = hashes.tools(set);
+      tools = offered.names;
+      toolsHash = offered.hash;
     },
     modelCall({ params, ...call }) {
       // Every call counts, an aborted one too: its tokens were spent.

@@ -10,6 +10,7 @@ import type { ModelMediaOptions } from "../prompt/user-model-content.js";
 import type { RunJournal } from "../store/run-journal.js";
 import type { ActiveRun, ActiveRuns } from "./active-runs.js";
 import type { ToolApprover } from "./approval-gated-tools.js";
+import type { JournalHashes } from "./journal-hashes.js";
 import type { ModelRetryPolicy } from "./model-retry.js";
 import type { Redactor } from "./redact-secrets.js";
 import type { ReplyKeys } from "./reply-keys.js";
@@ -63,6 +64,8 @@ export interface RunDeps {
   journal?: RunJournal;
   /** Masks configured secrets in what the journal writes. */
   redact?: Redactor;
+  /** The journal's hashes of system messages and tool schemas, kept across runs. */
+  journalHashes?: JournalHashes;
   /** This worker's name in the journal (several workers may share one store). */
   workerId?: string;
   /** How stored files reach the model (a message that joins a run mid-way included). */

@@ -1,0 +1,34 @@
+import { hash } from "node:crypto";
+import { jsonSchema, type ToolSet, tool } from "ai";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createJournalHashes } from "./journal-hashes.js";
+
+const expected = (text: string) => hash("sha256", text).slice(0, 16);
+const schemasText = (set: ToolSet) =>
+  JSON.stringify(Object.keys(set).map((name) => [name, set[name]?.description, set[name]?.inputSchema]));
+
+describe("createJournalHashes", () => {
+  it("hashes the system text as sha256, reusing the hash while the text is unchanged", () => {
+    const hashes = createJournalHashes();
+    const text = JSON.stringify([{ role: "system", content: "You are helpful." }]);
+    expect(hashes.system(text)).toBe(expected(text));
+    expect(hashes.system(text)).toBe(expected(text));
+    expect(hashes.system(`${text} `)).toBe(expected(`${text} `));
+  });
+
+  it("hashes the tools as the JSON of their [name, description, schema] entries", () => {
+    const hashes = createJournalHashes();
+    const schema = jsonSchema({ type: "object", properties: { q: { type: "string" } } });
+    const set: ToolSet = {
+      search: tool({ description: "Searches", inputSchema: schema }),
+      plain: { inputSchema: z.object({}) } as ToolSet[string],
+    };
+    expect(hashes.tools(set)).toEqual({ names: ["search", "plain"], hash: expected(schemasText(set)) });
+    // A new run's set of the same schema objects hashes alike; a new description changes the hash.
+    const next: ToolSet = { ...set, search: { ...set.search, description: "Finds" } as ToolSet[string] };
+    expect(hashes.tools({ ...set }).hash).toBe(expected(schemasText(set)));
+    expect(hashes.tools(next).hash).toBe(expected(schemasText(next)));
+    expect(hashes.tools({}).hash).toBe(expected("[]"));
+  });
+});

@@ -1,0 +1,56 @@
+import { hash } from "node:crypto";
+import type { ToolSet } from "ai";
+
+/**
+ * The content hashes the run journal records on every run (`systemHash`, `toolsHash`), kept for
+ * the runtime's lifetime: the system messages and the tools rarely change between runs, and each
+ * run's recorder would otherwise serialise and hash them again.
+ */
+export interface JournalHashes {
+  /** The hash of the system messages serialised as `text`. */
+  system(text: string): string;
+  /** The offered tool names and the hash of their names, descriptions and input schemas. */
+  tools(set: ToolSet): { names: string[]; hash: string };
+}
+
+const shortHash = (text: string) => hash("sha256", text).slice(0, 16);
+
+/** Creates the hash cache of one runtime (one per runtime, never shared between runtimes). */
+export function createJournalHashes(): JournalHashes {
+  let systemText: string | undefined;
+  let systemHash = "";
+  let toolsText: string | undefined;
+  let toolsHash = "";
+  // A tool's serialised entry by its input schema: the schemas a runtime offers are the same
+  // objects run after run (`createToolSchemaCache`) and are not changed once built.
+  const entries = new WeakMap<object, { name: string; description: unknown; json: string }>();
+
+  const entryJson = (name: string, description: unknown, schema: unknown) => {
+    if (typeof schema !== "object" || schema === null) return JSON.stringify([name, description, schema]);
+    const cached = entries.get(schema);
+    if (cached && cached.name === name && cached.description === description) return cached.json;
+    const json = JSON.stringify([name, description, schema]);
+    entries.set(schema, { name, description, json });
+    return json;
+  };
+
+  return {
+    system(text) {
+      if (text !== systemText) {
+        systemText = text;
+        systemHash = shortHash(text);
+      }
+      return systemHash;
+    },
+    tools(set) {
+      const names = Object.keys(set);
+      // The same text as `JSON.stringify` of the list of [name, description, schema] entries.
+      const text = `[${names.map((name) => entryJson(name, set[name]?.description, set[name]?.inputSchema)).join(",")}]`;
+      if (text !== toolsText) {
+        toolsText = text;
+        toolsHash = shortHash(text);
+      }
+      return { names, hash: toolsHash };
+    },
+  };
+}
