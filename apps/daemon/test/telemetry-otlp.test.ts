@@ -92,9 +92,11 @@ describe("OpenTelemetry export from a real daemon", () => {
     // Stopping the daemon closes its telemetry, which flushes the batched spans.
     await stopDaemon({ rootDir, graceMs: 5000 });
     await until(
-      () => receiver.spans.some((span) => span.name === "send hook"),
       () =>
-        `the delivery span (received: ${receiver.spans.map((span) => span.name).join(", ") || "nothing"})`,
+        receiver.spans.some((span) => span.name === "send hook") &&
+        receiver.spans.some((span) => span.attributes["gen_ai.operation.name"] === "invoke_agent"),
+      () =>
+        `the delivery and run spans (received: ${receiver.spans.map((span) => span.name).join(", ") || "nothing"})`,
     ).catch(async (error: unknown) => {
       // Say what the daemon logged about telemetry, and its warnings and errors.
       const lines = await readDaemonLog(rootDir, daemon.pid);

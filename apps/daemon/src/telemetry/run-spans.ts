@@ -38,7 +38,8 @@ export interface RunSpans {
    * requestId when it had none), so a key names the run only through its trigger.
    */
   requestIdOf(keyName: string): string | undefined;
-  stop(): void;
+  /** Stops observing, once the runs that already ended have their spans ended (their journal read). */
+  stop(): Promise<void>;
 }
 
 /** Finished runs whose span context is kept for their late deliveries. */
@@ -62,11 +63,20 @@ export function observeRuns(options: {
   const finished = new Map<string, Context>();
   // Trigger message id -> requestId, for the runs kept above (a reply key is named by the trigger).
   const runOfTrigger = new Map<string, string>();
+  // Runs whose end is being settled (a journal read): the exporter must not shut down before them.
+  const settling = new Set<Promise<void>>();
+  const track = (settled: Promise<void>) => {
+    settling.add(settled);
+    void settled.finally(() => settling.delete(settled));
+  };
   const finishChild = (run: OpenRun, child: PendingChild) => {
     if (content) run.pending.push(child);
     else child.span.end(child.endTime);
   };
   const settle = async (requestId: string, run: OpenRun) => {
+    // Kept as finished before the journal read below: a delivery reported meanwhile still finds its parent.
+    finished.set(requestId, run.context);
+    if (finished.size > rememberedRuns) finished.delete(finished.keys().next().value as string);
     open.delete(requestId);
     const records = content || run.failedCode ? await readJournal(options, requestId) : [];
     if (run.failedCode) failedModelCalls(tracer, run, records);
@@ -80,8 +90,6 @@ export function observeRuns(options: {
     if (content) applyContent(run, records);
     for (const child of run.pending) child.span.end(child.endTime);
     run.root.end();
-    finished.set(requestId, run.context);
-    if (finished.size > rememberedRuns) finished.delete(finished.keys().next().value as string);
   };
   const onEvent = (event: RuntimeEvent) => {
     if (event.type === "run-start") {
@@ -119,12 +127,12 @@ export function observeRuns(options: {
       });
     } else if (event.type === "run-end") {
       endRoot(run, event);
-      void settle(event.requestId, run);
+      track(settle(event.requestId, run));
     } else if (event.type === "run-error") {
       run.failedCode = event.code;
       run.root.setAttribute(ATTR_ERROR_TYPE, event.code);
       run.root.setStatus({ code: SpanStatusCode.ERROR, message: event.message });
-      void settle(event.requestId, run);
+      track(settle(event.requestId, run));
     }
   };
   const unsubscribe = options.runtime.on(onEvent);
@@ -132,7 +140,10 @@ export function observeRuns(options: {
     contextOf: (requestId) => open.get(requestId)?.context ?? finished.get(requestId),
     requestIdOf: (keyName) =>
       open.has(keyName) || finished.has(keyName) ? keyName : runOfTrigger.get(keyName),
-    stop: unsubscribe,
+    async stop() {
+      unsubscribe();
+      await Promise.allSettled([...settling]);
+    },
   };
 }
 

@@ -57,7 +57,8 @@ export function startOtelExport(options: OtelExportOptions): RunTelemetry {
   return {
     onDelivery: deliveries,
     async close() {
-      runs.stop();
+      // A run that just ended may still be reading its journal for the spans' content: wait for it.
+      await runs.stop();
       // Shutdown flushes what the batch processor still holds.
       await provider
         .shutdown()
