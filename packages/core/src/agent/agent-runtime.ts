@@ -17,6 +17,7 @@ import { createRunPipeline } from "../run/run-pipeline.js";
 import type { RunResult } from "../run/run-result.js";
 import type { PendingRun } from "../run/run-scope.js";
 import type { RunLimits } from "../run/run-watchdog.js";
+import type { RuntimeEvent } from "../run/runtime-event.js";
 import { createToolSchemaCache } from "../run/tool-schema-cache.js";
 import type { HistoryStore } from "../store/history-store.js";
 import type { RunJournal } from "../store/run-journal.js";
@@ -90,6 +91,31 @@ function runtimeMedia(options: AgentRuntimeOptions): ModelMediaOptions {
   };
 }
 
+/** The window of history each run's prompt is built from; a compaction is announced as an event. */
+function runtimeHistoryWindow(
+  options: AgentRuntimeOptions,
+  parts: {
+    history: Parameters<typeof createHistoryWindow>[0]["history"];
+    media: Parameters<typeof createHistoryWindow>[0]["media"];
+    logger: Logger;
+    emit: (event: RuntimeEvent) => void;
+  },
+) {
+  const { emit } = parts;
+  return createHistoryWindow({
+    ...parts,
+    maxInputTokens: options.history?.maxInputTokens ?? 120000,
+    ...(options.model ? { model: options.model } : {}),
+    onCompacted: (contextId, result) =>
+      emit({
+        type: "context-compacted",
+        contextId,
+        archiveId: result.archiveId,
+        archivedCount: result.archivedCount,
+      }),
+  });
+}
+
 /** Creates the agent runtime of a project: its registry, its lanes, and the run pipeline they feed. */
 export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const rootDir = options.rootDir;
@@ -115,20 +141,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   });
 
   const media = runtimeMedia(options);
-  const historyWindow = createHistoryWindow({
-    history,
-    media,
-    maxInputTokens: options.history?.maxInputTokens ?? 120000,
-    logger,
-    ...(options.model ? { model: options.model } : {}),
-    onCompacted: (contextId, result) =>
-      emit({
-        type: "context-compacted",
-        contextId,
-        archiveId: result.archiveId,
-        archivedCount: result.archivedCount,
-      }),
-  });
+  const historyWindow = runtimeHistoryWindow(options, { history, media, logger, emit });
 
   const runLane = createRunPipeline({
     rootDir,
