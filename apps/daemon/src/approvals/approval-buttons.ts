@@ -1,5 +1,5 @@
 import { type ChannelAction, type ChatActionHandler, defineChatAction } from "@downcity/core";
-import type { ApprovalGate } from "./approval-gate.js";
+import type { ApprovalGate } from "./approval-gate-contract.js";
 import type { PendingApproval } from "./approval-store.js";
 
 const choices = { once: "once", always: "always", deny: "deny" } as const;

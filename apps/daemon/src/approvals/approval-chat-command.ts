@@ -1,5 +1,5 @@
 import type { ChatCommandDefinition } from "@downcity/core";
-import type { ApprovalGate } from "./approval-gate.js";
+import type { ApprovalGate } from "./approval-gate-contract.js";
 
 const command = /^\s*\/(approve|deny)(?:@\S+)?(?:\s+(\S+))?(?:\s+(\S+))?\s*$/i;
 

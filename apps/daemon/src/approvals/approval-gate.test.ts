@@ -5,7 +5,8 @@ import { createBashCommandParser } from "@downcity/skills";
 import { until } from "@downcity/testkit";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { handleApprovalChatCommand } from "./approval-chat-command.js";
-import { type ApprovalGate, createApprovalGate } from "./approval-gate.js";
+import { createApprovalGate } from "./approval-gate.js";
+import type { ApprovalGate } from "./approval-gate-contract.js";
 import { openApprovalStore, type PendingApproval } from "./approval-store.js";
 import { approvalsSection } from "./approvals-section.js";
 

@@ -1,5 +1,5 @@
 import type { AgentRuntime, ChannelHost, ChatActionHandler, ChatCommandDefinition } from "@downcity/core";
-import type { ApprovalGate } from "./approval-gate.js";
+import type { ApprovalGate } from "./approval-gate-contract.js";
 import type { ApprovalStore } from "./approval-store.js";
 
 /** What the approvals component gives the rest of the daemon. */

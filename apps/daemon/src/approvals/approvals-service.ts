@@ -1,6 +1,6 @@
 import { DowncityError, defineService, type ServiceDefinition } from "@downcity/core";
 import { z } from "zod";
-import type { ApprovalGate } from "./approval-gate.js";
+import type { ApprovalGate } from "./approval-gate-contract.js";
 import type { ApprovalStore } from "./approval-store.js";
 
 const codeInput = z.string().trim().min(4).max(6).describe("The code of the request (case-insensitive)");

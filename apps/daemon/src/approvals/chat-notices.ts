@@ -6,7 +6,7 @@ import type {
   ChannelSender,
   SentMessage,
 } from "@downcity/core";
-import type { ApprovalRoute } from "./approval-gate.js";
+import type { ApprovalRoute } from "./approval-gate-contract.js";
 
 /** Posting approval notices into chats through the senders the channel host registers. */
 export interface ChatNotices {

@@ -1,6 +1,6 @@
 import type { ToolApprover } from "@downcity/core";
 import { newApprovalCode } from "./approval-code.js";
-import type { ApprovalGate, ApprovalRoute, Outcome } from "./approval-gate.js";
+import type { ApprovalGate, ApprovalRoute, Outcome } from "./approval-gate-contract.js";
 import type { ApprovalStore, PendingApproval } from "./approval-store.js";
 import type { ApprovalsConfig } from "./approvals-section.js";
 
