@@ -369,7 +369,8 @@ describe("web console in headless Chromium", () => {
     }, "a restarted alpha");
     expect(after.pid).not.toBe(before.pid);
     await row.getByTestId("agent-status").filter({ hasText: "running" }).waitFor();
-  });
+    // A hang guard: each step has its own deadline, and three daemon starts and stops add up under load.
+  }, 90_000);
 
   it("stops an agent from the page, which downcity status then reports as stopped", async () => {
     const row = page.locator('tr[data-agent="beta"]');
