@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { handleApprovalChatCommand } from "./approval-chat-command.js";
 import { createApprovalGate } from "./approval-gate.js";
 import type { ApprovalGate } from "./approval-gate-contract.js";
-import { openApprovalStore, type PendingApproval } from "./approval-store.js";
+import { type ApprovalStore, openApprovalStore, type PendingApproval } from "./approval-store.js";
 import { approvalsSection } from "./approvals-section.js";
 
 const parser = createBashCommandParser();
@@ -26,7 +26,7 @@ afterEach(() => {
 });
 
 // The chat platform is the only fake: notices land in a list.
-function newGate(config: Record<string, unknown> = {}) {
+function newGate(config: Record<string, unknown> = {}, wrap = (store: ApprovalStore) => store) {
   const chat: string[] = [];
   const orphans: PendingApproval[] = [];
   const gate = createApprovalGate({
@@ -34,7 +34,7 @@ function newGate(config: Record<string, unknown> = {}) {
     places: { rootDir, home: "/home/agent", downcityHome: "/home/agent/.downcity" },
     config: approvalsSection.config.parse({ mode: "ask", allow: ["Bash(ls *)"], ...config }),
     approvers: ["hook:boss"],
-    store: openApprovalStore(rootDir),
+    store: wrap(openApprovalStore(rootDir)),
     parser,
     logger: silentLogger,
     route: async (contextId) => (contextId.startsWith("hook:") ? route : undefined),
@@ -123,6 +123,41 @@ describe("approval gate", () => {
     await until(() => second.chat.length === 2, "a new request");
     expect(await answer(second.gate, `/approve ${code}`)).toMatch(/already settled/);
     expect(second.orphans).toHaveLength(1);
+  });
+
+  // A resumed run's same call looks in the store for the request its cut-off run left; an answer can
+  // land while it looks, before or after it reads the pending list. Either way the run takes it.
+  test.each([
+    ["before", "the run finds nothing pending any more"],
+    ["after", "the run adopts a request already settled"],
+  ])("an answer landing while the resumed call looks (%s it reads the pending list): %s", async (when) => {
+    const first = newGate();
+    void first.gate.check(request("touch marker"));
+    await until(() => first.chat.length === 1, "the request");
+    const code = codeIn(first.chat[0]);
+    first.gate.close();
+    let replied: string | undefined = "not answered";
+    let looks = 0;
+    const approve = async () => {
+      replied = await answer(second.gate, `/approve ${code}`);
+    };
+    const second = newGate({}, (store) => ({
+      ...store,
+      async pending() {
+        // The first look draws a code for the call; the second is the look for a left request.
+        looks += 1;
+        if (looks === 2 && when === "before") await approve();
+        const entries = await store.pending();
+        if (looks === 2 && when === "after") await approve();
+        return entries;
+      },
+    }));
+    expect(await second.gate.check(request("touch marker"))).toBeUndefined();
+    expect(replied).toBeUndefined();
+    // The run carried it out: no orphan run, no second request in the chat.
+    expect(second.orphans).toEqual([]);
+    expect(second.chat.filter((text) => text.includes("/approve"))).toEqual([]);
+    expect((await openApprovalStore(rootDir).decision(code))?.takenBy).toBe("worker-test");
   });
 
   test("deny patterns and the floor refuse without asking, even under always rules", async () => {

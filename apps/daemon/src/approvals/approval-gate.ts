@@ -71,8 +71,26 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
       );
   };
 
-  // Hands a decision to the run waiting here; else, when no live run waits anywhere, an approved
-  // command runs on its own, once (the store's take decides who).
+  // Runs here between asking and waiting, by context and command: a decision made in that gap
+  // (after they looked in the store, before their waiter is set) is theirs, kept in `early`.
+  const asking = new Map<string, number>();
+  const early = new Map<string, { pending: PendingApproval; decision: ApprovalDecision }>();
+
+  // With no live run waiting anywhere, an approved command runs on its own, once (the store's take decides who).
+  const carryOutAlone = async (pending: PendingApproval, decision: ApprovalDecision) => {
+    if (decision.decision !== "once" && decision.decision !== "always") return;
+    // A tool call's approval waits for the agent's next same call, which takes it.
+    if (pending.tool) {
+      preapproved.set(keyOf(pending.contextId, pending.raw), pending.code);
+      return options.runOrphan(pending);
+    }
+    if (!(await store.take(pending.code, `orphan:${workerId}`))) return;
+    // Its check is over: the engine's call for it must not ask a second time.
+    preapproved.set(keyOf(pending.contextId, pending.raw), pending.code);
+    await options.runOrphan(pending);
+  };
+
+  // Hands a decision to the run waiting here, or to one on its way to waiting; else carries it out alone.
   const deliver = async (pending: PendingApproval, decision: ApprovalDecision) => {
     clearTimeout(timers.get(pending.code));
     timers.delete(pending.code);
@@ -85,16 +103,12 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
     }
     if (await waitedElsewhere(pending)) return;
     record(pending, decision.decision, decision.by);
-    if (decision.decision !== "once" && decision.decision !== "always") return;
-    // A tool call's approval waits for the agent's next same call, which takes it.
-    if (pending.tool) {
-      preapproved.set(keyOf(pending.contextId, pending.raw), pending.code);
-      return options.runOrphan(pending);
+    const key = keyOf(pending.contextId, pending.raw);
+    if (asking.has(key)) {
+      early.set(key, { pending, decision });
+      return;
     }
-    if (!(await store.take(pending.code, `orphan:${workerId}`))) return;
-    // Its check is over: the engine's call for it must not ask a second time.
-    preapproved.set(keyOf(pending.contextId, pending.raw), pending.code);
-    await options.runOrphan(pending);
+    await carryOutAlone(pending, decision);
   };
 
   const settle = async (code: string, outcome: Exclude<Outcome, "taken">, by: string) => {
@@ -142,8 +156,16 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
 
   // Records a new request (or adopts one a cut-off run left), tells its chat, and waits with the run paused.
   const waitFor = async (pending: PendingApproval, fresh: boolean): Promise<Outcome> => {
+    const key = keyOf(pending.contextId, pending.raw);
     const decided = new Promise<ApprovalDecision>((done) => waiters.set(pending.code, done));
     asked.set(pending.code, pending);
+    const made = early.get(key);
+    if (made?.pending.code === pending.code) {
+      early.delete(key);
+      waiters.get(pending.code)?.(made.decision);
+      waiters.delete(pending.code);
+    }
+    leaveGap(key);
     if (fresh) {
       arm(pending);
       await tell(
@@ -159,11 +181,32 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
     }
     const decision = await whileRunWaits(() => decided);
     asked.delete(pending.code);
+    return carriedOutHere(pending, decision);
+  };
+
+  // The run that asked carries the decision out, unless an orphan run was first (it thought the run gone).
+  const carriedOutHere = async (pending: PendingApproval, decision: ApprovalDecision): Promise<Outcome> => {
     answeredBy.set(pending.code, decision.by);
-    // The run that waited carries the decision out, unless an orphan run was first (it thought the run gone).
     const took = await store.take(pending.code, workerId);
     if (!took && (decision.decision === "once" || decision.decision === "always")) return "taken";
     return decision.decision;
+  };
+
+  const enterGap = (key: string) => asking.set(key, (asking.get(key) ?? 0) + 1);
+  // Once no run here is in the gap, a decision nobody took up is carried out alone.
+  const leaveGap = (key: string) => {
+    const left = (asking.get(key) ?? 0) - 1;
+    if (left > 0) {
+      asking.set(key, left);
+      return;
+    }
+    asking.delete(key);
+    const made = early.get(key);
+    if (!made) return;
+    early.delete(key);
+    void carryOutAlone(made.pending, made.decision).catch((error: unknown) =>
+      logger.warn({ code: made.pending.code, ...errorFields(error) }, "could not carry out an approval"),
+    );
   };
 
   // The decision of this run's same request, made while the run was cut off and not yet carried out.
@@ -180,24 +223,41 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
   };
 
   const ask = async (pending: PendingApproval): Promise<Outcome> => {
-    pending.worker = workerId;
-    const approvedCode = preapproved.get(keyOf(pending.contextId, pending.raw));
-    if (approvedCode !== undefined) {
-      preapproved.delete(keyOf(pending.contextId, pending.raw));
-      // Taken here, so the resumed run's same call does not find it untaken and pass a second time.
-      if (await store.take(approvedCode, workerId)) return "once";
+    const key = keyOf(pending.contextId, pending.raw);
+    enterGap(key);
+    let waited = false;
+    try {
+      pending.worker = workerId;
+      const approvedCode = preapproved.get(key);
+      if (approvedCode !== undefined) {
+        preapproved.delete(key);
+        // Taken here, so the resumed run's same call does not find it untaken and pass a second time.
+        if (await store.take(approvedCode, workerId)) return "once";
+      }
+      const resumed = await decidedForRun(pending);
+      if (resumed) return resumed;
+      for (const entry of await store.pending()) {
+        if (entry.contextId !== pending.contextId || entry.raw !== pending.raw || waiters.has(entry.code))
+          continue;
+        if (await waitedElsewhere(entry)) continue;
+        waited = true;
+        return await waitFor(entry, false);
+      }
+      // Decided while this run looked: no need to ask again.
+      const made = early.get(key);
+      if (made) {
+        early.delete(key);
+        answeredBy.set(pending.code, made.decision.by);
+        return await carriedOutHere(made.pending, made.decision);
+      }
+      // A code another worker took a moment ago is drawn again.
+      while (!(await store.request(pending)))
+        pending.code = newApprovalCode(new Set((await store.pending()).map((entry) => entry.code)));
+      waited = true;
+      return await waitFor(pending, true);
+    } finally {
+      if (!waited) leaveGap(key);
     }
-    const resumed = await decidedForRun(pending);
-    if (resumed) return resumed;
-    for (const entry of await store.pending()) {
-      if (entry.contextId !== pending.contextId || entry.raw !== pending.raw || waiters.has(entry.code))
-        continue;
-      if (!(await waitedElsewhere(entry))) return waitFor(entry, false);
-    }
-    // A code another worker took a moment ago is drawn again.
-    while (!(await store.request(pending)))
-      pending.code = newApprovalCode(new Set((await store.pending()).map((entry) => entry.code)));
-    return waitFor(pending, true);
   };
 
   const approvers = new Set(options.approvers);
