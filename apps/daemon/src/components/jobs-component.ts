@@ -1,6 +1,6 @@
 import { daemonComponent } from "../host/daemon-parts.js";
 import { trackBackgroundJobs } from "../store/background-jobs.js";
-import { answerForeignSessions } from "../store/foreign-sessions.js";
+import { answerForeignSessions, routeForeignCall } from "../store/foreign-sessions.js";
 import { serveShellCalls } from "../store/serve-shell-calls.js";
 
 /**
@@ -32,17 +32,24 @@ export const jobsComponent = daemonComponent({
     const served = store.shellCalls
       ? serveShellCalls({ calls: store.shellCalls, engine: shell.engine, workerId, logger: context.logger })
       : undefined;
+    const routing = {
+      workerId,
+      leases: store.leases,
+      ...(store.shellCalls ? { calls: store.shellCalls } : {}),
+    };
     shell.toolWrappers.push((tools, run) =>
-      answerForeignSessions(tools, {
-        workerId,
-        meta: () => runtime.history(run.contextId).meta(),
-        leases: store.leases,
-        ...(store.shellCalls ? { calls: store.shellCalls } : {}),
-      }),
+      answerForeignSessions(tools, { ...routing, meta: () => runtime.history(run.contextId).meta() }),
     );
+    // The shell service (the operator's `downcity shell read`, HTTP) routes the same way.
+    shell.foreign.route = (tool, input, call) =>
+      routeForeignCall(tool, input, {
+        ...routing,
+        meta: async () => (call.contextId ? runtime.history(call.contextId).meta() : {}),
+      });
     return {
       value: undefined,
       close: async () => {
+        shell.foreign.route = undefined;
         await served?.stop();
         await jobs.stop();
       },

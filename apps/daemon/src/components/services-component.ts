@@ -12,7 +12,7 @@ export const servicesComponent = daemonComponent({
   setup({ context, runtime: { runtime }, shell, channels, approvals }) {
     const registry = createServiceRegistry({ logger: context.logger });
     registry.register(createChatService(runtime, channels));
-    registry.register(createShellService(shell.engine));
+    registry.register(createShellService(shell.engine, { foreign: shell.foreign }));
     registry.register(createApprovalsService(approvals));
     for (const service of createChannelServices(channels)) registry.register(service);
     return { value: registry, close: () => registry.stopAll() };

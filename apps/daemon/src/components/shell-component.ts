@@ -15,6 +15,7 @@ import { createProjectCommandCheck } from "../security/create-project-command-ch
 import { firstRefusal } from "../security/first-refusal.js";
 import { shellEnvOptions } from "../security/shell-env-options.js";
 import { shellSandboxOptions } from "../security/shell-sandbox-options.js";
+import type { ForeignShellCalls } from "../services/shell-service.js";
 
 /**
  * The shell engine and the `shell_*` tools of every run: commands pass the project's policy,
@@ -40,6 +41,8 @@ export const shellComponent = daemonComponent({
     const toolWrappers: Array<(tools: ToolSet, run: { contextId: string }) => ToolSet> = [];
     // Awaited before a start returns (the store's shell affinity pins the chat before the run goes on).
     const afterStart: Array<(started: ShellStartResult) => Promise<void>> = [];
+    // Set by the jobs component with a shared store; the shell service routes calls with it.
+    const foreign: ForeignShellCalls = {};
     const created = createShellEngine({
       rootDir,
       ...(await shellEnvOptions({ rootDir, config, configEnv: context.configEnv })),
@@ -68,7 +71,7 @@ export const shellComponent = daemonComponent({
       return toolWrappers.reduce((wrapped, wrap) => wrap(wrapped, run), tools);
     });
     return {
-      value: { engine, callback, checks, toolWrappers, afterStart },
+      value: { engine, callback, checks, toolWrappers, afterStart, foreign },
       close: () => engine.closeAll({ grace_ms: 1000 }),
     };
   },

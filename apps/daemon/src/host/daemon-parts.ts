@@ -15,6 +15,7 @@ import type { LanguageModel, ToolSet } from "ai";
 import type { Approvals } from "../approvals/approvals-part.js";
 import type { HistoryFolders } from "../runtime/history-folders.js";
 import type { ShellCredentials } from "../security/create-shell-credentials.js";
+import type { ForeignShellCalls } from "../services/shell-service.js";
 import type { RunTelemetry } from "../telemetry/run-telemetry.js";
 import type { DaemonHttp } from "./daemon-http.js";
 import { componentOf } from "./define-component.js";
@@ -65,6 +66,8 @@ export interface DaemonParts {
    * `checks`: more command checks, run after the skills' (approvals add theirs). `toolWrappers`:
    * applied to each run's shell tools (the jobs component routes calls on other workers' sessions).
    * `afterStart`: awaited after every session start, before it returns (the jobs component pins its chat).
+   * `foreign`: set by the jobs component with a shared store; the shell service routes calls on
+   * another worker's session with it, as the tools do.
    */
   shell: {
     engine: ShellEngine;
@@ -72,6 +75,7 @@ export interface DaemonParts {
     checks: CommandCheck[];
     toolWrappers: Array<(tools: ToolSet, run: { contextId: string }) => ToolSet>;
     afterStart: Array<(started: ShellStartResult) => Promise<void>>;
+    foreign: ForeignShellCalls;
   };
   retention: undefined;
   approvals: Approvals;

@@ -84,12 +84,14 @@ export function trackBackgroundJobs(options: {
   const announce = async () => {
     await store.leases.acquire(workerKey(workerId), workerId, leaseMs);
     const live = new Map<string, ShellStatusResult[]>();
-    for (const session of await engine.list({ status: "live" })) {
-      if (!session.context_id || session.mode === "exec") continue;
+    const background = (await engine.list({ status: "live" })).filter((session) => session.mode !== "exec");
+    for (const session of background) {
+      if (!session.context_id) continue;
       live.set(session.context_id, [...(live.get(session.context_id) ?? []), session]);
     }
     await pinContexts(live.keys());
-    await register([...live.values()].flat());
+    // The registry lists sessions without a chat too (the operator's `downcity shell start`).
+    await register(background);
     for (const contextId of new Set([...announced.keys(), ...live.keys()])) {
       const now = new Set<string>((live.get(contextId) ?? []).map((session) => session.shell_id));
       const before = announced.get(contextId) ?? new Set<string>();

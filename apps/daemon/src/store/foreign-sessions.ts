@@ -37,30 +37,62 @@ const answerWaitMs = (tool: string, input: unknown, slackMs: number) => {
   return waits + slackMs;
 };
 
+/** Where a worker finds the owner of a session it does not hold, and how it reaches that owner. */
+export interface ForeignSessionOptions {
+  workerId: string;
+  /** The shared meta of the caller's context (sessions announced there), when it has one. */
+  meta: () => Promise<Record<string, unknown>>;
+  leases: Pick<ContextLease, "holder">;
+  calls?: ShellCallStore;
+  /** How long past the call's own wait the owner's answer is awaited [routedCallSlackMs]. */
+  slackMs?: number;
+}
+
+/**
+ * The outcome of a call on another worker's session: the owner's answer (what the call would
+ * have returned there), or why it could not be made there: the owner is `alive` but no call
+ * can be routed, `lost` with its worker, or gave `no-answer` in time.
+ */
+export type ForeignCallOutcome =
+  | { answered: true; result: unknown }
+  | { answered: false; job: AnnouncedJob; alive: boolean; state: "alive" | "lost" | "no-answer" };
+
+/**
+ * Routes shell call `tool` (input naming `shell_id`, a session this worker does not have) to the
+ * worker that announced the session (in the store's session list, or the context's shared meta)
+ * through the store, when it lives and the store carries shell calls. Undefined when no other
+ * worker announced the session.
+ */
+export async function routeForeignCall(
+  tool: string,
+  input: Record<string, unknown>,
+  options: ForeignSessionOptions & { signal?: AbortSignal },
+): Promise<ForeignCallOutcome | undefined> {
+  const { workerId, calls } = options;
+  const shellId = input.shell_id;
+  if (typeof shellId !== "string") return undefined;
+  const job = (await calls?.find(shellId)) ?? announcedJob(await options.meta(), shellId);
+  if (!job || job.worker === workerId) return undefined;
+  const alive = (await options.leases.holder(workerLeaseKey(job.worker))) !== undefined;
+  if (!alive) return { answered: false, job, alive, state: "lost" };
+  if (!calls || !Object.hasOwn(routedShellTools, tool))
+    return { answered: false, job, alive, state: "alive" };
+  const id = await calls.request({ owner: job.worker, requestedBy: workerId, tool, input });
+  const answer = await awaitShellAnswer(calls, id, {
+    deadline: Date.now() + answerWaitMs(tool, input, options.slackMs ?? routedCallSlackMs),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  if (answer) return { answered: true, result: answer.result };
+  return { answered: false, job, alive, state: "no-answer" };
+}
+
 /**
  * Wraps a run's shell tools: a call naming a session this worker does not have, which another
- * worker announced (in the store's session list, or the context's shared meta), is routed to that
- * worker through the store when it lives and the store carries shell calls: the owner makes the
- * call and its result is the tool's result here. Otherwise (or without an answer in time) it
- * answers SESSION_NOT_FOUND with the owner, whether it lives, and why.
+ * worker announced, is routed to that worker (`routeForeignCall`): the owner's result is the
+ * tool's result here. Otherwise (or without an answer in time) it answers SESSION_NOT_FOUND with
+ * the owner, whether it lives, and why.
  */
-export function answerForeignSessions(
-  tools: ToolSet,
-  options: {
-    workerId: string;
-    meta: () => Promise<Record<string, unknown>>;
-    leases: Pick<ContextLease, "holder">;
-    calls?: ShellCallStore;
-    /** How long past the call's own wait the owner's answer is awaited [routedCallSlackMs]. */
-    slackMs?: number;
-  },
-): ToolSet {
-  const { workerId, calls } = options;
-  const ownerOf = async (shellId: string): Promise<AnnouncedJob | undefined> => {
-    const announced = await calls?.find(shellId);
-    if (announced) return announced;
-    return announcedJob(await options.meta(), shellId);
-  };
+export function answerForeignSessions(tools: ToolSet, options: ForeignSessionOptions): ToolSet {
   const wrapped: ToolSet = {};
   for (const [name, tool] of Object.entries(tools)) {
     const execute = tool.execute;
@@ -72,29 +104,22 @@ export function answerForeignSessions(
       ...tool,
       execute: async (input: unknown, callOptions: Parameters<typeof execute>[1]) => {
         const result = await execute(input as never, callOptions);
-        const shellId = (input as { shell_id?: unknown } | undefined)?.shell_id;
-        if (!isNotFound(result) || typeof shellId !== "string") return result;
-        const job = await ownerOf(shellId);
-        if (!job || job.worker === workerId) return result;
-        const alive = (await options.leases.holder(workerLeaseKey(job.worker))) !== undefined;
-        let state: "alive" | "lost" | "no-answer" = alive ? "alive" : "lost";
-        if (alive && calls && Object.hasOwn(routedShellTools, name)) {
-          const id = await calls.request({
-            owner: job.worker,
-            requestedBy: workerId,
-            tool: name,
-            input: input as Record<string, unknown>,
-          });
-          const answer = await awaitShellAnswer(calls, id, {
-            deadline: Date.now() + answerWaitMs(name, input, options.slackMs ?? routedCallSlackMs),
-            ...(callOptions.abortSignal ? { signal: callOptions.abortSignal } : {}),
-          });
-          if (answer) return answer.result;
-          state = "no-answer";
-        }
+        if (!isNotFound(result) || typeof input !== "object" || input === null) return result;
+        const outcome = await routeForeignCall(name, input as Record<string, unknown>, {
+          ...options,
+          ...(callOptions.abortSignal ? { signal: callOptions.abortSignal } : {}),
+        });
+        if (!outcome) return result;
+        if (outcome.answered) return outcome.result;
+        const { job, alive, state } = outcome;
         return {
           error: result.error,
-          message: foreignSessionMessage(shellId, job, workerId, state),
+          message: foreignSessionMessage(
+            String((input as { shell_id: unknown }).shell_id),
+            job,
+            options.workerId,
+            state,
+          ),
           owner: { worker: job.worker, alive },
         };
       },
