@@ -154,9 +154,13 @@ describe("a lost claim", () => {
     let runFailed = false;
     let settled = false;
     let failRun: (error: Error) => void = () => {};
+    const reachable: Array<() => void> = [];
     const inbox: InboxStore = Object.assign(Object.create(store.inbox) as InboxStore, {
       async renew(...args: Parameters<InboxStore["renew"]>) {
-        if (unreachable) throw new Error("connect ECONNREFUSED");
+        // The store unreachable: renewals hang (a connection that never answers), so nothing tells
+        // the pump its claim lapsed. Failing ones would let it give the claim up on its own after a
+        // lease, before the run fails, and then it rightly asks the store nothing.
+        if (unreachable) await new Promise<void>((resolve) => reachable.push(resolve));
         const renewed = await store.inbox.renew(...args);
         if (runFailed) settled = true;
         return renewed;
@@ -182,7 +186,7 @@ describe("a lost claim", () => {
     pump = pumpOver(inbox, runtime as unknown as ReturnType<typeof recordingRuntime>);
     pump.start();
     await until(() => runs === 1, "the first run");
-    // Renewals fail (so the claim still looks held here) until it lapses and another worker takes it.
+    // Renewals hang (so the claim still looks held here) until it lapses and another worker takes it.
     unreachable = true;
     const taken = await until(
       () => store.inbox.claim({ owner: "worker-b", leaseMs: 60_000 }),
@@ -191,6 +195,7 @@ describe("a lost claim", () => {
     unreachable = false;
     runFailed = true;
     failRun(new Error("the store went away mid-run"));
+    for (const answer of reachable.splice(0)) answer();
     // The pump decides after its retry delay: it asks the store about its claim (or fails the event).
     await until(() => settled, "the pump to settle the failed run");
     await pump.close(2000);
