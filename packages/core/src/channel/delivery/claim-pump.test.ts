@@ -107,37 +107,4 @@ describe("the claim pump", () => {
     await until(() => queue.claims.length === 4, "a claim for b and one that finds nothing");
     expect(queue.claims).toEqual([undefined, "a", "b", undefined]);
   });
-
-  it("claims again for a wake-up that came while a claim was finding nothing (no wait for the poll)", async () => {
-    const waiting: string[] = [];
-    const handled: string[] = [];
-    let releaseLook: () => void = () => {};
-    let looks = 0;
-    pump = createClaimPump({
-      concurrency: 8,
-      pollMs: 60_000,
-      claim: async () => {
-        // The claim looks first, then its answer travels back: an item accepted meanwhile is not in it.
-        const item = waiting.shift();
-        looks += 1;
-        if (looks === 2) await new Promise<void>((resolve) => (releaseLook = resolve));
-        return item;
-      },
-      handle: async (item) => {
-        handled.push(item);
-        return "none";
-      },
-      onError: (error) => {
-        throw error;
-      },
-    });
-    pump.start();
-    await until(() => looks === 1, "the start's claim");
-    pump.wake();
-    await until(() => looks === 2, "a claim under way");
-    waiting.push("late");
-    pump.wake();
-    releaseLook();
-    await until(() => handled.includes("late"), "the item accepted during the empty claim");
-  });
 });

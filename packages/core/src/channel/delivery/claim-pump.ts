@@ -47,29 +47,18 @@ async function settleWithin(settled: Promise<void>, waitMs: number): Promise<voi
 function owedClaims() {
   let drain = false;
   let budget = 0;
-  // Counts wake-ups, so a claim that found nothing answers only those that came before it began.
-  let wakes = 0;
   return {
     any: () => drain || budget > 0,
     /** `count` more claims; until nothing is claimable when undefined. */
     add(count?: number) {
-      if (count === 0) return;
-      wakes += 1;
       if (count === undefined) drain = true;
       else budget += count;
     },
-    /** Takes one owed claim; returns a mark for `answered`. */
     took() {
       if (!drain) budget -= 1;
-      return wakes;
     },
-    /**
-     * Nothing was claimable when the claim marked `since` began (or the claim failed): the
-     * wake-ups owed until then are answered. One that came during the claim (an entry accepted
-     * after the claim's look) still owes a claim.
-     */
-    answered(since?: number) {
-      if (since !== undefined && wakes !== since) return;
+    /** Nothing is claimable now (or the claim failed): every wake-up owed so far is answered. */
+    answered() {
       drain = false;
       budget = 0;
     },
@@ -96,12 +85,9 @@ export function createClaimPump<T>(options: ClaimPumpOptions<T>): ClaimPump {
 
   const pump = async () => {
     while (room() && owed.any()) {
-      const since = owed.took();
+      owed.took();
       const item = await options.claim();
-      if (item === undefined) {
-        owed.answered(since);
-        continue;
-      }
+      if (item === undefined) return owed.answered();
       const work: Promise<void> = options.handle(item).then(
         (result) => settled(work, result),
         (error: unknown) => {
