@@ -136,8 +136,7 @@ export function createChannelDelivery(options: ChannelDeliveryOptions): ChannelD
     trigger: async (id) => inbox.held(id) ?? store.inbox.get(id),
     async record(chunks) {
       for (const chunk of chunks) await store.outbox.record(chunk);
-      // One claim per chunk: claiming until nothing is left would end in a claim that finds nothing.
-      outbox.wake(chunks.length);
+      outbox.wake();
     },
     start() {
       if (store.onWake) {

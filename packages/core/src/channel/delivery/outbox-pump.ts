@@ -1,7 +1,7 @@
 import { errorFields, type Logger } from "../../logger/logger.js";
 import type { OutboxEntry, OutboxStore } from "../../store/outbox-store.js";
 import type { ChannelAdapter } from "../adapter/channel-adapter.js";
-import { createClaimPump, type Settled } from "./claim-pump.js";
+import { createClaimPump } from "./claim-pump.js";
 import { outboxMessage } from "./outbox-message.js";
 import { readSendFailure } from "./send-failure.js";
 
@@ -25,11 +25,8 @@ export const defaultDeliveryPolicy: Readonly<DeliveryPolicy> = Object.freeze({
 /** Sends what the outbox hands this worker; see `createOutboxPump`. */
 export interface OutboxPump {
   start(): void;
-  /**
-   * Looks for sendable chunks now: until none is left (an adapter came up, a store wake-up), or
-   * `count` claims after recording `count` chunks.
-   */
-  wake(count?: number): void;
+  /** Looks for sendable chunks now (after a record, or when an adapter came up). */
+  wake(): void;
   close(): Promise<void>;
 }
 
@@ -109,26 +106,22 @@ export function createOutboxPump(options: OutboxPumpOptions): OutboxPump {
     retryTimers.add(timer);
   };
 
-  const send = async (entry: OutboxEntry): Promise<Settled> => {
+  const send = async (entry: OutboxEntry) => {
     const adapter = options.adapter(entry.channel);
     if (!adapter) {
       // Not running here: the claim lapses after its lease, and a worker that runs the channel sends.
       if (!missing.has(entry.channel))
         logger.warn({ channel: entry.channel }, "a reply is waiting for a channel this worker does not run");
       missing.add(entry.channel);
-      // What this worker was woken for may be another chat's chunk that it can send.
-      return "unknown";
+      return;
     }
     try {
       const message = await outboxMessage(entry, options.rootDir, adapter.capabilities);
       const result = await adapter.send(entry.target, message, { idempotencyKey: entry.key });
-      const completed = await outbox.complete(entry.key, result?.messageId);
+      await outbox.complete(entry.key, result?.messageId);
       options.onSent?.(entry, result?.messageId);
-      // The chat's next chunk is claimable now; when it has none, a claim would find nothing.
-      return completed.next ? "next" : "none";
     } catch (error) {
       await failed(entry, error);
-      return "unknown";
     }
   };
 
@@ -142,7 +135,7 @@ export function createOutboxPump(options: OutboxPumpOptions): OutboxPump {
 
   return {
     start: () => pump.start(),
-    wake: (count) => pump.wake(count),
+    wake: () => pump.wake(),
     async close() {
       for (const timer of retryTimers) clearTimeout(timer);
       await pump.close();
