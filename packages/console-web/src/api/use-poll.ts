@@ -22,14 +22,19 @@ export function usePoll<Value>(
   const [error, setError] = useState<string | undefined>(undefined);
   const loadRef = useRef(load);
   loadRef.current = load;
-  const refresh = useCallback(async () => {
+  // `current` says whether the load still counts: one started before `key` changed must not
+  // overwrite what the new key loaded.
+  const loadInto = useCallback(async (current: () => boolean) => {
     try {
-      setValue(await loadRef.current());
+      const loaded = await loadRef.current();
+      if (!current()) return;
+      setValue(loaded);
       setError(undefined);
     } catch (failure) {
-      setError(failure instanceof Error ? failure.message : String(failure));
+      if (current()) setError(failure instanceof Error ? failure.message : String(failure));
     }
   }, []);
+  const refresh = useCallback(() => loadInto(() => true), [loadInto]);
   // A layout effect starts the first load right after the first render instead of after a paint,
   // which is what makes the agents list appear in the first frames.
   useLayoutEffect(() => {
@@ -39,7 +44,7 @@ export function usePoll<Value>(
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const tick = async () => {
-      await refresh();
+      await loadInto(() => !stopped);
       if (!stopped && intervalMs > 0) timer = setTimeout(tick, intervalMs);
     };
     if (given === undefined) void tick();
@@ -48,6 +53,6 @@ export function usePoll<Value>(
       stopped = true;
       if (timer) clearTimeout(timer);
     };
-  }, [key, intervalMs, refresh]);
+  }, [key, intervalMs, loadInto]);
   return { value, error, refresh };
 }

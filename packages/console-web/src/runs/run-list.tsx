@@ -57,7 +57,9 @@ export function RunList(props: { agent: string }): JSX.Element {
           list="run-contexts"
           placeholder="Any context"
           value={context}
-          onChange={(event) => setContext((event.target as HTMLInputElement).value)}
+          // On every input, not on change (blur): a re-render between typing and leaving the field
+          // (a poll landing) would put the old value back and the filter would never apply.
+          onInput={(event) => setContext((event.target as HTMLInputElement).value)}
         />
         <datalist id="run-contexts">
           {(contexts.value?.contexts ?? []).map((item) => (
