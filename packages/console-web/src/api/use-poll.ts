@@ -22,19 +22,14 @@ export function usePoll<Value>(
   const [error, setError] = useState<string | undefined>(undefined);
   const loadRef = useRef(load);
   loadRef.current = load;
-  // `current` says whether the load still counts: one started before `key` changed must not
-  // overwrite what the new key loaded.
-  const loadInto = useCallback(async (current: () => boolean) => {
+  const refresh = useCallback(async () => {
     try {
-      const loaded = await loadRef.current();
-      if (!current()) return;
-      setValue(loaded);
+      setValue(await loadRef.current());
       setError(undefined);
     } catch (failure) {
-      if (current()) setError(failure instanceof Error ? failure.message : String(failure));
+      setError(failure instanceof Error ? failure.message : String(failure));
     }
   }, []);
-  const refresh = useCallback(() => loadInto(() => true), [loadInto]);
   // A layout effect starts the first load right after the first render instead of after a paint,
   // which is what makes the agents list appear in the first frames.
   useLayoutEffect(() => {
@@ -44,7 +39,7 @@ export function usePoll<Value>(
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const tick = async () => {
-      await loadInto(() => !stopped);
+      await refresh();
       if (!stopped && intervalMs > 0) timer = setTimeout(tick, intervalMs);
     };
     if (given === undefined) void tick();
@@ -53,6 +48,6 @@ export function usePoll<Value>(
       stopped = true;
       if (timer) clearTimeout(timer);
     };
-  }, [key, intervalMs, loadInto]);
+  }, [key, intervalMs, refresh]);
   return { value, error, refresh };
 }
