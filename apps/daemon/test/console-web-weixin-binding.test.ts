@@ -78,7 +78,15 @@ describe("web console: binding a WeChat channel by QR code", () => {
     await page.goto(`${base}/#/agent/${encodeURIComponent(root)}/channels`);
     const channel = page.locator('article[data-channel="wechat"]');
     // Not bound yet: the daemon reports the channel failed with the re-binding advice.
-    await channel.getByText("no WeChat bot is bound").first().waitFor({ timeout: 60_000 });
+    await channel
+      .getByText("no WeChat bot is bound")
+      .first()
+      .waitFor({ timeout: 60_000 })
+      .catch(async (error: unknown) => {
+        // What the page showed instead is what tells a failure here apart from a slow start.
+        await page.screenshot({ path: `${artifacts}channels-weixin-unbound-failed.png`, fullPage: true });
+        throw new Error(`${(error as Error).message}\nThe page showed: ${await page.textContent("body")}`);
+      });
 
     await channel.getByRole("button", { name: "Show a QR code to bind" }).click();
     const picture = channel.getByRole("img", { name: "QR code to bind the WeChat channel wechat" });

@@ -350,6 +350,20 @@ describe("web console in headless Chromium", () => {
     expect(access.channels[0]?.approved.map((user) => user.userId)).toEqual(["u-42"]);
   });
 
+  it("opens the page a link names when the link changes while the page boots", async () => {
+    // The hash changes after the first render and before the app listens for `hashchange` (a link
+    // followed as the page loads): the app must still show the page the hash names.
+    const booting = await context.newPage();
+    await booting.addInitScript((hash) => {
+      document.addEventListener("DOMContentLoaded", () => {
+        window.location.hash = hash;
+      });
+    }, new URL(agentUrl(world.roots.alpha, "channels")).hash);
+    await booting.goto(`${world.base}/`);
+    await booting.locator('article[data-channel="hook"]').waitFor({ timeout: 15000 });
+    await booting.close();
+  });
+
   it("shows an agent stopped from the CLI as stopped within 2 s, starts it again and restarts it from the page", async () => {
     await page.goto(world.base);
     const row = page.locator('tr[data-agent="alpha"]');

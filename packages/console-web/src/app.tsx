@@ -14,8 +14,32 @@ export function App(): JSX.Element {
   const route = useHashRoute();
   const agent = route.agent;
   const [pages, setPages] = useState<AgentPageModule | undefined>(undefined);
+  const [pagesProblem, setPagesProblem] = useState<string | undefined>(undefined);
   useEffect(() => {
-    if (agent && !pages) void import("./pages/agent-page.js").then((loaded) => setPages(loaded));
+    if (!agent || pages) return;
+    // A failed chunk load (the console restarting, a dropped connection) is tried again, never left
+    // as a page that says "Loading…" for ever.
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const load = (attempt: number) => {
+      import("./pages/agent-page.js").then(
+        (loaded) => {
+          if (!stopped) setPages(loaded);
+        },
+        (error: unknown) => {
+          if (stopped) return;
+          setPagesProblem(
+            `Could not load this page (${error instanceof Error ? error.message : String(error)}); trying again.`,
+          );
+          timer = setTimeout(() => load(attempt + 1), Math.min(1000 * 2 ** attempt, 10_000));
+        },
+      );
+    };
+    load(0);
+    return () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    };
   }, [agent, pages]);
   return (
     <>
@@ -62,7 +86,14 @@ export function App(): JSX.Element {
             <p class="agent-path">
               <a href="#/">Agents</a> / <code>{agent}</code>
             </p>
-            {pages ? <pages.AgentPage route={route} agent={agent} /> : <p aria-busy="true">Loading…</p>}
+            {pages ? (
+              <pages.AgentPage route={route} agent={agent} />
+            ) : (
+              <>
+                {pagesProblem ? <p role="alert">{pagesProblem}</p> : null}
+                <p aria-busy="true">Loading…</p>
+              </>
+            )}
           </>
         ) : (
           <AgentsPage />

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 
 /** Where the page is: `#/` lists agents, `#/agent/<root>/<page>[/<context or run>]` shows one agent's page. */
 export interface Route {
@@ -53,11 +53,14 @@ export function routeHref(route: Route): string {
 
 /** The current route, following `hashchange`. */
 export function useHashRoute(): Route {
-  const [route, setRoute] = useState(() => parseHash(window.location.hash));
+  const [hash, setHash] = useState(() => window.location.hash);
   useEffect(() => {
-    const update = () => setRoute(parseHash(window.location.hash));
+    const update = () => setHash(window.location.hash);
     window.addEventListener("hashchange", update);
+    // The hash may have changed between the first render and this listener (a link followed while
+    // the page booted): that `hashchange` was missed, so the hash is read again now.
+    update();
     return () => window.removeEventListener("hashchange", update);
   }, []);
-  return route;
+  return useMemo(() => parseHash(hash), [hash]);
 }
