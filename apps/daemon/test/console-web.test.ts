@@ -354,11 +354,14 @@ describe("web console in headless Chromium", () => {
     // The hash changes after the first render and before the app listens for `hashchange` (a link
     // followed as the page loads): the app must still show the page the hash names.
     const booting = await context.newPage();
-    await booting.addInitScript((hash) => {
-      document.addEventListener("DOMContentLoaded", () => {
-        window.location.hash = hash;
-      });
-    }, new URL(agentUrl(world.roots.alpha, "channels")).hash);
+    await booting.addInitScript(
+      (hash) => {
+        document.addEventListener("DOMContentLoaded", () => {
+          window.location.hash = hash;
+        });
+      },
+      new URL(agentUrl(world.roots.alpha, "channels")).hash,
+    );
     await booting.goto(`${world.base}/`);
     await booting.locator('article[data-channel="hook"]').waitFor({ timeout: 15000 });
     await booting.close();
