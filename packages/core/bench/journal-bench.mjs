@@ -1,5 +1,6 @@
 // Run journal costs, each as a ratio against a baseline measured in the same run, interleaved so a
 // machine shared with other work loads both sides alike (pnpm --filter @downcity/core bench).
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { mkdtemp, open, rm } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,15 +14,20 @@ const quantile = (values, q) => [...values].sort((a, b) => a - b)[Math.floor((va
 const median = (values) => quantile(values, 0.5);
 const ms = (value) => `${value.toFixed(3)} ms`;
 
-/** A runtime over the zero-latency scripted model, with or without the file journal. */
+/**
+ * A runtime over the zero-latency scripted model, with or without a journal: `true` is the file
+ * journal, a function builds a stand-in journal from the project folder.
+ */
 function runtimeOf(name, journaled) {
   const scripted = createScriptedModel([], { fallback: "ok" });
   const rootDir = join(root, name);
-  return createAgentRuntime({
-    rootDir,
-    model: scripted.model,
-    ...(journaled ? { journal: openFileRunJournal({ rootDir }) } : {}),
-  });
+  const journal =
+    typeof journaled === "function"
+      ? journaled(rootDir)
+      : journaled
+        ? openFileRunJournal({ rootDir })
+        : undefined;
+  return createAgentRuntime({ rootDir, model: scripted.model, ...(journal ? { journal } : {}) });
 }
 
 /** One turn: its wall time and the process's CPU time (all threads), in ms. */
@@ -137,6 +143,64 @@ const spread = (overheads) =>
   const ratios = journalRates.map((value, index) => value / rawRates[index]);
   console.log(
     `journal append ${median(journalRates).toFixed(0)}/s vs raw appendFile+fdatasync ${median(rawRates).toFixed(0)}/s over ${rounds} interleaved rounds -> median ${median(ratios).toFixed(2)}x (middle half of rounds ${quantile(ratios, 0.25).toFixed(2)}x to ${quantile(ratios, 0.75).toFixed(2)}x; target >= 0.5x)`,
+  );
+}
+
+// 3. Where a journaled turn's extra time goes: stand-in journals that keep the recorder and its
+// middleware but store less. `records dropped` stores nothing; `one shared file` writes each run's
+// records to one file all runs share (the same bytes, written the same way, but no file created);
+// `a file per run` creates a file per run as the file journal does, then writes and closes it.
+{
+  const unstored = {
+    read: async () => undefined,
+    list: async () => [],
+    prune: async () => 0,
+    close: async () => {},
+  };
+  const lines = (records) => records.map((record) => `${JSON.stringify({ v: 1, ...record })}\n`).join("");
+  const sides = {
+    "no journal": runtimeOf("split-plain", false),
+    "records dropped": runtimeOf("split-dropped", () => ({ ...unstored, append: async () => {} })),
+    "one shared file": runtimeOf("split-shared", (rootDir) => {
+      mkdirSync(rootDir, { recursive: true });
+      const fd = openSync(join(rootDir, "all-runs.jsonl"), "a");
+      return { ...unstored, append: async (_requestId, records) => void writeSync(fd, lines(records)) };
+    }),
+    "a file per run": runtimeOf("split-per-run", (rootDir) => {
+      mkdirSync(join(rootDir, "runs"), { recursive: true });
+      const files = new Map();
+      return {
+        ...unstored,
+        append: async (requestId, records) => {
+          let fd = files.get(requestId);
+          if (fd === undefined) {
+            fd = openSync(join(rootDir, "runs", `${requestId}.jsonl`), "ax+");
+            files.set(requestId, fd);
+          }
+          writeSync(fd, lines(records));
+          if (records.some((record) => record.type === "end")) {
+            closeSync(fd);
+            files.delete(requestId);
+          }
+        },
+      };
+    }),
+    "file journal": runtimeOf("split-file", true),
+  };
+  const names = Object.keys(sides);
+  for (let index = 0; index < 20; index++) for (const name of names) await turn(sides[name], index);
+  const cpu = Object.fromEntries(names.map((name) => [name, []]));
+  for (let index = 0; index < rounds * 20; index++) {
+    for (const name of index % 2 === 0 ? names : [...names].reverse())
+      cpu[name].push((await turn(sides[name], index)).cpu);
+  }
+  for (const name of names) await sides[name].close();
+  const base = median(cpu["no journal"]);
+  console.log(
+    `where a journaled turn's CPU time goes (p50 over ${rounds * 20} turns a side, vs ${ms(base)} without a journal): ${names
+      .slice(1)
+      .map((name) => `${name} ${percent((median(cpu[name]) / base - 1) * 100)}`)
+      .join(", ")}`,
   );
 }
 
