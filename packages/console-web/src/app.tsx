@@ -1,46 +1,16 @@
 import type { JSX } from "preact";
-import { useEffect, useState } from "preact/hooks";
 import { postJson } from "./api/console-api.js";
 import { ApprovalsBadge } from "./approvals/approvals-badge.js";
 import { AgentsPage } from "./pages/agents-page.js";
+import { useAgentPages } from "./pages/use-agent-pages.js";
 import { agentPages } from "./routing/agent-pages.js";
 import { routeHref, useHashRoute } from "./routing/use-hash-route.js";
-
-// An agent's pages load on first use: the first screen (the agents list) needs none of them.
-type AgentPageModule = typeof import("./pages/agent-page.js");
 
 /** The console page: a header with navigation and the page the hash names. */
 export function App(): JSX.Element {
   const route = useHashRoute();
   const agent = route.agent;
-  const [pages, setPages] = useState<AgentPageModule | undefined>(undefined);
-  const [pagesProblem, setPagesProblem] = useState<string | undefined>(undefined);
-  useEffect(() => {
-    if (!agent || pages) return;
-    // A failed chunk load (the console restarting, a dropped connection) is tried again, never left
-    // as a page that says "Loading…" for ever.
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const load = (attempt: number) => {
-      import("./pages/agent-page.js").then(
-        (loaded) => {
-          if (!stopped) setPages(loaded);
-        },
-        (error: unknown) => {
-          if (stopped) return;
-          setPagesProblem(
-            `Could not load this page (${error instanceof Error ? error.message : String(error)}); trying again.`,
-          );
-          timer = setTimeout(() => load(attempt + 1), Math.min(1000 * 2 ** attempt, 10_000));
-        },
-      );
-    };
-    load(0);
-    return () => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-    };
-  }, [agent, pages]);
+  const { pages, problem: pagesProblem } = useAgentPages(agent !== undefined);
   return (
     <>
       <header class="container-fluid">
