@@ -367,6 +367,21 @@ describe("web console in headless Chromium", () => {
     await booting.close();
   });
 
+  it("tries a failed load of the agent pages again, saying so, instead of loading for ever", async () => {
+    const flaky = await context.newPage();
+    let refused = 0;
+    // The first request for the agent pages' chunk fails as a dropped connection would.
+    await flaky.route(/\/assets\/agent-page-[^/]+\.js$/, (route) => {
+      if (refused++ === 0) return route.abort("connectionreset");
+      return route.continue();
+    });
+    await flaky.goto(agentUrl(world.roots.alpha, "channels"));
+    await flaky.getByRole("alert").getByText("Could not load this page").waitFor({ timeout: 15000 });
+    await flaky.locator('article[data-channel="hook"]').waitFor({ timeout: 15000 });
+    expect(refused).toBeGreaterThanOrEqual(2);
+    await flaky.close();
+  });
+
   it("shows an agent stopped from the CLI as stopped within 2 s, starts it again and restarts it from the page", async () => {
     await page.goto(world.base);
     const row = page.locator('tr[data-agent="alpha"]');
