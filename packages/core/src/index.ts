@@ -244,7 +244,7 @@ export type {
   InboxStore,
   InternalRunKind,
 } from "./store/inbox-store.js";
-export type { ClaimOptions, ClaimPolicy, KeyedQueue, QueuedEntry } from "./store/keyed-queue.js";
+export type { ClaimOptions, ClaimPolicy, Completed, KeyedQueue, QueuedEntry } from "./store/keyed-queue.js";
 export {
   type MemoryDocuments,
   type MemoryScope,

@@ -111,8 +111,9 @@ type Measured = Awaited<ReturnType<typeof measure>>;
 function statementLines(profile: DaemonProfile): { perEvent: number; lines: string } {
   const sorted = [...profile.statements].sort((a, b) => b[1] - a[1]);
   const perEvent = sorted.reduce((sum, [, count]) => sum + count, 0) / events;
+  // Every statement sent at least once per 20 events: the rest are polls and stragglers.
   const lines = sorted
-    .slice(0, 12)
+    .filter(([, count]) => count / events >= 0.05)
     .map(([text, count]) => `    ${(count / events).toFixed(2).padStart(5)}  ${text}`)
     .join("\n");
   return { perEvent, lines };

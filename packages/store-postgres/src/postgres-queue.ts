@@ -52,16 +52,14 @@ export function createPostgresQueue<Row extends pg.QueryResultRow, Entry extends
                              WHERE l.context_id = 'affinity:' || q.${group} AND l.owner <> $1
                                AND l.until >= clock_timestamp())`
     : "";
-  const finish = spec.complete.wakesGroup
-    ? // Others are woken only when the group has a next entry: the finishing worker looks for work
-      // itself, and a wake-up of every worker per entry is what limits scaling out.
-      `WITH done AS (UPDATE ${table} SET ${spec.complete.set}, claimed_by = NULL, claimed_until = NULL
+  // A row back when the group has a next entry: the finisher claims again only then, and with
+  // `wakesGroup` the others are woken too (a wake-up of every worker per entry is what limits
+  // scaling out, so none when nothing waits).
+  const finish = `WITH done AS (UPDATE ${table} SET ${spec.complete.set}, claimed_by = NULL, claimed_until = NULL
                      WHERE ${key} = $1 AND status IN ('pending', 'dead') RETURNING ${key}, ${group})
-       SELECT pg_notify('${wakeChannel}', '') FROM done
+       SELECT ${spec.complete.wakesGroup ? `pg_notify('${wakeChannel}', '')` : "1"} FROM done
        WHERE EXISTS (SELECT 1 FROM ${table} n
-                     WHERE n.status = 'pending' AND n.${group} = done.${group} AND n.${key} <> done.${key})`
-    : `UPDATE ${table} SET ${spec.complete.set}, claimed_by = NULL, claimed_until = NULL
-       WHERE ${key} = $1 AND status IN ('pending', 'dead')`;
+                     WHERE n.status = 'pending' AND n.${group} = done.${group} AND n.${key} <> done.${key})`;
 
   return {
     claimPolicy: "group-at-a-time",
@@ -100,7 +98,8 @@ export function createPostgresQueue<Row extends pg.QueryResultRow, Entry extends
       );
     },
     async complete(id, receipt) {
-      await pool.query(finish, spec.complete.takesReceipt ? [id, receipt ?? null] : [id]);
+      const { rows } = await pool.query(finish, spec.complete.takesReceipt ? [id, receipt ?? null] : [id]);
+      return { next: rows.length > 0 };
     },
     async fail(id, error, maxAttempts, permanent = false, retryInMs = 0) {
       // An entry that stays pending is held by nobody until the retry is due (the database clock),

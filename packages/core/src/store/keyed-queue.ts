@@ -25,6 +25,15 @@ export interface QueuedEntry {
   worker?: string;
 }
 
+/** What finishing an entry left behind in its group. */
+export interface Completed {
+  /**
+   * Another unfinished entry of the group waits (claimable now, under `group-at-a-time`): worth a
+   * claim. False tells a claimer that finishing this entry made nothing new claimable.
+   */
+  next: boolean;
+}
+
 /**
  * A durable queue of keyed entries with claims and dead letters: the shape the inbox and the outbox
  * share. A key is recorded once; after it finished or was dropped it stays known, so a redelivery
@@ -38,8 +47,11 @@ export interface KeyedQueue<Entry extends QueuedEntry> {
   renew(key: string, options: ClaimOptions): Promise<boolean>;
   /** Gives a claim back without counting a failure (a worker shutting down). */
   release(key: string, owner: string): Promise<void>;
-  /** Finishes an entry (`receipt`: what the far side called it, e.g. the platform's message id). */
-  complete(key: string, receipt?: string): Promise<void>;
+  /**
+   * Finishes an entry (`receipt`: what the far side called it, e.g. the platform's message id) and
+   * tells whether its group has a next entry, so a claimer claims again only when one waits.
+   */
+  complete(key: string, receipt?: string): Promise<Completed>;
   /**
    * Counts a failure and releases the claim; dead after `maxAttempts` failures or when `permanent`.
    * Otherwise the entry is claimable again after `retryInMs` [0], by any claimer, so a backoff

@@ -42,6 +42,22 @@ export function testOutboxStore(options: StoreSuiteOptions): void {
       expect(await t.store.outbox.claim({ owner: "w1" })).toBeUndefined();
     });
 
+    it("tells on completing a chunk whether its chat has a next one (so a sender claims again only then)", async () => {
+      await t.store.outbox.record(chunk("c1", "a"));
+      await t.store.outbox.record(chunk("c2", "a"));
+      await t.store.outbox.record(chunk("d1", "b"));
+      expect((await t.store.outbox.claim({ owner: "w1" }))?.key).toBe("c1");
+      expect((await t.store.outbox.claim({ owner: "w1" }))?.key).toBe("d1");
+      // Another chat's pending chunk is no next of this one.
+      expect(await t.store.outbox.complete("d1", "m-d1")).toEqual({ next: false });
+      expect(await t.store.outbox.complete("c1", "m-c1")).toEqual({ next: true });
+      expect((await t.store.outbox.claim({ owner: "w1" }))?.key).toBe("c2");
+      expect(await t.store.outbox.complete("c2", "m-c2")).toEqual({ next: false });
+      // Completed twice (a retried bookkeeping call): nothing waits behind it either.
+      expect(await t.store.outbox.complete("c2", "m-c2")).toEqual({ next: false });
+      expect(await t.store.outbox.claim({ owner: "w1" })).toBeUndefined();
+    });
+
     it("hands out a chat's chunks in order, one at a time, chats in parallel", async () => {
       const first = await expectOneClaimPerGroup(t.store, outboxUnderTest);
       expect(first?.target).toEqual({ chatId: "a", chatType: "direct" });

@@ -136,7 +136,8 @@ export function createChannelDelivery(options: ChannelDeliveryOptions): ChannelD
     trigger: async (id) => inbox.held(id) ?? store.inbox.get(id),
     async record(chunks) {
       for (const chunk of chunks) await store.outbox.record(chunk);
-      outbox.wake();
+      // One claim per chunk: claiming until nothing is left would end in a claim that finds nothing.
+      outbox.wake(chunks.length);
     },
     start() {
       if (store.onWake) {

@@ -210,7 +210,8 @@ export function createInboxPump(options: InboxPumpOptions): InboxPump {
     concurrency: joins ? Number.POSITIVE_INFINITY : Math.max(1, options.concurrency),
     pollMs: options.pollMs ?? 1000,
     claim: () => inbox.claim({ owner, leaseMs }),
-    handle,
+    // A free slot may take another context's event that waited for one: claim until none is left.
+    handle: (entry) => handle(entry).then(() => "unknown" as const),
     onError: (error) => logger.warn(errorFields(error), "inbox claim or run bookkeeping failed; retrying"),
   });
 

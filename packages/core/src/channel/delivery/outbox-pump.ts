@@ -1,7 +1,7 @@
 import { errorFields, type Logger } from "../../logger/logger.js";
 import type { OutboxEntry, OutboxStore } from "../../store/outbox-store.js";
 import type { ChannelAdapter } from "../adapter/channel-adapter.js";
-import { createClaimPump } from "./claim-pump.js";
+import { createClaimPump, type Settled } from "./claim-pump.js";
 import { outboxMessage } from "./outbox-message.js";
 import { readSendFailure } from "./send-failure.js";
 
@@ -25,8 +25,11 @@ export const defaultDeliveryPolicy: Readonly<DeliveryPolicy> = Object.freeze({
 /** Sends what the outbox hands this worker; see `createOutboxPump`. */
 export interface OutboxPump {
   start(): void;
-  /** Looks for sendable chunks now (after a record, or when an adapter came up). */
-  wake(): void;
+  /**
+   * Looks for sendable chunks now: until none is left (an adapter came up, a store wake-up), or
+   * `count` claims after recording `count` chunks.
+   */
+  wake(count?: number): void;
   close(): Promise<void>;
 }
 
@@ -106,22 +109,26 @@ export function createOutboxPump(options: OutboxPumpOptions): OutboxPump {
     retryTimers.add(timer);
   };
 
-  const send = async (entry: OutboxEntry) => {
+  const send = async (entry: OutboxEntry): Promise<Settled> => {
     const adapter = options.adapter(entry.channel);
     if (!adapter) {
       // Not running here: the claim lapses after its lease, and a worker that runs the channel sends.
       if (!missing.has(entry.channel))
         logger.warn({ channel: entry.channel }, "a reply is waiting for a channel this worker does not run");
       missing.add(entry.channel);
-      return;
+      // What this worker was woken for may be another chat's chunk that it can send.
+      return "unknown";
     }
     try {
       const message = await outboxMessage(entry, options.rootDir, adapter.capabilities);
       const result = await adapter.send(entry.target, message, { idempotencyKey: entry.key });
-      await outbox.complete(entry.key, result?.messageId);
+      const completed = await outbox.complete(entry.key, result?.messageId);
       options.onSent?.(entry, result?.messageId);
+      // The chat's next chunk is claimable now; when it has none, a claim would find nothing.
+      return completed.next ? "next" : "none";
     } catch (error) {
       await failed(entry, error);
+      return "unknown";
     }
   };
 
@@ -135,7 +142,7 @@ export function createOutboxPump(options: OutboxPumpOptions): OutboxPump {
 
   return {
     start: () => pump.start(),
-    wake: () => pump.wake(),
+    wake: (count) => pump.wake(count),
     async close() {
       for (const timer of retryTimers) clearTimeout(timer);
       await pump.close();

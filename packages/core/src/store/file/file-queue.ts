@@ -167,8 +167,15 @@ export async function openFileQueue<Entry extends QueuedEntry>(
       if (claims.get(key)?.owner === owner) claims.delete(key);
     },
     async complete(key, receipt) {
-      if (entries.has(key)) await event(spec.ops.done, key, receipt ? { messageId: receipt } : {});
+      const done = entries.get(key);
+      if (done) await event(spec.ops.done, key, receipt ? { messageId: receipt } : {});
       claims.delete(key);
+      if (!done) return { next: false };
+      const group = spec.groupOf(done);
+      for (const entry of entries.values())
+        if (entry.status === "pending" && spec.keyOf(entry) !== key && spec.groupOf(entry) === group)
+          return { next: true };
+      return { next: false };
     },
     async fail(key, error, maxAttempts, permanent = false, retryInMs = 0) {
       const entry = require(key);
