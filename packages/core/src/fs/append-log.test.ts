@@ -29,3 +29,19 @@ it("a log expected new that exists after all still has its torn last line ended"
   await log.close();
   expect(await readFile(path, "utf8")).toBe('{"n":1}\n{"n":\n{"n":2}\n');
 });
+
+it("keeps appends in call order when unsynced ones come while synced ones are under way", async () => {
+  const path = join(dir, "log.jsonl");
+  const log = await openAppendLog<{ n: number }>(path);
+  // Unsynced with nothing under way: written before the call returns.
+  const first = log.append({ n: 1 }, { sync: false });
+  expect(await readFile(path, "utf8")).toBe('{"n":1}\n');
+  const appends = [first, log.append({ n: 2 }), log.append({ n: 3 }, { sync: false }), log.append({ n: 4 })];
+  await Promise.all(appends);
+  expect(await readFile(path, "utf8")).toBe('{"n":1}\n{"n":2}\n{"n":3}\n{"n":4}\n');
+  await log.rewrite(() => [{ n: 0 }]);
+  // After a rewrite, unsynced appends go to the new file.
+  await log.append({ n: 5 }, { sync: false });
+  await log.close();
+  expect(await readFile(path, "utf8")).toBe('{"n":0}\n{"n":5}\n');
+});

@@ -1,3 +1,4 @@
+import { writeSync } from "node:fs";
 import { mkdir, rename } from "node:fs/promises";
 import { dirname } from "node:path";
 import { syncDirectory } from "./atomic-write.js";
@@ -121,8 +122,19 @@ export async function openAppendLog<T>(
       const list = Array.isArray(records) ? records : [records];
       if (list.length === 0) return Promise.resolve();
       appended += list.length;
-      const bytes = Buffer.from(list.map((record) => `${JSON.stringify(record)}\n`).join(""), "utf8");
+      const text = list.map((record) => `${JSON.stringify(record)}\n`).join("");
       const sync = options?.sync ?? true;
+      // Nothing queued or under way, and no sync asked for: written now, without the queue's
+      // promises and buffers (a run journal's appends come one at a time, most of them unsynced).
+      if (!sync && !worker) {
+        try {
+          writeAllSync(file.fd, Buffer.from(text, "utf8"));
+          return Promise.resolve();
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      }
+      const bytes = Buffer.from(text, "utf8");
       const done = new Promise<void>((resolve, reject) =>
         queue.push({ bytes, sync, done: resolve, fail: reject }),
       );
@@ -165,6 +177,12 @@ export async function openAppendLog<T>(
       await file.close();
     },
   };
+}
+
+/** Writes all of `bytes` at the end of the file (a short write goes on from where it stopped). */
+function writeAllSync(fd: number, bytes: Buffer): void {
+  let offset = 0;
+  while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
 }
 
 /** Opens `path` with `flags`, creating its folder only when it is missing (no `mkdir` call in the common case). */

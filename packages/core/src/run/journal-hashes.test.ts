@@ -31,4 +31,26 @@ describe("createJournalHashes", () => {
     expect(hashes.tools(next).hash).toBe(expected(schemasText(next)));
     expect(hashes.tools({}).hash).toBe(expected("[]"));
   });
+
+  it("hashes again when the same names come in another order or with another schema", () => {
+    const hashes = createJournalHashes();
+    const first = jsonSchema({ type: "object", properties: { q: { type: "string" } } });
+    const set: ToolSet = {
+      search: tool({ description: "Searches", inputSchema: first }),
+      fetch: tool({ description: "Fetches", inputSchema: jsonSchema({ type: "object" }) }),
+    };
+    expect(hashes.tools(set).hash).toBe(expected(schemasText(set)));
+    const reordered: ToolSet = { fetch: set.fetch as ToolSet[string], search: set.search as ToolSet[string] };
+    expect(hashes.tools(reordered)).toEqual({
+      names: ["fetch", "search"],
+      hash: expected(schemasText(reordered)),
+    });
+    const widened = jsonSchema({
+      type: "object",
+      properties: { q: { type: "string" }, n: { type: "number" } },
+    });
+    const changed: ToolSet = { ...set, search: tool({ description: "Searches", inputSchema: widened }) };
+    expect(hashes.tools(changed).hash).toBe(expected(schemasText(changed)));
+    expect(hashes.tools(changed).hash).not.toBe(expected(schemasText(set)));
+  });
 });

@@ -21,6 +21,8 @@ export function createJournalHashes(): JournalHashes {
   let systemHash = "";
   let toolsText: string | undefined;
   let toolsHash = "";
+  // The tools hashed last: name, description and input schema of each, in order.
+  let lastTools: [string, unknown, unknown][] | undefined;
   // A tool's serialised entry by its input schema: the schemas a runtime offers are the same
   // objects run after run (`createToolSchemaCache`) and are not changed once built.
   const entries = new WeakMap<object, { name: string; description: unknown; json: string }>();
@@ -44,6 +46,10 @@ export function createJournalHashes(): JournalHashes {
     },
     tools(set) {
       const names = Object.keys(set);
+      // The same tools as last time (the same names, descriptions and schema objects): the same hash,
+      // without serialising them again.
+      if (sameTools(lastTools, names, set)) return { names, hash: toolsHash };
+      lastTools = names.map((name) => [name, set[name]?.description, set[name]?.inputSchema]);
       // The same text as `JSON.stringify` of the list of [name, description, schema] entries.
       const text = `[${names.map((name) => entryJson(name, set[name]?.description, set[name]?.inputSchema)).join(",")}]`;
       if (text !== toolsText) {
@@ -53,4 +59,19 @@ export function createJournalHashes(): JournalHashes {
       return { names, hash: toolsHash };
     },
   };
+}
+
+function sameTools(last: [string, unknown, unknown][] | undefined, names: string[], set: ToolSet): boolean {
+  if (!last || last.length !== names.length) return false;
+  return names.every((name, index) => {
+    const [lastName, description, schema] = last[index] ?? [];
+    const tool = set[name];
+    return (
+      lastName === name &&
+      description === tool?.description &&
+      typeof schema === "object" &&
+      schema !== null &&
+      schema === tool?.inputSchema
+    );
+  });
 }

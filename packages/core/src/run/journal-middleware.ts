@@ -26,19 +26,40 @@ export function journalUsage(usage: LanguageModelV3Usage | undefined): JournalUs
 }
 
 /**
- * The model as the run calls it, with language-model middleware that hands every call's request
- * and response to `onCall` as the provider sent them (not re-derived from the steps afterwards).
+ * The model as a journaled run calls it: one language-model middleware that hands every call's
+ * request and response to `onCall` as the provider sent them (not re-derived from the steps
+ * afterwards), and, when the run continues finished steps (resumed after a crash, or retried after
+ * a failed model call or a context-window overflow), puts the messages those steps added into each
+ * call's prompt, right after the prompt the stream started with (and before what the stream's own
+ * steps add). `carried()` names the stream under way and the messages it continues from; a new
+ * stream (another `stream` number) starts from a prompt of its own length. One middleware, not
+ * two stacked wrappers: each wrapper is another async layer on every model call of every turn.
  * A model given by id string (a gateway) is returned as is: it is resolved inside the AI SDK.
  */
 export function journaledModel(
   model: LanguageModel,
   onCall: (call: ModelCallCapture) => void,
+  carried: () => { stream: number; messages: readonly unknown[] } = () => noneCarried,
 ): LanguageModel {
   if (typeof model === "string" || model.specificationVersion !== "v3") return model;
+  let stream: number | undefined;
+  let startLength = 0;
   return wrapLanguageModel({
     model: model as LanguageModelV3,
     middleware: {
       specificationVersion: "v3",
+      transformParams: async ({ params }) => {
+        const current = carried();
+        if (current.messages.length === 0) return params;
+        if (current.stream !== stream) {
+          stream = current.stream;
+          startLength = params.prompt.length;
+        }
+        const prompt = [...params.prompt];
+        // Step and tool messages share the prompt's shape (role, content parts with the same fields).
+        prompt.splice(startLength, 0, ...(current.messages as LanguageModelV3CallOptions["prompt"]));
+        return { ...params, prompt };
+      },
       async wrapGenerate({ doGenerate, params }) {
         const started = Date.now();
         try {
@@ -77,6 +98,8 @@ export function journaledModel(
     },
   });
 }
+
+const noneCarried = { stream: 0, messages: [] as readonly unknown[] };
 
 function failedCall(started: number, error: unknown) {
   return {
@@ -166,39 +189,5 @@ function recordStream(
       controller.enqueue(next.value);
     },
     cancel: (reason) => reader.cancel(reason),
-  });
-}
-
-/**
- * The model of a run that continues finished steps (resumed after a crash, or retried after a
- * failed model call or a context-window overflow): every call's prompt gets the messages those
- * steps added, right after the prompt the stream started with (and before what the stream's own
- * steps add). `carried()` names the stream under way and the messages it continues from; a new
- * stream (another `stream` number) starts from a prompt of its own length.
- */
-export function continuedModel(
-  model: LanguageModel,
-  carried: () => { stream: number; messages: readonly unknown[] },
-): LanguageModel {
-  if (typeof model === "string" || model.specificationVersion !== "v3") return model;
-  let stream: number | undefined;
-  let startLength = 0;
-  return wrapLanguageModel({
-    model: model as LanguageModelV3,
-    middleware: {
-      specificationVersion: "v3",
-      transformParams: async ({ params }) => {
-        const current = carried();
-        if (current.messages.length === 0) return params;
-        if (current.stream !== stream) {
-          stream = current.stream;
-          startLength = params.prompt.length;
-        }
-        const prompt = [...params.prompt];
-        // Step and tool messages share the prompt's shape (role, content parts with the same fields).
-        prompt.splice(startLength, 0, ...(current.messages as LanguageModelV3CallOptions["prompt"]));
-        return { ...params, prompt };
-      },
-    },
   });
 }

@@ -1,5 +1,5 @@
 import type { ModelMessage, ToolSet } from "ai";
-import { continuedModel, journaledModel } from "./journal-middleware.js";
+import { journaledModel } from "./journal-middleware.js";
 import { journaledTools } from "./journaled-tools.js";
 import type { ResumePoint } from "./resume-point.js";
 import { createRunRecorder } from "./run-recorder.js";
@@ -93,13 +93,16 @@ export function journaledStream(
   // Steps from here on are this attempt's (a resumed run's closing step is in `resume.messages`).
   const firstStep = recorder.step();
   const carried = { stream: 0, messages: [...(resume?.messages ?? [])] as unknown[] };
-  const model = continuedModel(stream.model, () => carried);
   recorder.system(system);
   const tools: ToolSet = journaledTools(stream.tools, recorder);
   recorder.toolsOffered(stream.tools);
   return {
     ...stream,
-    model: journaledModel(model, (call) => recorder.modelCall(call)),
+    model: journaledModel(
+      stream.model,
+      (call) => recorder.modelCall(call),
+      () => carried,
+    ),
     tools,
     // A resumed or retried run has used steps already: the limit counts them.
     priorSteps: () => recorder.step(),

@@ -67,12 +67,17 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
     }
     return openAppendLog<JournalRecord>(path);
   };
+  // The same logs once open: a run's later appends skip awaiting the opening's promise.
+  const ready = new Map<string, AppendLog<JournalRecord>>();
   const logOf = (requestId: string, first: NewJournalRecord | undefined) => {
     let log = open.get(requestId);
     if (!log) {
       log = openLog(requestId, first);
       open.set(requestId, log);
-      log.catch(() => open.delete(requestId));
+      log.then(
+        (opened) => open.get(requestId) === log && ready.set(requestId, opened),
+        () => open.delete(requestId),
+      );
     }
     return log;
   };
@@ -84,7 +89,7 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
     async append(requestId, records, options) {
       checkId(requestId);
       if (records.length === 0) return;
-      const log = await logOf(requestId, records[0]);
+      const log = ready.get(requestId) ?? (await logOf(requestId, records[0]));
       await log.append(
         records.map((record) => ({ v: runJournalVersion, ...record }) as JournalRecord),
         options,
@@ -93,6 +98,7 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
       // already, so the close runs in the background instead of costing the turn a round trip.
       if (records.some((record) => record.type === "end")) {
         open.delete(requestId);
+        ready.delete(requestId);
         const closed: Promise<void> = log
           .close()
           .catch(() => {})
@@ -138,6 +144,7 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
     async close() {
       const logs = [...open.values()];
       open.clear();
+      ready.clear();
       for (const log of logs) await (await log.catch(() => undefined))?.close();
       await Promise.all(closing);
     },
