@@ -64,15 +64,14 @@ export function createPostgresShellCalls(pool: pg.Pool, wakes: WakeListener): Sh
         "SELECT shell_id, worker, context_id, command, started_at FROM downcity_shell_sessions WHERE shell_id = $1",
         [shellId],
       );
-      const row = rows[0];
-      if (!row) return undefined;
-      return {
-        shellId: row.shell_id,
-        worker: row.worker,
-        contextId: row.context_id,
-        command: row.command,
-        startedAt: row.started_at,
-      } satisfies AnnouncedShellSession;
+      return rows[0] ? announcedOf(rows[0]) : undefined;
+    },
+    async list() {
+      const { rows } = await pool.query<SessionRow>(
+        `SELECT shell_id, worker, context_id, command, started_at FROM downcity_shell_sessions
+          ORDER BY started_at, shell_id`,
+      );
+      return rows.map(announcedOf);
     },
     async request(call) {
       const id = randomUUID();
@@ -125,3 +124,11 @@ export function createPostgresShellCalls(pool: pg.Pool, wakes: WakeListener): Sh
     onWake: (listener) => wakes.on("shell", listener),
   };
 }
+
+const announcedOf = (row: SessionRow): AnnouncedShellSession => ({
+  shellId: row.shell_id,
+  worker: row.worker,
+  contextId: row.context_id,
+  command: row.command,
+  startedAt: row.started_at,
+});

@@ -24,7 +24,7 @@ const failureOf = (call: Promise<unknown>) =>
 describe("the operator's shell commands reach another worker's session (two real daemons on PostgreSQL)", () => {
   const cleanups = cleanupsAfterAll();
 
-  it("status, read, write, wait and close through B answer with A's session; a silent owner and a dead one are named", async () => {
+  it("list, status, read, write, wait and close through B answer with A's session; a silent owner and a dead one are named", async () => {
     const receiver = await startReplyReceiver(secret);
     cleanups.push(receiver.close);
     const model = await startOpenAICompatibleServer({ respond: async () => ({ text: "ok" }) });
@@ -55,6 +55,22 @@ describe("the operator's shell commands reach another worker's session (two real
         return read.output?.includes(marker) ? read : undefined;
       }, "the session's output on A");
 
+      // B's listing holds A's sessions as A lists them, each with A named.
+      const listed = await until(async () => {
+        const entries = (await shellAction(b, "list", { status: "live" })) as unknown as Shell[];
+        const ids = entries.filter((entry) => entry.worker === a.workerId).map((entry) => entry.shell_id);
+        return ids.includes(chatSession) && ids.includes(echo) ? entries : undefined;
+      }, "A's sessions in B's listing");
+      expect(listed).toContainEqual(
+        expect.objectContaining({
+          shell_id: chatSession,
+          worker: a.workerId,
+          status: "running",
+          context_id: "hook:dev",
+        }),
+      );
+      expect(listed.find((entry) => entry.shell_id === echo)?.pid).toEqual(expect.any(Number));
+
       const status = await shellAction(b, "status", { shell_id: chatSession });
       expect(status).toMatchObject({ shell_id: chatSession, status: "running", context_id: "hook:dev" });
       const read = await shellAction(b, "read", { shell_id: chatSession, cursor: 0 });
@@ -81,7 +97,7 @@ describe("the operator's shell commands reach another worker's session (two real
         "SELECT tool, owner, requested_by FROM downcity_shell_calls WHERE answered_at IS NOT NULL",
       );
       expect(new Set(calls.map((call) => call.tool))).toEqual(
-        new Set(["shell_status", "shell_read", "shell_write", "shell_wait", "shell_close"]),
+        new Set(["shell_list", "shell_status", "shell_read", "shell_write", "shell_wait", "shell_close"]),
       );
       expect(new Set(calls.map((call) => `${call.requested_by}->${call.owner}`))).toEqual(
         new Set([`${b.workerId}->${a.workerId}`]),
@@ -119,6 +135,11 @@ describe("the operator's shell commands reach another worker's session (two real
       expect(lost.code).toBe("NOT_FOUND");
       expect(lost.message).toContain(`worker ${a.workerId}`);
       expect(lost.message).toContain("`exec cat`");
+      // And B lists it lost, naming A.
+      const afterDeath = (await shellAction(b, "list", { status: "exited" })) as unknown as Shell[];
+      expect(afterDeath).toContainEqual(
+        expect.objectContaining({ shell_id: echo, worker: a.workerId, status: "lost" }),
+      );
     } catch (error) {
       cluster.keep();
       throw new Error(`${(error as Error).message}\n${await cluster.logTails(25)}`, { cause: error });

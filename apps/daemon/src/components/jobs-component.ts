@@ -1,5 +1,6 @@
 import { daemonComponent } from "../host/daemon-parts.js";
 import { trackBackgroundJobs } from "../store/background-jobs.js";
+import { listForeignSessions } from "../store/foreign-session-list.js";
 import { answerForeignSessions, routeForeignCall } from "../store/foreign-sessions.js";
 import { serveShellCalls } from "../store/serve-shell-calls.js";
 
@@ -7,7 +8,8 @@ import { serveShellCalls } from "../store/serve-shell-calls.js";
  * With a shared store: announces this worker's background shell jobs (another worker can report them
  * lost), pins their contexts to this worker from the moment a session starts while they live, makes
  * the shell calls other workers route to its sessions, and routes shell calls on another worker's
- * session to that worker (or answers with the owner and why).
+ * session to that worker (or answers with the owner and why); the shell service's `list` lists
+ * every worker's sessions.
  */
 export const jobsComponent = daemonComponent({
   name: "jobs",
@@ -46,10 +48,17 @@ export const jobsComponent = daemonComponent({
         ...routing,
         meta: async () => (call.contextId ? runtime.history(call.contextId).meta() : {}),
       });
+    const calls = store.shellCalls;
+    if (calls)
+      shell.foreign.list = {
+        workerId,
+        others: (input) => listForeignSessions(input, { workerId, calls, leases: store.leases }),
+      };
     return {
       value: undefined,
       close: async () => {
         shell.foreign.route = undefined;
+        shell.foreign.list = undefined;
         await served?.stop();
         await jobs.stop();
       },

@@ -7,6 +7,7 @@ import {
 import {
   type ShellEngine,
   ShellError,
+  type ShellListInput,
   shellCloseInput,
   shellExecInput,
   shellListInput,
@@ -46,6 +47,11 @@ async function translate<Result>(run: () => Promise<Result>): Promise<Result> {
  * with a shared store (the jobs component, with the same routing as the agent's shell tools).
  */
 export interface ForeignShellCalls {
+  /** This worker's id and the other workers' sessions, for a listing across workers. */
+  list?: {
+    workerId: string;
+    others: (input: ShellListInput) => Promise<Record<string, unknown>[]>;
+  };
   route?: (
     tool: string,
     input: Record<string, unknown>,
@@ -109,7 +115,7 @@ async function onSession<Input extends { shell_id: string }>(
 /**
  * The `shell` service: the engine's sessions for the CLI and HTTP (`downcity shell list`, `read`, …).
  * With `foreign`, `status`, `read`, `write`, `wait` and `close` on another worker's session are
- * routed to that worker.
+ * routed to that worker, and `list` lists every worker's sessions, each with its worker.
  */
 export function createShellService(engine: ShellEngine, options: { foreign?: ForeignShellCalls } = {}) {
   const { foreign } = options;
@@ -118,9 +124,15 @@ export function createShellService(engine: ShellEngine, options: { foreign?: For
     description: "Shell sessions the agent started",
     actions: {
       list: {
-        description: "List sessions",
+        description: "List sessions (with a shared store: every worker's, with a worker column)",
         input: shellListInput,
-        handler: (input) => translate(() => engine.list(input)),
+        handler: async (input) => {
+          const local = await translate(() => engine.list(input));
+          const across = foreign?.list;
+          if (!across) return local;
+          const here = local.map((entry) => ({ ...entry, worker: across.workerId }));
+          return [...here, ...(await across.others(input))];
+        },
       },
       status: {
         description: "Status of a session",

@@ -3,6 +3,7 @@ import {
   type ShellEngine,
   ShellError,
   shellCloseInput,
+  shellListInput,
   shellReadInput,
   shellStatusInput,
   shellWaitInput,
@@ -15,8 +16,12 @@ interface RoutedTool {
   run(engine: ShellEngine, input: never): Promise<unknown>;
 }
 
-/** The shell tools another worker may route to this one: those that act on an existing session. */
+/**
+ * The shell tools another worker may route to this one: those that act on an existing session,
+ * and the listing (`downcity shell list` on another worker asks each worker for its sessions).
+ */
 export const routedShellTools: Record<string, RoutedTool> = {
+  shell_list: { input: shellListInput, run: (engine, input) => engine.list(input) },
   shell_status: { input: shellStatusInput, run: (engine, input) => engine.status(input) },
   shell_read: { input: shellReadInput, run: (engine, input) => engine.read(input) },
   shell_write: { input: shellWriteInput, run: (engine, input) => engine.write(input) },

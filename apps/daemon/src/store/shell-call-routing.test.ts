@@ -7,6 +7,7 @@ import { createShellTools } from "@downcity/shell/ai";
 import { until } from "@downcity/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { workerLeaseKey } from "./background-jobs.js";
+import { listForeignSessions } from "./foreign-session-list.js";
 import { answerForeignSessions } from "./foreign-sessions.js";
 import { serveShellCalls } from "./serve-shell-calls.js";
 
@@ -26,6 +27,7 @@ function memoryShellCalls(): ShellCallStore & { calls: Map<string, ShellCall & {
       for (const session of list) sessions.set(session.shellId, { ...session, worker });
     },
     find: async (shellId) => sessions.get(shellId),
+    list: async () => [...sessions.values()],
     async request(call) {
       const id = `call-${++ids}`;
       calls.set(id, { ...call, id });
@@ -129,5 +131,77 @@ describe("shell calls routed between workers", () => {
     expect(lost.owner).toEqual({ worker: "worker-a", alive: false });
     expect(lost.message).toContain("the session is lost");
     expect(store.calls.size).toBe(before);
+  }, 60_000);
+
+  it("lists the other workers' sessions: a live owner's own listing with its worker, a silent one's as announced, a dead one's lost", async () => {
+    base = await mkdtemp(join(tmpdir(), "dc-routing-"));
+    await mkdir(join(base, "a"));
+    const a = createShellEngine({ rootDir: join(base, "a") });
+    engines.push(a);
+    const store = memoryShellCalls();
+    const live = new Set<string>([workerLeaseKey("worker-a")]);
+    const leases = { holder: async (key: string) => (live.has(key) ? key : undefined) };
+    const chat = await a.start({ command: "exec sleep 30" }, { contextId: "hook:dev" });
+    const other = await a.start({ command: "exec sleep 31" }, { contextId: "hook:ops" });
+    const announced = (shellId: string, contextId: string) => ({
+      shellId,
+      contextId,
+      command: "sleep",
+      startedAt: new Date().toISOString(),
+    });
+    await store.announce("worker-a", [
+      announced(chat.shell_id, "hook:dev"),
+      announced(other.shell_id, "hook:ops"),
+    ]);
+    await store.announce("worker-b", [announced("sh_b_own000000", "hook:dev")]);
+    const list = (input: Record<string, unknown>) =>
+      listForeignSessions({ status: "all", ...input } as never, {
+        workerId: "worker-b",
+        calls: store,
+        leases,
+        waitMs: 1000,
+      });
+
+    // A silent owner (no server yet): its sessions as announced, with a note; B's own are not here.
+    const silentList = await list({ context_id: "hook:dev" });
+    expect(silentList).toEqual([
+      expect.objectContaining({ shell_id: chat.shell_id, worker: "worker-a", status: "running" }),
+    ]);
+    expect(silentList[0]?.note).toContain("did not answer in time");
+
+    const served = serveShellCalls({ calls: store, engine: a, workerId: "worker-a", logger: silent });
+    try {
+      const answered = await list({ context_id: "hook:dev" });
+      // A's own entry (the engine's fields: its pid, its log), the worker added.
+      const own = await a.status({ shell_id: chat.shell_id });
+      expect(answered).toEqual([
+        expect.objectContaining({
+          shell_id: chat.shell_id,
+          worker: "worker-a",
+          status: "running",
+          context_id: "hook:dev",
+          command: own.command,
+          pid: own.pid,
+          log_path: own.log_path,
+        }),
+      ]);
+      expect(answered[0]?.note).toBeUndefined();
+      expect((await list({})).map((entry) => entry.shell_id).sort()).toEqual(
+        [chat.shell_id, other.shell_id].sort(),
+      );
+    } finally {
+      await served.stop();
+    }
+
+    // A dies: its announced sessions are listed lost, also under `exited`, and no longer as live.
+    live.clear();
+    const lost = await list({ status: "exited" });
+    expect(lost.map((entry) => [entry.shell_id, entry.status]).sort()).toEqual(
+      [
+        [chat.shell_id, "lost"],
+        [other.shell_id, "lost"],
+      ].sort(),
+    );
+    expect(await list({ status: "live" })).toEqual([]);
   }, 60_000);
 });

@@ -31,6 +31,8 @@ export interface ShellCallStore {
   announce(worker: string, sessions: readonly Omit<AnnouncedShellSession, "worker">[]): Promise<void>;
   /** The worker that announced session `shellId`, if one did. */
   find(shellId: string): Promise<AnnouncedShellSession | undefined>;
+  /** Every session the workers announced, oldest start first (`downcity shell list` across workers). */
+  list(): Promise<AnnouncedShellSession[]>;
   /** Records a call for `call.owner` and wakes it; returns the call's id. */
   request(call: Omit<ShellCall, "id">): Promise<string>;
   /** Takes the unanswered calls addressed to `worker`, oldest first (each is handed out once). */
