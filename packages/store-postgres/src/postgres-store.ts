@@ -92,6 +92,7 @@ export async function openPostgresStore(input: PostgresStoreOptions): Promise<Po
       ? setInterval(() => void prune().catch(() => {}), options.pruneEveryMs)
       : undefined;
   pruning?.unref();
+  const usage = createPostgresUsage(pool);
   return {
     kind: "@downcity/store-postgres",
     leaseMs: options.leaseMs,
@@ -104,7 +105,7 @@ export async function openPostgresStore(input: PostgresStoreOptions): Promise<Po
     contacts: createPostgresContacts(pool),
     approvals: createPostgresApprovals(pool),
     memory: createPostgresMemory(pool),
-    usage: createPostgresUsage(pool),
+    usage,
     adapterState: createPostgresAdapterState(pool),
     tasks: createPostgresTasks(pool),
     cancels: createPostgresRunCancels(pool),
@@ -119,6 +120,8 @@ export async function openPostgresStore(input: PostgresStoreOptions): Promise<Po
       if (pruning) clearInterval(pruning);
       await wakes.close();
       await events.close();
+      // Calls appended and not yet written (a batch waits up to 250 ms) are written first.
+      await usage.flush();
       await pool.end();
     },
   };
