@@ -52,6 +52,21 @@ async function time(fn, iterations) {
         for await (const _part of streamText({ model: bare.model, prompt: "hi" }).fullStream);
       }, perRound),
     );
+  // The floor under this runtime's own prompts: streamText over each context's current history
+  // window (converted outside the timing) with an abort signal, as a run passes one.
+  const windowCpu = [];
+  const windowP50 = async () => {
+    const windows = [];
+    for (let index = 0; index < 10; index++)
+      windows.push(await historyToModelMessages(await runtime.history(`c${index}`).read({ last: 201 })));
+    return withCpu(windowCpu, () =>
+      time(async (index) => {
+        const messages = windows[index % 10];
+        const abortSignal = new AbortController().signal;
+        for await (const _part of streamText({ model: bare.model, messages, abortSignal }).fullStream);
+      }, perRound),
+    );
+  };
   const runtimeP50 = () =>
     withCpu(runtimeCpu, () =>
       time(() => runtime.send({ contextId: `c${turn++ % 10}`, text: "hi" }), perRound),
@@ -59,9 +74,11 @@ async function time(fn, iterations) {
   await bareP50();
   await runtimeP50();
   await streamP50();
+  await windowP50();
   bareCpu.length = 0;
   runtimeCpu.length = 0;
   streamCpu.length = 0;
+  windowCpu.length = 0;
   const bareRounds = [];
   const runtimeRounds = [];
   for (let round = 0; round < rounds; round++) {
@@ -73,6 +90,7 @@ async function time(fn, iterations) {
       bareRounds.push(await bareP50());
     }
     await streamP50();
+    await windowP50();
     // The scripted models keep every call for tests; a benchmark drops them.
     bare.calls.length = 0;
     scripted.calls.length = 0;
@@ -85,6 +103,11 @@ async function time(fn, iterations) {
   const streamRatios = streamCpu.map((value, index) => value / bareCpu[index]);
   console.log(
     `bare streamText CPU time ${fmt(median(streamCpu))} a call -> median ${median(streamRatios).toFixed(1)}x bare generateText (the streaming floor under the runtime turn)`,
+  );
+  const windowRatios = windowCpu.map((value, index) => value / bareCpu[index]);
+  const ownRatios = runtimeCpu.map((value, index) => value / windowCpu[index]);
+  console.log(
+    `streamText over the contexts' history windows (with an abort signal) CPU time ${fmt(median(windowCpu))} a call -> median ${median(windowRatios).toFixed(1)}x bare generateText; the runtime turn is ${median(ownRatios).toFixed(2)}x that`,
   );
   const ratios = runtimeRounds.map((value, index) => value / bareRounds[index]);
   const sorted = [...ratios].sort((a, b) => a - b);

@@ -26,6 +26,38 @@ function parseLines<T>(text: string, validate: (value: unknown) => value is T): 
   return { records, malformed };
 }
 
+/**
+ * The last `count` records of `text` (complete lines), parsed from the end: lines before them are
+ * split off but never parsed, so a tail read costs its `count` lines, not the whole chunk read.
+ * `malformed` names the lines skipped on the way (numbered from the start of `text`); `scannedAll`
+ * is true when every line was looked at.
+ */
+function parseLastLines<T>(
+  text: string,
+  count: number,
+  validate: (value: unknown) => value is T,
+): JsonlReadResult<T> & { scannedAll: boolean } {
+  const records: T[] = [];
+  const malformed: Array<{ line: number; reason: string }> = [];
+  const lines = text.split("\n");
+  lines.pop();
+  let index = lines.length - 1;
+  for (; index >= 0 && records.length < count; index--) {
+    const line = lines[index] as string;
+    if (line.trim() === "") continue;
+    try {
+      const value: unknown = JSON.parse(line);
+      if (validate(value)) records.push(value);
+      else malformed.push({ line: index + 1, reason: "not a history record" });
+    } catch (error) {
+      malformed.push({ line: index + 1, reason: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  // Blank lines left before the tail hold no record either.
+  while (index >= 0 && (lines[index] as string).trim() === "") index--;
+  return { records: records.reverse(), malformed: malformed.reverse(), scannedAll: index < 0 };
+}
+
 /** Reads every complete line of a JSONL file; a final line without "\n" (still being written) is ignored. */
 export async function readJsonl<T>(
   path: string,
@@ -89,7 +121,7 @@ export async function readJsonlTailOf<T>(
     // A file truncated meanwhile: what is past its end reads as nothing, never as stale bytes.
     if (bytesRead < length) chunk.fill(0x0a, bytesRead);
     chunks.unshift(chunk);
-    for (let index = 0; index < chunk.length; index++) if (chunk[index] === 0x0a) newlines++;
+    for (let index = chunk.indexOf(0x0a); index !== -1; index = chunk.indexOf(0x0a, index + 1)) newlines++;
     chunkSize = Math.min(chunkSize * 2, 4 * 1024 * 1024);
   }
   let buffer = Buffer.concat(chunks);
@@ -98,11 +130,11 @@ export async function readJsonlTailOf<T>(
   const reachedStart = position === 0;
   let start = 0;
   if (!reachedStart) start = buffer.indexOf(0x0a) + 1;
-  const result = parseLines<T>(buffer.subarray(start).toString("utf8"), validate);
-  const records = result.records.length > count ? result.records.slice(-count) : result.records;
+  const result = parseLastLines<T>(buffer.subarray(start).toString("utf8"), count, validate);
   return {
-    records,
+    records: result.records,
     malformed: result.malformed,
-    reachedStart: reachedStart && result.records.length <= count,
+    // Every record of the file is in `records` (a tail that stopped before malformed lines says false).
+    reachedStart: reachedStart && result.scannedAll,
   };
 }
