@@ -6,10 +6,11 @@ import { tool } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgentRuntime } from "../agent/agent-runtime.js";
+import { DowncityError } from "../errors/downcity-error.js";
 import { openFileOutbox } from "../store/file/file-outbox.js";
 import { openFileRunJournal } from "../store/file/file-run-journal.js";
 import type { OutboxStore } from "../store/outbox-store.js";
-import type { JournalRecord } from "../store/run-journal.js";
+import type { JournalRecord, RunJournal } from "../store/run-journal.js";
 import { createScriptedModel } from "../test/scripted-model.js";
 import type { ScriptedTurn } from "../test/scripted-turn.js";
 import { interruptedToolOutput } from "./resume-point.js";
@@ -21,9 +22,13 @@ const never = new Promise<never>(() => {});
  * A worker that dies mid-run: its runtime is abandoned (never closed, as a killed process never
  * closes), and a second runtime on the same project takes the replayed event, as after a restart.
  */
-function worker(turns: ScriptedTurn[], mark: (input: { note: string }) => Promise<unknown>) {
+function worker(
+  turns: ScriptedTurn[],
+  mark: (input: { note: string }) => Promise<unknown>,
+  wrap: (journal: RunJournal) => RunJournal = (journal) => journal,
+) {
   const scripted = createScriptedModel(turns);
-  const journal = openFileRunJournal({ rootDir: temp.path });
+  const journal = wrap(openFileRunJournal({ rootDir: temp.path }));
   const runtime = createAgentRuntime({
     rootDir: temp.path,
     model: scripted.model,
@@ -44,7 +49,7 @@ const writeMarker = async ({ note }: { note: string }) => {
 };
 const message = { contextId: "console:main", text: "mark it", messageId: "evt-1" };
 
-async function recordsOf(journal: ReturnType<typeof openFileRunJournal>): Promise<JournalRecord[]> {
+async function recordsOf(journal: RunJournal): Promise<JournalRecord[]> {
   const [run] = await journal.list();
   return (run && (await journal.read(run.requestId))) ?? [];
 }
@@ -192,5 +197,79 @@ describe("resume after a crash", () => {
       { type: "step-start" },
       { type: "text", text: "Done, marked once." },
     ]);
+  });
+
+  it("continues from what the old owner finished after the resume point was read (read again after the fence)", async () => {
+    const first = worker(
+      [{ toolCalls: [{ toolName: "mark", input: { note: "late" }, toolCallId: "c1" }] }, () => never],
+      writeMarker,
+    );
+    void first.runtime.send(message).catch(() => {});
+    await until(
+      async () => (await recordsOf(first.journal)).some((record) => record.type === "step"),
+      "the tool's step to finish",
+    );
+    // The new owner's first read sees the journal as it was before the old owner's tool result and
+    // step landed (they came in the moment between that read and the new attempt's fence).
+    let reads = 0;
+    const staleFirstRead = (journal: RunJournal): RunJournal => ({
+      ...journal,
+      async read(requestId) {
+        const records = await journal.read(requestId);
+        if (reads++ > 0 || !records) return records;
+        return records.slice(
+          0,
+          records.findIndex((record) => record.type === "tool-end"),
+        );
+      },
+    });
+    const second = worker(["Marked late."], writeMarker, staleFirstRead);
+    const result = await second.runtime.send(message);
+    await second.runtime.close();
+    expect(result.text).toBe("Marked late.");
+    expect(await markerLines()).toEqual(["late"]);
+    expect(second.scripted.calls).toHaveLength(1);
+    const prompt = second.scripted.calls[0]?.messages.map((entry) => entry.text).join("\n");
+    expect(prompt).toContain("late");
+    expect(prompt).not.toContain("interrupted by a restart");
+    const records = await recordsOf(second.journal);
+    expect(records.some((record) => record.type === "tool-end" && record.replayed === "interrupted")).toBe(
+      false,
+    );
+    expect(
+      records
+        .filter((record) => record.type === "step")
+        .map((record) => record.type === "step" && record.step),
+    ).toEqual([0, 1]);
+  });
+
+  it("never starts a tool once another worker resumed the run: the refused tool start stops it", async () => {
+    const fenced = (journal: RunJournal): RunJournal => ({
+      ...journal,
+      async append(requestId, records, options) {
+        if (records.some((record) => record.type === "tool-start"))
+          throw new DowncityError(
+            "CONFLICT",
+            `Run ${requestId} continues under attempt 2 (another worker took it over)`,
+          );
+        return journal.append(requestId, records, options);
+      },
+    });
+    const lost = worker(
+      [{ toolCalls: [{ toolName: "mark", input: { note: "never" }, toolCallId: "c1" }] }, "Not reached."],
+      writeMarker,
+      fenced,
+    );
+    const outcome = await lost.runtime.send(message).then(
+      (result) => result,
+      (error: unknown) => error,
+    );
+    const history = await lost.runtime.history(message.contextId).read();
+    await lost.runtime.close();
+    expect(await markerLines()).toEqual([]);
+    expect(lost.scripted.calls).toHaveLength(1);
+    // Settled as handed over: nothing stored or said here, the new owner finishes the run.
+    expect(outcome).toMatchObject({ reason: "claim-lost" });
+    expect(history.filter((entry) => entry.role === "assistant")).toEqual([]);
   });
 });

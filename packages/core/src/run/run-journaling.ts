@@ -2,6 +2,7 @@ import type { ModelMessage, ToolSet } from "ai";
 import { journaledModel } from "./journal-middleware.js";
 import { journaledTools } from "./journaled-tools.js";
 import type { ResumePoint } from "./resume-point.js";
+import { claimLostError } from "./run-handover.js";
 import { createRunRecorder } from "./run-recorder.js";
 import type { RunSettlement } from "./run-result.js";
 import type { PendingRun, RunDeps, RunScope } from "./run-scope.js";
@@ -25,6 +26,9 @@ export async function beginRunJournal(
     logger: deps.logger,
     now: deps.now,
     ...(deps.journalHashes ? { hashes: deps.journalHashes } : {}),
+    onFenced: () => {
+      if (!scope.activeRun.signal.aborted) scope.activeRun.abort(claimLostError());
+    },
   });
   scope.recorder = recorder;
   const deliver = scope.deliver;
@@ -39,7 +43,12 @@ export async function beginRunJournal(
       { attempt: resume.attempt, fromStep: resume.finishedSteps, closedCalls: resume.closedCalls.length },
       "resuming the run from its journal",
     );
-    await recorder.resumed(resume, "restart", deps.workerId);
+    const journal = deps.journal;
+    const point = await recorder.resumed(resume, "restart", deps.workerId, () =>
+      journal.read(scope.requestId),
+    );
+    // The run continues from the refreshed point (the pipeline reads `resume` after this).
+    if (point !== resume) Object.assign(resume, point);
     // Replies continue after the steps the journal holds; keys earlier attempts used stay theirs.
     const used = resume.records.flatMap((record) => (record.type === "reply" ? [record.key] : []));
     scope.replyKeys.continueRun({ finishedSteps: recorder.step(), used });

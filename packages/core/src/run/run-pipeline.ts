@@ -74,12 +74,20 @@ export function createRunPipeline(deps: RunDeps): LaneRunner<PendingRun> {
 async function runBatch(deps: RunDeps, scope: RunScope, lane: RunLane): Promise<RunSettlement> {
   try {
     const outcome = await runStages(deps, scope, lane);
-    if (handedOver(lane.participants)) return handOver(deps, scope);
+    if (runLost(scope, lane)) return handOver(deps, scope);
     return "settled" in outcome ? outcome.settled : await finishRun(deps, scope, outcome);
   } catch (error) {
-    if (handedOver(lane.participants)) return handOver(deps, scope);
+    if (runLost(scope, lane)) return handOver(deps, scope);
     return finishRun(deps, scope, { status: "failed", error });
   }
+}
+
+/**
+ * True once the run is another worker's: its claim on the event was lost, or the journal refused
+ * a write because another worker resumed the run under a newer attempt.
+ */
+function runLost(scope: RunScope, lane: RunLane): boolean {
+  return handedOver(lane.participants) || scope.recorder?.fenced() === true;
 }
 
 /** Settles a run another worker took over: no history, no reply, no journal end (the new owner writes them). */
@@ -143,7 +151,7 @@ async function runStages(
         // After the journal's write of the step: the new owner continues from it.
         stopIfHandedOver(lane.participants, scope.activeRun);
       },
-      stopAfterStep: () => handedOver(lane.participants),
+      stopAfterStep: () => runLost(scope, lane),
       takeArrivals: arrivals.take,
       emit: deps.emit,
       logger: deps.logger,

@@ -1,8 +1,10 @@
 import type { StepResult, ToolSet } from "ai";
+import { DowncityError } from "../errors/downcity-error.js";
 import type { Logger } from "../logger/logger.js";
 import { errorFields } from "../logger/logger.js";
 import type {
   JournalOutcome,
+  JournalRecord,
   JournalUsage,
   NewJournalRecord,
   RunJournal,
@@ -11,7 +13,8 @@ import type {
 import { createJournalHashes, type JournalHashes } from "./journal-hashes.js";
 import type { ModelCallCapture } from "./journal-middleware.js";
 import type { Redactor } from "./redact-secrets.js";
-import type { ResumePoint } from "./resume-point.js";
+import { type ResumePoint, resumePointOf } from "./resume-point.js";
+import { claimLostError } from "./run-handover.js";
 import { usageFromModel } from "./run-usage.js";
 
 /**
@@ -29,6 +32,7 @@ export interface RunRecorder {
   /** Offered tool names and their schemas (hashed). */
   toolsOffered(tools: ToolSet): void;
   modelCall(call: ModelCallCapture): void;
+  /** Durable before the tool runs; rejects (claim lost) when another worker resumed the run meanwhile. */
   toolStarted(call: { toolCallId: string; toolName: string; input: unknown }): Promise<void>;
   toolEnded(call: {
     toolCallId: string;
@@ -55,8 +59,21 @@ export interface RunRecorder {
   }): Promise<void>;
   /** Index of the step under way. */
   step(): number;
-  /** A further attempt of this run: what the journal closed for it, written before it goes on. */
-  resumed(point: ResumePoint, reason: "restart" | "retry", worker?: string): Promise<void>;
+  /** True once the journal refused a write because another worker resumed the run (see `onFenced`). */
+  fenced(): boolean;
+  /**
+   * A further attempt of this run, resumed from `point`: writes the `attempt` record first (the
+   * store's fence: a worker that lost the run can append nothing after it), then reads the journal
+   * again with `reread` and continues from what it holds before that record, so a step the old
+   * owner finished after `point` was read is not run again. Writes the records that close the
+   * cut-off step, and resolves with the point it continued from (`point` unless the journal grew).
+   */
+  resumed(
+    point: ResumePoint,
+    reason: "restart" | "retry",
+    worker?: string,
+    reread?: () => Promise<readonly JournalRecord[] | undefined>,
+  ): Promise<ResumePoint>;
   /** A retry (after a failed model call or a context-window overflow) continues from the steps finished so far. */
   retried(): void;
   /** Every record of the run so far: earlier attempts' (when resumed), then this attempt's, in order. */
@@ -72,6 +89,11 @@ export function createRunRecorder(options: {
   now?: () => Date;
   /** The runtime's hash cache (absent: one for this run alone). */
   hashes?: JournalHashes;
+  /**
+   * Called once when the journal refuses an append because another worker resumed the run under a
+   * newer attempt (a `CONFLICT`): this worker lost the run and must stop it.
+   */
+  onFenced?: () => void;
 }): RunRecorder {
   const { journal, requestId, redact, logger } = options;
   const hashes = options.hashes ?? createJournalHashes();
@@ -89,6 +111,7 @@ export function createRunRecorder(options: {
   let toolsHash: string | undefined;
   let stepStarted = Date.now();
   let failed = false;
+  let fenced = false;
   // The AI SDK's step messages are cumulative within one stream: each step records only its own.
   let seenMessages = 0;
   const usage: JournalUsage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, totalTokens: 0 };
@@ -112,7 +135,11 @@ export function createRunRecorder(options: {
       } catch (error) {
         // Later records would be written out of order; the journal of this run stops here.
         failed = true;
-        logger.warn(errorFields(error), "could not write the run journal; it stops here for this run");
+        if (DowncityError.isInstance(error) && error.code === "CONFLICT") {
+          fenced = true;
+          logger.warn(errorFields(error), "another worker resumed this run; it stops here");
+          options.onFenced?.();
+        } else logger.warn(errorFields(error), "could not write the run journal; it stops here for this run");
       }
     });
     return writing;
@@ -163,9 +190,11 @@ export function createRunRecorder(options: {
         ...call,
       });
     },
-    toolStarted(call) {
+    async toolStarted(call) {
       push({ type: "tool-start", at: at(), step: finishedSteps, ...call });
-      return flush();
+      await flush();
+      // A worker that lost the run never starts a tool of it: the new owner decides on its calls.
+      if (fenced) throw claimLostError();
     },
     toolEnded({ startedAt, ...call }) {
       push({ type: "tool-end", at: at(), step: finishedSteps, durationMs: Date.now() - startedAt, ...call });
@@ -199,18 +228,21 @@ export function createRunRecorder(options: {
       return flush(false);
     },
     step: () => finishedSteps,
-    resumed(point, reason, worker) {
-      written = [...point.records, ...written];
-      attempt = point.attempt;
-      finishedSteps = point.finishedSteps;
+    fenced: () => fenced,
+    async resumed(seen, reason, worker, reread) {
+      attempt = seen.attempt;
       push({
         type: "attempt",
         at: at(),
-        attempt: point.attempt,
-        fromStep: point.finishedSteps,
+        attempt: seen.attempt,
+        fromStep: seen.finishedSteps,
         reason,
         ...(worker ? { worker } : {}),
       });
+      await flush();
+      const point = failed || !reread ? seen : await pointAfterFence(seen, reread, logger);
+      written = [...point.records, ...written];
+      finishedSteps = point.finishedSteps;
       if (point.closedCalls.length > 0) {
         for (const call of point.closedCalls)
           push({ type: "tool-end", at: at(), step: finishedSteps, durationMs: 0, ...call });
@@ -228,7 +260,8 @@ export function createRunRecorder(options: {
         });
         finishedSteps++;
       }
-      return flush();
+      await flush();
+      return point;
     },
     retried() {
       attempt++;
@@ -236,4 +269,30 @@ export function createRunRecorder(options: {
     },
     records: () => written,
   };
+}
+
+/**
+ * The resume point from the journal as it stands once this attempt's `attempt` record is in:
+ * what precedes that record is final (a store fences later appends of older attempts), and may
+ * hold steps or tool results the old owner wrote after `seen` was read. `seen` when nothing was
+ * added (or the journal cannot be read again).
+ */
+async function pointAfterFence(
+  seen: ResumePoint,
+  reread: () => Promise<readonly JournalRecord[] | undefined>,
+  logger: Logger,
+): Promise<ResumePoint> {
+  try {
+    const records = (await reread()) ?? [];
+    const fence = records.findIndex((record) => record.type === "attempt" && record.attempt === seen.attempt);
+    if (fence <= seen.records.length) return seen;
+    logger.info(
+      { added: fence - seen.records.length },
+      "the run's journal grew before this attempt's fence; resuming from what it holds",
+    );
+    return resumePointOf(seen.requestId, records.slice(0, fence));
+  } catch (error) {
+    logger.warn(errorFields(error), "could not read the run's journal again after the fence");
+    return seen;
+  }
 }
