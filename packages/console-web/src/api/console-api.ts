@@ -1,13 +1,7 @@
-/** A failed console API call, with the server's error code and message. */
-export class ConsoleApiError extends Error {
-  readonly status: number;
-  readonly code: string;
-  constructor(status: number, code: string, message: string) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
-}
+import { ConsoleApiError } from "./console-api-error.js";
+import { fetchWithin, readTimeoutMs } from "./fetch-within.js";
+
+export { ConsoleApiError } from "./console-api-error.js";
 
 async function parse<Result>(response: Response): Promise<Result> {
   if (response.status === 401) {
@@ -35,10 +29,13 @@ export async function getJson<Result>(
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
   const search = params.toString();
-  const response = await fetch(`/console/api/${path}${search ? `?${search}` : ""}`, {
-    credentials: "same-origin",
-  });
-  return parse<Result>(response);
+  // A read that never ends would stop the page's polling: it fails after `readTimeoutMs` instead.
+  return fetchWithin(
+    `/console/api/${path}${search ? `?${search}` : ""}`,
+    { credentials: "same-origin" },
+    readTimeoutMs,
+    parse<Result>,
+  );
 }
 
 /** Sends a state-changing JSON request to the console API (the browser adds the Origin header the server checks). */
