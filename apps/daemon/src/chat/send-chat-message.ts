@@ -1,4 +1,4 @@
-import type { AgentRuntime, ChannelHost, RunResult } from "@downcity/core";
+import { type AgentRuntime, type ChannelHost, DowncityError, type RunResult } from "@downcity/core";
 import { type ChatSendInput, incomingChatMessage } from "./chat-input.js";
 import { platformRoute } from "./platform-route.js";
 
@@ -36,14 +36,24 @@ export async function sendChatMessage(
     },
   });
   const run = host.result(accepted.id);
-  if (input.wait === false || (accepted.result === "duplicate" && !run)) {
+  const duplicate = { status: "duplicate" as const, messageId: accepted.id, contextId: message.contextId };
+  if (input.wait === false)
     return accepted.result === "duplicate"
-      ? { status: "duplicate", messageId: accepted.id, contextId: message.contextId }
+      ? duplicate
       : { status: "queued", messageId: accepted.id, contextId: message.contextId };
+  if (accepted.result === "duplicate") {
+    // A retried send gets the first run's answer, marked as a repeat: from this worker's run while
+    // it remembers it, else from the store (another worker ran it, or this one restarted since).
+    const result = run
+      ? await run
+      : await host.awaitResult(accepted.id, message.contextId).catch((error: unknown) => {
+          // Its answer is no longer in the history's recent messages: only the repeat is known.
+          if (DowncityError.isInstance(error) && error.code === "NOT_FOUND") return undefined;
+          throw error;
+        });
+    return result ? { status: "answered", messageId: accepted.id, result, duplicate: true } : duplicate;
   }
   // On a shared store another worker may run it: wait for the inbox to finish it, wherever it ran.
   const result = run ? await run : await host.awaitResult(accepted.id, message.contextId);
-  // A retried send whose run this worker still remembers gets that run's answer, marked as a repeat.
-  const repeat = accepted.result === "duplicate" ? { duplicate: true as const } : {};
-  return { status: "answered", messageId: accepted.id, result, ...repeat };
+  return { status: "answered", messageId: accepted.id, result };
 }
