@@ -157,6 +157,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     now,
     emit,
     history,
+    shareMeta: history.shareMeta,
     historyWindow,
     toolSources: registry.toolSources,
     promptProviders: registry.promptProviders,

@@ -4,6 +4,13 @@ import type { RuntimeHistory } from "../run/run-context.js";
 import { createHistoryStore } from "../store/file/file-history.js";
 import { createFileHistoryStore } from "../store/file/file-history-store.js";
 import type { HistoryStore } from "../store/history-store.js";
+import { type SharedMetaHistory, shareableMeta } from "./shared-history-meta.js";
+
+/** Each context's history, and the span in which a run's readers share its meta (see `shareableMeta`). */
+export interface RuntimeHistories {
+  (contextId: string): RuntimeHistory;
+  shareMeta(contextId: string): () => void;
+}
 
 /**
  * Finds each context's history, once per context: a folder a plug-in claims (local to this worker),
@@ -15,24 +22,28 @@ export function createRuntimeHistories(options: {
   now: () => Date;
   historyDir?: (contextId: string) => string | undefined;
   shared?: HistoryStore;
-}): (contextId: string) => RuntimeHistory {
+}): RuntimeHistories {
   const files = createFileHistoryStore({
     rootDir: options.rootDir,
     logger: options.logger,
     now: options.now,
   });
-  const histories = new Map<string, RuntimeHistory>();
-  return (contextId) => {
+  const histories = new Map<string, SharedMetaHistory>();
+  const entry = (contextId: string): SharedMetaHistory => {
     const id = toContextId(contextId);
     let history = histories.get(id);
     if (!history) {
       const claimed = options.historyDir?.(id);
-      history =
+      history = shareableMeta(
         claimed === undefined
           ? (options.shared ?? files).context(id)
-          : createHistoryStore({ dir: claimed, logger: options.logger, now: options.now });
+          : createHistoryStore({ dir: claimed, logger: options.logger, now: options.now }),
+      );
       histories.set(id, history);
     }
     return history;
   };
+  return Object.assign((contextId: string) => entry(contextId).history, {
+    shareMeta: (contextId: string) => entry(contextId).share(),
+  });
 }

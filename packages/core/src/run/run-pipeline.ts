@@ -1,3 +1,4 @@
+import type { LanguageModel } from "ai";
 import { runWithRequestContext } from "../context/request-context.js";
 import type { HistoryMessage } from "../history/history-message.js";
 import type { LaneRunner } from "../lanes/lane-scheduler.js";
@@ -102,19 +103,45 @@ function handOver(deps: RunDeps, scope: RunScope): RunSettlement {
   return { ok: false, error };
 }
 
+/** A run ready to stream: its model, tools and prompt. */
+interface PromptedRun {
+  model: LanguageModel;
+  arrivals: ReturnType<typeof createRunArrivals>;
+  tools: Awaited<ReturnType<typeof assembleRunTools>>;
+  system: Awaited<ReturnType<typeof buildSystemMessages>>;
+}
+type PreparedRun = { settled: RunSettlement } | { outcome: RunOutcome } | { prompted: PromptedRun };
+
 /** Starts, journals and streams a run: its outcome to finish, or a settlement it already has. */
 async function runStages(
   deps: RunDeps,
   scope: RunScope,
   lane: RunLane,
 ): Promise<RunOutcome | { settled: RunSettlement }> {
+  // From the start to the prompt, the readers of the context's history meta share one read.
+  const release = deps.shareMeta?.(scope.contextId);
+  let prepared: PreparedRun;
+  try {
+    prepared = await prepareRun(deps, scope, lane);
+  } finally {
+    release?.();
+  }
+  if ("settled" in prepared) return prepared;
+  if ("outcome" in prepared) return prepared.outcome;
+  return await streamPrepared(deps, scope, lane, prepared.prompted);
+}
+
+/** Starts and journals a run and builds its tools and prompt (or settles it when it need not run). */
+async function prepareRun(deps: RunDeps, scope: RunScope, lane: RunLane): Promise<PreparedRun> {
   const started = await startRun(deps, scope, lane.batch, lane.stored);
   if ("answered" in started) return { settled: { ok: true, result: started.answered } };
   await beginRunJournal(deps, scope, lane.batch, lane.resume);
   if (handedOver(lane.participants)) return { settled: { ok: false, error: claimLostError() } };
   // The journal holds the answer already (the crash came between the last step and the reply).
   if (lane.resume?.finalText !== undefined)
-    return { status: "completed", finalText: lane.resume.finalText, steps: [], usage: emptyUsage() };
+    return {
+      outcome: { status: "completed", finalText: lane.resume.finalText, steps: [], usage: emptyUsage() },
+    };
   const arrivals = createRunArrivals(deps, scope, lane);
   const context = runContextOf(deps, scope, lane.batch);
   const tools = await assembleRunTools(deps, scope, { context, visibleMessageIds: arrivals.visibleIds });
@@ -128,10 +155,20 @@ async function runStages(
     rendering: scope.requestContext.channel ? deps.renderings?.get(scope.requestContext.channel) : undefined,
     ...(deps.readProfile ? { readProfile: deps.readProfile } : {}),
   });
+  return { prompted: { model: started.model, arrivals, tools, system } };
+}
+
+/** Streams a prepared run through the journal: its outcome to finish. */
+async function streamPrepared(
+  deps: RunDeps,
+  scope: RunScope,
+  lane: RunLane,
+  { model, arrivals, tools, system }: PromptedRun,
+): Promise<RunOutcome | { settled: RunSettlement }> {
   const stream = journaledStream(
     scope,
     {
-      model: started.model,
+      model,
       contextId: scope.contextId,
       requestId: scope.requestId,
       system: system.messages,

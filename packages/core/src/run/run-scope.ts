@@ -48,6 +48,8 @@ export interface RunDeps {
   now: () => Date;
   emit: (event: RuntimeEvent) => void;
   history: (contextId: string) => RuntimeHistory;
+  /** Opens the span in which a run's start shares one read of its context's history meta; the result closes it. */
+  shareMeta?: (contextId: string) => () => void;
   historyWindow: HistoryWindow;
   /** Read when a run starts: sources and providers added later join the next run. */
   toolSources: readonly ToolSource[];
