@@ -39,16 +39,9 @@ interface Pending {
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/**
- * Opens (creating) the append log at `path`. With `expectNew`, the caller expects the file not to
- * exist yet (a new run's journal): it is created exclusively and, being empty, needs no torn-tail
- * check; a file that exists after all is opened and checked as usual.
- */
-export async function openAppendLog<T>(
-  path: string,
-  options?: { expectNew?: boolean },
-): Promise<AppendLog<T>> {
-  let file: RawFile = options?.expectNew ? await openNewOrExisting(path) : await openExisting(path);
+/** Opens (creating) the append log at `path`; a last line a crash left without its newline is ended first. */
+export async function openAppendLog<T>(path: string): Promise<AppendLog<T>> {
+  let file: RawFile = await openExisting(path);
   let queue: Pending[] = [];
   let rewriteRequest:
     | { snapshot: () => T[]; promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void }
@@ -188,9 +181,8 @@ function writeAllSync(fd: number, bytes: Buffer): void {
 /** Opens `path` with `flags`, creating its folder only when it is missing (no `mkdir` call in the common case). */
 // Every call but `datasync` is a synchronous system call (`openRawFileSync`): records go to the page
 // cache in microseconds, and only the sync waits for the disk on libuv's thread pool. The open and
-// the close too: the run journal opens and closes a file per run, and on the loaded 2-core machine a
-// thread-pool round trip cost the event loop 0.3-0.6 ms of CPU per open, the system call 0.05 ms
-// (p99 0.14 ms; a rare stall of tens of ms while the filesystem commits its journal).
+// the close too: on the loaded 2-core machine a thread-pool round trip cost the event loop 0.3-0.6 ms
+// of CPU per open, the system call 0.05 ms.
 async function openInFolder(path: string, flags: string): Promise<RawFile> {
   try {
     return openRawFileSync(path, flags);
@@ -205,16 +197,6 @@ async function openExisting(path: string): Promise<RawFile> {
   const file = await openInFolder(path, "a+");
   await repairTornTail(file);
   return file;
-}
-
-async function openNewOrExisting(path: string): Promise<RawFile> {
-  try {
-    // Created by this call, so it is empty: nothing a crash could have torn.
-    return await openInFolder(path, "ax+");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    return openExisting(path);
-  }
 }
 
 /** Ends a file that a crash left without a final newline, so the next record starts on its own line. */

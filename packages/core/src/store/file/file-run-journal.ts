@@ -1,29 +1,28 @@
 import { readdir, rm, rmdir } from "node:fs/promises";
 import { join } from "node:path";
 import { DowncityError } from "../../errors/downcity-error.js";
-import { type AppendLog, openAppendLog } from "../../fs/append-log.js";
 import { readJsonl } from "../../fs/jsonl-file.js";
 import { downcityPaths } from "../../paths/downcity-paths.js";
 import {
-  type JournalRecord,
   type NewJournalRecord,
   type RunJournal,
   type RunSummary,
   runJournalVersion,
 } from "../run-journal.js";
 import { isJournalRecord, newestRuns, summarizeRun } from "../run-summary.js";
+import { openExistingRunFile, openNewRunFile, type RunFile } from "./run-file.js";
 
 const safeRequestId = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /**
  * The file driver of the run journal: `.downcity/runs/<date>/<requestId>.jsonl`, one append-only
- * JSON-lines file per run (the date is the run's start, UTC). Each append is one write and one
- * `fdatasync`; a line torn by a crash is moved out of the way before the next append.
+ * JSON-lines file per run (the date is the run's start, UTC). Each append is one write, durable
+ * (`fdatasync`) unless asked otherwise; a line torn by a crash is ended before the next append.
  */
 export function openFileRunJournal(options: { rootDir: string } | { runsDir: string }): RunJournal {
   const runsDir = "runsDir" in options ? options.runsDir : downcityPaths(options.rootDir).runsDir;
-  // Promises, so two appends racing to open one run's file share the opening.
-  const open = new Map<string, Promise<AppendLog<JournalRecord>>>();
+  // Runs' open files; a promise while one opens, so two appends racing to open a run share it.
+  const open = new Map<string, RunFile | Promise<RunFile>>();
   // Finished runs' files being closed: the turn does not wait for the close, `close()` does.
   const closing = new Set<Promise<void>>();
 
@@ -52,34 +51,26 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
     return undefined;
   };
 
-  const openLog = async (requestId: string, first: NewJournalRecord | undefined) => {
+  const openFile = async (requestId: string, first: NewJournalRecord | undefined): Promise<RunFile> => {
     // A run's first append (its `run` record) opens a new file: no need to list every day's runs,
     // which costs a directory read per day and grows with the runs of the day.
-    let path = first?.type === "run" ? undefined : await find(requestId);
-    if (!path) {
-      if (first?.type !== "run")
-        throw new DowncityError(
-          "NOT_FOUND",
-          `No run journal for ${requestId}; its first record must be "run"`,
-        );
-      path = join(runsDir, first.at.slice(0, 10), `${requestId}.jsonl`);
-      return openAppendLog<JournalRecord>(path, { expectNew: true });
-    }
-    return openAppendLog<JournalRecord>(path);
+    if (first?.type === "run")
+      return openNewRunFile(join(runsDir, first.at.slice(0, 10), `${requestId}.jsonl`));
+    const path = await find(requestId);
+    if (!path)
+      throw new DowncityError("NOT_FOUND", `No run journal for ${requestId}; its first record must be "run"`);
+    return openExistingRunFile(path);
   };
-  // The same logs once open: a run's later appends skip awaiting the opening's promise.
-  const ready = new Map<string, AppendLog<JournalRecord>>();
-  const logOf = (requestId: string, first: NewJournalRecord | undefined) => {
-    let log = open.get(requestId);
-    if (!log) {
-      log = openLog(requestId, first);
-      open.set(requestId, log);
-      log.then(
-        (opened) => open.get(requestId) === log && ready.set(requestId, opened),
-        () => open.delete(requestId),
-      );
-    }
-    return log;
+  const fileOf = (requestId: string, first: NewJournalRecord | undefined): RunFile | Promise<RunFile> => {
+    const known = open.get(requestId);
+    if (known) return known;
+    const opening = openFile(requestId, first);
+    open.set(requestId, opening);
+    opening.then(
+      (file) => open.get(requestId) === opening && open.set(requestId, file),
+      () => open.get(requestId) === opening && open.delete(requestId),
+    );
+    return opening;
   };
 
   // A torn last line (a crash mid-write) is skipped; so are lines of a version this reader does not know.
@@ -89,28 +80,30 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
     async append(requestId, records, options) {
       checkId(requestId);
       if (records.length === 0) return;
-      const log = ready.get(requestId) ?? (await logOf(requestId, records[0]));
-      await log.append(
-        records.map((record) => ({ v: runJournalVersion, ...record }) as JournalRecord),
-        options,
-      );
-      // A finished run's file is closed; a later attempt reopens it. Its records are written
-      // already, so the close runs in the background instead of costing the turn a round trip.
+      const known = fileOf(requestId, records[0]);
+      const file = "append" in known ? known : await known;
+      const text = records
+        .map((record) => `${JSON.stringify({ v: runJournalVersion, ...record })}\n`)
+        .join("");
+      const written = file.append(text, options?.sync ?? true);
+      // A finished run's file is closed once its records are written (and synced, when asked); a
+      // later attempt reopens it. The close runs in the background: the turn does not wait for it.
       if (records.some((record) => record.type === "end")) {
-        open.delete(requestId);
-        ready.delete(requestId);
-        const closed: Promise<void> = log
-          .close()
+        if (open.get(requestId) === file) open.delete(requestId);
+        const closed: Promise<void> = written
+          .catch(() => {})
+          .then(() => file.close())
           .catch(() => {})
           .finally(() => closing.delete(closed));
         closing.add(closed);
       }
+      await written;
     },
     async read(requestId) {
       checkId(requestId);
-      const cached = open.get(requestId);
-      if (cached) return (await (await cached).readAll()).filter(isJournalRecord);
-      const path = await find(requestId);
+      const known = open.get(requestId);
+      // What was appended is in the file already (writes are synchronous): read it by its path.
+      const path = known ? (await known).path : await find(requestId);
       return path ? readPath(path) : undefined;
     },
     async list(filter = {}) {
@@ -142,10 +135,9 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
       return removed;
     },
     async close() {
-      const logs = [...open.values()];
+      const files = [...open.values()];
       open.clear();
-      ready.clear();
-      for (const log of logs) await (await log.catch(() => undefined))?.close();
+      for (const file of files) await (await Promise.resolve(file).catch(() => undefined))?.close();
       await Promise.all(closing);
     },
   };
