@@ -14,16 +14,26 @@ function parseLines<T>(text: string, validate: (value: unknown) => value is T): 
   // The text ends with "\n" (we only pass complete lines), so the last element is empty.
   lines.pop();
   lines.forEach((line, index) => {
-    if (line.trim() === "") return;
-    try {
-      const value: unknown = JSON.parse(line);
-      if (validate(value)) records.push(value);
-      else malformed.push({ line: index + 1, reason: "not a history record" });
-    } catch (error) {
-      malformed.push({ line: index + 1, reason: error instanceof Error ? error.message : String(error) });
-    }
+    if (line.trim() !== "") parseLine(line, index, validate, records, malformed);
   });
   return { records, malformed };
+}
+
+/** Parses line `index` (0-based) into `records`, or names it in `malformed`. */
+function parseLine<T>(
+  line: string,
+  index: number,
+  validate: (value: unknown) => value is T,
+  records: T[],
+  malformed: Array<{ line: number; reason: string }>,
+): void {
+  try {
+    const value: unknown = JSON.parse(line);
+    if (validate(value)) records.push(value);
+    else malformed.push({ line: index + 1, reason: "not a history record" });
+  } catch (error) {
+    malformed.push({ line: index + 1, reason: error instanceof Error ? error.message : String(error) });
+  }
 }
 
 /**
@@ -44,14 +54,7 @@ function parseLastLines<T>(
   let index = lines.length - 1;
   for (; index >= 0 && records.length < count; index--) {
     const line = lines[index] as string;
-    if (line.trim() === "") continue;
-    try {
-      const value: unknown = JSON.parse(line);
-      if (validate(value)) records.push(value);
-      else malformed.push({ line: index + 1, reason: "not a history record" });
-    } catch (error) {
-      malformed.push({ line: index + 1, reason: error instanceof Error ? error.message : String(error) });
-    }
+    if (line.trim() !== "") parseLine(line, index, validate, records, malformed);
   }
   // Blank lines left before the tail hold no record either.
   while (index >= 0 && (lines[index] as string).trim() === "") index--;
