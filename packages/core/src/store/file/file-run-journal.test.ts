@@ -40,8 +40,12 @@ it("writes .downcity/runs/<date>/<requestId>.jsonl and skips a line torn by a cr
     const records = await reopened.read("r1");
     expect(records?.map((record) => record.type).at(-1)).toBe("end");
     await writeFile(join(rootDir, ".downcity", "runs", "2026-11-25", "notes.txt"), "x");
+    // A file named like a day is not a day's folder: it is skipped, not read as one.
+    await writeFile(join(rootDir, ".downcity", "runs", "2026-11-24"), "x");
+    expect(await reopened.read("r2")).toBeUndefined();
     expect((await reopened.list()).map((run) => run.status)).toEqual(["interrupted"]);
-    expect(await readdir(join(rootDir, ".downcity", "runs"))).toEqual(["2026-11-25"]);
+    expect(await reopened.prune(new Date("2026-11-25T00:00:00.000Z"))).toBe(0);
+    expect((await readdir(join(rootDir, ".downcity", "runs"))).sort()).toEqual(["2026-11-24", "2026-11-25"]);
     await expect(reopened.read("../etc")).rejects.toThrow(/request id/);
   } finally {
     await rm(rootDir, { recursive: true, force: true });

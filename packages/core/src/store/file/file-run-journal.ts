@@ -13,6 +13,7 @@ import { isJournalRecord, newestRuns, summarizeRun } from "../run-summary.js";
 import { openExistingRunFile, openNewRunFile, type RunFile } from "./run-file.js";
 
 const safeRequestId = /^[A-Za-z0-9_.-]{1,128}$/;
+const versionPrefix = `{"v":${runJournalVersion},`;
 
 /**
  * The file driver of the run journal: `.downcity/runs/<date>/<requestId>.jsonl`, one append-only
@@ -35,7 +36,10 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
 
   const dates = async () => {
     try {
-      return (await readdir(runsDir)).filter((name) => /^\d{4}-\d{2}-\d{2}$/.test(name)).sort();
+      return (await readdir(runsDir, { withFileTypes: true }))
+        .filter((entry) => entry.isDirectory() && /^\d{4}-\d{2}-\d{2}$/.test(entry.name))
+        .map((entry) => entry.name)
+        .sort();
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
       throw error;
@@ -82,9 +86,8 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
       if (records.length === 0) return;
       const known = fileOf(requestId, records[0]);
       const file = "append" in known ? known : await known;
-      const text = records
-        .map((record) => `${JSON.stringify({ v: runJournalVersion, ...record })}\n`)
-        .join("");
+      // The version first, as `{ v, ...record }` would put it, without copying the record.
+      const text = records.map((record) => `${versionPrefix}${JSON.stringify(record).slice(1)}\n`).join("");
       const written = file.append(text, options?.sync ?? true);
       // A finished run's file is closed once its records are written (and synced, when asked); a
       // later attempt reopens it. The close runs in the background: the turn does not wait for it.
