@@ -178,16 +178,17 @@ function recordStream(
   };
   const reader = source.getReader();
   return new ReadableStream<LanguageModelV3StreamPart>({
-    async pull(controller) {
-      const next = await reader.read();
-      if (next.done) {
-        report();
-        controller.close();
-        return;
-      }
-      collect(next.value);
-      controller.enqueue(next.value);
-    },
+    // Not an async function: its own promise and await would be two more per part.
+    pull: (controller) =>
+      reader.read().then((next) => {
+        if (next.done) {
+          report();
+          controller.close();
+          return;
+        }
+        collect(next.value);
+        controller.enqueue(next.value);
+      }),
     cancel: (reason) => reader.cancel(reason),
   });
 }

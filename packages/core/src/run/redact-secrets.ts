@@ -1,5 +1,8 @@
 const mask = "[redacted]";
 const secretHeader = /^(authorization|proxy-authorization|x-api-key|api-key|cookie)$/i;
+// Most keys a journal record holds ("type", "role", "text") are shorter or longer than any of
+// those names: the length check spares the expression on them.
+const isSecretHeader = (key: string) => key.length >= 6 && key.length <= 19 && secretHeader.test(key);
 
 /**
  * Replaces secrets in any JSON-like value: returns the value itself when it holds none, else a copy
@@ -38,7 +41,7 @@ export function createRedactor(secrets: readonly string[]): Redactor {
     for (const key in value) {
       if (!Object.hasOwn(value, key)) continue;
       const item = value[key];
-      const scrubbed = secretHeader.test(key) && typeof item === "string" ? mask : scrub(item, depth + 1);
+      const scrubbed = isSecretHeader(key) && typeof item === "string" ? mask : scrub(item, depth + 1);
       if (scrubbed === item) continue;
       copy ??= { ...value };
       copy[key] = scrubbed;
