@@ -12,7 +12,11 @@ import { type RememberInput, rememberEntry } from "./entries/remember-entry.js";
 import { type MemorySearchHit, searchEntries } from "./entries/search-entries.js";
 import type { CompressionResult } from "./maintenance/compress-context-memory.js";
 import { memoryCursor } from "./maintenance/extract-context-memory.js";
-import { createMemoryMaintainer, type MaintenanceResult } from "./maintenance/memory-maintainer.js";
+import {
+  createMemoryMaintainer,
+  type MaintenanceOptions,
+  type MaintenanceResult,
+} from "./maintenance/memory-maintainer.js";
 import { contextScope, loadContextMemory } from "./store/context-memory.js";
 import type { MemoryEntry } from "./store/memory-entry.js";
 import type { MemoryMeta } from "./store/memory-meta.js";
@@ -62,8 +66,12 @@ export interface ContextMemoryStatus {
 /** Long-term memory of one project: background extraction, compression, remember/forget/search. */
 export interface Memory {
   readonly rootDir: string;
-  /** Extracts entries from un-memorised history once the threshold is reached; never throws, never overlaps per context. */
-  runMemoryMaintenance(contextId: string): Promise<MaintenanceResult>;
+  /**
+   * Extracts entries from un-memorised history once the threshold is reached; never throws, never
+   * overlaps per context. Pass `read` (what the run's prompt provider read, `onContextRead`) so the
+   * check after a run does not read the context's memory again.
+   */
+  runMemoryMaintenance(contextId: string, options?: MaintenanceOptions): Promise<MaintenanceResult>;
   /** Backs Primary.md up, then rewrites it shorter with the model, keeping ids and provenance. */
   compact(contextId: string): Promise<CompressionResult>;
   remember(input: RememberInput): Promise<MemoryEntry>;
@@ -117,7 +125,7 @@ export function createMemory(options: MemoryOptions): Memory {
 
   return {
     rootDir,
-    runMemoryMaintenance: (contextId) => maintainer.run(contextId),
+    runMemoryMaintenance: (contextId, maintenance) => maintainer.run(contextId, maintenance),
     compact: (contextId) => maintainer.compact(contextId),
     remember: (input) => rememberEntry(access, input),
     forget: (input) => forgetEntries(access, input),

@@ -14,7 +14,7 @@ export type { ForgetInput } from "./entries/forget-entries.js";
 export type { RememberInput } from "./entries/remember-entry.js";
 export type { MemorySearchHit } from "./entries/search-entries.js";
 export type { CompressionResult } from "./maintenance/compress-context-memory.js";
-export type { MaintenanceResult } from "./maintenance/memory-maintainer.js";
+export type { MaintenanceOptions, MaintenanceResult } from "./maintenance/memory-maintainer.js";
 export {
   createMemoryPromptProvider,
   type MemoryPromptProviderOptions,

@@ -3,6 +3,7 @@ import {
   DowncityError,
   errorFields,
   type Logger,
+  type MemoryDocuments,
   type MemoryStore,
   toContextId,
   withModelPurpose,
@@ -19,10 +20,20 @@ export type MaintenanceResult =
   | { status: "memorized"; added: string[]; memorized: number; compressed: boolean }
   | { status: "failed"; error: string };
 
+/** What the caller of a maintenance run already holds. */
+export interface MaintenanceOptions {
+  /** The context's memory documents as read during the run that just ended (its prompt's read). */
+  read?: MemoryDocuments;
+}
+
 /** Background maintenance of context memory: extraction past the threshold, then compression. */
 export interface MemoryMaintainer {
-  /** Extracts entries from un-memorised history once the threshold is reached; never throws, never overlaps per context. */
-  run(contextId: string): Promise<MaintenanceResult>;
+  /**
+   * Extracts entries from un-memorised history once the threshold is reached; never throws, never
+   * overlaps per context. `read`: the context's documents as the run's prompt read them, used for
+   * the check instead of reading them again.
+   */
+  run(contextId: string, options?: MaintenanceOptions): Promise<MaintenanceResult>;
   /** Backs Primary.md up, then rewrites it shorter with the model, keeping ids and provenance. */
   compact(contextId: string): Promise<CompressionResult>;
   isRunning(contextId: string): boolean;
@@ -97,7 +108,7 @@ export function createMemoryMaintainer(options: {
       abortSignal: controller.signal,
     });
 
-  const maintain = async (contextId: string): Promise<MaintenanceResult> => {
+  const maintain = async (contextId: string, carried: MaintenanceOptions): Promise<MaintenanceResult> => {
     if (controller.signal.aborted) return { status: "skipped", reason: "closed", pending: 0 };
     if (!model) {
       if (!warnedNoModel) {
@@ -112,6 +123,8 @@ export function createMemoryMaintainer(options: {
     const added: string[] = [];
     let memorized = 0;
     let compressed = false;
+    // Only the first check may use the run's read: a batch moved the cursor since.
+    let read = carried.read;
     try {
       for (;;) {
         const step = await extractContextBatch({
@@ -124,7 +137,9 @@ export function createMemoryMaintainer(options: {
           logger,
           now,
           abortSignal: controller.signal,
+          ...(read ? { read } : {}),
         });
+        read = undefined;
         if (step.memorized === undefined) {
           if (memorized === 0) return { status: "skipped", reason: "below-threshold", pending: step.pending };
           break;
@@ -157,7 +172,7 @@ export function createMemoryMaintainer(options: {
   };
 
   return {
-    run(contextId) {
+    run(contextId, options = {}) {
       let id: string;
       try {
         id = toContextId(contextId);
@@ -167,9 +182,9 @@ export function createMemoryMaintainer(options: {
       const existing = running.get(id);
       if (existing) return existing;
       // Marked so the host's usage meter counts extraction and compression as memory calls of the context.
-      const promise = withModelPurpose({ purpose: "memory", contextId: id }, () => maintain(id)).finally(() =>
-        running.delete(id),
-      );
+      const promise = withModelPurpose({ purpose: "memory", contextId: id }, () =>
+        maintain(id, options),
+      ).finally(() => running.delete(id));
       running.set(id, promise);
       return promise;
     },

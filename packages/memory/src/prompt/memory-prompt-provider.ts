@@ -3,8 +3,10 @@ import {
   type ContextHistory,
   createFileMemoryStore,
   definePromptProvider,
+  type MemoryDocuments,
   type MemoryStore,
   messageText,
+  type PromptContext,
   type PromptProvider,
   readTextFileIfExists,
 } from "@downcity/core";
@@ -29,6 +31,11 @@ export interface MemoryPromptProviderOptions {
   history?: (contextId: string) => Pick<ContextHistory, "read">;
   /** How many of the latest history messages make up the relevance query (default 6; user messages only). */
   relevanceMessages?: number;
+  /**
+   * Told what a run's prompt read of its context's memory, so maintenance after the run can use it
+   * (`runMemoryMaintenance(contextId, { read })`) instead of reading it again.
+   */
+  onContextRead?(context: PromptContext, documents: MemoryDocuments): void;
 }
 
 const provenanceComment = / ?<!-- memory \{[^>]*\} -->/g;
@@ -61,7 +68,10 @@ export function createMemoryPromptProvider(options: MemoryPromptProviderOptions)
       const files = await Promise.all([
         store.read(profileScope).then((documents) => documents.primary),
         readTextFileIfExists(profileFiles(options.rootDir).other).then((text) => text ?? ""),
-        store.read(contextScope(context.contextId)).then((documents) => documents.primary),
+        store.read(contextScope(context.contextId)).then((documents) => {
+          options.onContextRead?.(context, documents);
+          return documents.primary;
+        }),
       ]);
       // A digest, not the text: a thousand contexts' memory files are not kept in memory twice.
       const key = createHash("sha256").update(JSON.stringify(files)).digest("base64");

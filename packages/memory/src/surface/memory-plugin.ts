@@ -1,6 +1,7 @@
 import { definePlugin, errorFields, packageVersion } from "@downcity/core";
 import { z } from "zod";
 import { createMemory } from "../create-memory.js";
+import { createPromptReads } from "../maintenance/prompt-reads.js";
 import { createMemoryPromptProvider } from "../prompt/memory-prompt-provider.js";
 import { createMemoryService } from "./memory-service.js";
 import { createMemoryTools } from "./memory-tools.js";
@@ -31,11 +32,15 @@ export const memoryPlugin = definePlugin({
       threshold: config.threshold,
       maxPrimaryChars: config.maxPrimaryChars,
     });
+    // What a run's prompt read of its context's memory is handed to the maintenance after it.
+    const promptReads = createPromptReads();
     // Maintenance runs in the background after each run: it never blocks or fails the lane.
     const unsubscribe = runtime.on((event) => {
+      if (event.type === "run-error") promptReads.take(event.requestId);
       if (event.type !== "run-end") return;
+      const read = promptReads.take(event.requestId);
       memory
-        .runMemoryMaintenance(event.contextId)
+        .runMemoryMaintenance(event.contextId, read ? { read } : {})
         .catch((error: unknown) =>
           logger.error({ contextId: event.contextId, ...errorFields(error) }, "memory maintenance crashed"),
         );
@@ -49,6 +54,7 @@ export const memoryPlugin = definePlugin({
           ...(memoryStore ? { store: memoryStore } : {}),
           history: (contextId) => runtime.history(contextId),
           budgetChars: config.promptBudgetChars,
+          onContextRead: (context, documents) => promptReads.put(context.requestId, documents),
         }),
       ],
       close: async () => {
