@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, dropTestDatabase } from "../test/test-databases.js";
+import { createPostgresAccess } from "./postgres-access.js";
 import { openPostgresStore, type PostgresStore } from "./postgres-store.js";
 
 // Expiry by the database clock, which the shared conformance suite cannot move: a code's row is
@@ -33,5 +34,45 @@ describe("postgres access: code expiry", () => {
     expect(again?.code).toBeDefined();
     expect(again?.code).not.toBe(offered?.code);
     expect((await access?.read())?.approved).toEqual([]);
+  });
+});
+
+describe("postgres access: a read is one statement", () => {
+  let database: { name: string; url: string };
+  let pool: pg.Pool;
+  beforeEach(async () => {
+    database = await createTestDatabase("access_read");
+    await (await openPostgresStore({ url: database.url, poolSize: 2, pruneEveryMs: 0 })).close();
+    pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  });
+  afterEach(async () => {
+    await pool.end();
+    await dropTestDatabase(database.name);
+  });
+
+  it("reads the four tables in one round trip, with every field as the tables hold it", async () => {
+    const access = createPostgresAccess(pool).channel("telegram");
+    const approved = await access.allow({ userId: "u1", username: "ada" });
+    const offered = await access.offer(
+      { userId: "u2", chatId: "c2", username: "bob" },
+      { eventId: "e1", messageId: "m1", text: "hi" },
+    );
+    const group = await access.allowGroup({ chatId: "g1", title: "Team" });
+    await access.noteDeniedGroup({ chatId: "g2", title: "Other" });
+    await access.noteDeniedGroup({ chatId: "g2", title: "Other" });
+    const sent: string[] = [];
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    (pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args) => {
+      sent.push(String(args[0]));
+      return query(...args);
+    };
+    const snapshot = await access.read();
+    expect(sent).toHaveLength(1);
+    expect(snapshot.approved).toEqual([approved]);
+    expect(snapshot.pending).toEqual([offered]);
+    expect(snapshot.groups).toEqual([group]);
+    expect(snapshot.deniedGroups).toEqual([
+      { chatId: "g2", title: "Other", lastSeen: expect.stringMatching(/^\d{4}-.*\.\d{3}Z$/), count: 2 },
+    ]);
   });
 });
