@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { readFileSync, unlinkSync, writeFile } from "node:fs";
+import { closeSync, fstatSync, open, statSync, unlinkSync, writeSync } from "node:fs";
 import { readFile, stat, unlink } from "node:fs/promises";
 import { promisify } from "node:util";
 import { DowncityError } from "../errors/downcity-error.js";
@@ -35,18 +35,27 @@ async function readHolder(path: string): Promise<LockHolder | null | "missing"> 
   }
 }
 
-// The callback API writes through a plain descriptor, cheaper than a fs/promises FileHandle. Creating
-// the file stays off the event loop: a new directory entry can wait for the filesystem's journal
-// (measured at ~3 ms on average on the shared machine while other work fsynced), which would stall
-// every other lane. Removing it is synchronous: an unlink measured in microseconds there.
-const writeFileExclusive = promisify(writeFile);
+// Creating the file stays off the event loop: a new directory entry can wait for the filesystem's
+// journal (measured at ~3 ms on average on the shared machine while other work fsynced), which would
+// stall every other lane. Writing its few bytes to the page cache and removing it are synchronous
+// (microseconds), each a thread-pool round trip less.
+const openAsync = promisify(open);
 
-async function tryCreate(path: string, holder: LockHolder): Promise<boolean> {
+/** Creates the lock file naming `holder`; resolves with its open descriptor, or undefined when it exists. */
+async function tryCreate(path: string, holder: LockHolder): Promise<number | undefined> {
+  let fd: number;
   try {
-    await writeFileExclusive(path, JSON.stringify(holder), { flag: "wx" });
-    return true;
+    fd = await openAsync(path, "wx");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return undefined;
+    throw error;
+  }
+  try {
+    const bytes = Buffer.from(JSON.stringify(holder));
+    for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
+    return fd;
+  } catch (error) {
+    closeSync(fd);
     throw error;
   }
 }
@@ -66,7 +75,8 @@ async function breakIfStale(
     nonce: randomUUID(),
     acquiredAt: new Date().toISOString(),
   };
-  if (!(await tryCreate(breakerPath, breaker))) {
+  const breakerFd = await tryCreate(breakerPath, breaker);
+  if (breakerFd === undefined) {
     const other = await readHolder(breakerPath);
     const age = await stat(breakerPath).then(
       (info) => Date.now() - info.mtimeMs,
@@ -86,12 +96,13 @@ async function breakIfStale(
     return true;
   } finally {
     await unlink(breakerPath).catch(() => {});
+    closeSync(breakerFd);
   }
 }
 
-/** Releases a lock `acquireFileLock` took; `isHeld` tells whether the lock file still names this holder. */
+/** Releases a lock `acquireFileLock` took; `isHeld` tells whether the lock file is still the one it created. */
 export type FileLockRelease = (() => Promise<void>) & {
-  /** A synchronous read of the lock file: false once it is gone or names another holder. */
+  /** A synchronous `stat` of the lock's path: false once it is gone or another file took its place. */
   isHeld(): boolean;
 };
 
@@ -108,8 +119,10 @@ export async function acquireFileLock(path: string, options: FileLockOptions = {
   let delay = 2;
   let unreadableSince: number | null = null;
   let immediateRetries = 0;
+  let fd: number | undefined;
   for (;;) {
-    if (await tryCreate(path, holder)) break;
+    fd = await tryCreate(path, holder);
+    if (fd !== undefined) break;
     const current = await readHolder(path);
     let freed = current === "missing";
     if (current === null) {
@@ -135,27 +148,48 @@ export async function acquireFileLock(path: string, options: FileLockOptions = {
     await sleep(delay);
     delay = Math.min(delay * 2, 50);
   }
+  return heldLock(path, fd);
+}
+
+/**
+ * The release of the lock file created at `path` and still open as `fd`. The descriptor is kept until
+ * the release so the file's inode stays this file's alone: the path still names the lock this holder
+ * created when a `stat` of it shows that inode, size and times (someone who broke it as stale made a
+ * new file; one written over in place has new times), without reading and parsing it on every check.
+ */
+function heldLock(path: string, fd: number): FileLockRelease {
+  const own = fstatSync(fd, { bigint: true });
   let released = false;
   const isHeld = () => {
     if (released) return false;
     try {
-      return (JSON.parse(readFileSync(path, "utf8")) as Partial<LockHolder>).nonce === holder.nonce;
+      const now = statSync(path, { bigint: true, throwIfNoEntry: false });
+      return (
+        now !== undefined &&
+        now.ino === own.ino &&
+        now.dev === own.dev &&
+        now.size === own.size &&
+        now.mtimeNs === own.mtimeNs &&
+        now.ctimeNs === own.ctimeNs
+      );
     } catch {
       return false;
     }
   };
+  const letGo = () => {
+    released = true;
+    closeSync(fd);
+  };
   // While this process lives nobody may break the lock; a file naming another holder is not ours to remove.
   const release = async () => {
-    if (!isHeld()) {
-      released = true;
-      return;
-    }
-    released = true;
+    if (released) return;
+    if (!isHeld()) return letGo();
     try {
       unlinkSync(path);
     } catch {
       // Already gone: nothing left to release.
     }
+    letGo();
   };
   return Object.assign(release, { isHeld });
 }

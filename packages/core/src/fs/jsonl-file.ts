@@ -104,13 +104,16 @@ export async function readJsonlTail<T>(
   }
 }
 
-/** `readJsonlTail` of an open file whose first `size` bytes are read (positional reads: its offset is untouched). */
+/**
+ * `readJsonlTail` of an open file whose first `size` bytes are read (positional reads: its offset is
+ * untouched); `end` is where its last complete line ends (`size` unless a line is still being written).
+ */
 export async function readJsonlTailOf<T>(
   handle: RawFile,
   size: number,
   count: number,
   validate: (value: unknown) => value is T,
-): Promise<JsonlReadResult<T> & { reachedStart: boolean }> {
+): Promise<JsonlReadResult<T> & { reachedStart: boolean; end: number }> {
   const chunks: Buffer[] = [];
   let position = size;
   let newlines = 0;
@@ -129,6 +132,7 @@ export async function readJsonlTailOf<T>(
   }
   let buffer = Buffer.concat(chunks);
   const lastNewline = buffer.lastIndexOf(0x0a);
+  const end = position + lastNewline + 1;
   buffer = buffer.subarray(0, lastNewline + 1);
   const reachedStart = position === 0;
   let start = 0;
@@ -139,5 +143,6 @@ export async function readJsonlTailOf<T>(
     malformed: result.malformed,
     // Every record of the file is in `records` (a tail that stopped before malformed lines says false).
     reachedStart: reachedStart && result.scannedAll,
+    end,
   };
 }

@@ -8,8 +8,9 @@ import { type RawFile, readTextFileIfExists } from "../../fs/raw-file.js";
 import type { HistoryMessage } from "../../history/history-message.js";
 import { type Logger, silentLogger } from "../../logger/logger.js";
 import type { ContextHistory, HistoryMeta } from "../history-store.js";
-import { createHistoryFile, type OpenedHistoryFile } from "./history-file.js";
+import { createHistoryFile, type HistoryFileUse } from "./history-file.js";
 import { createHistoryLock } from "./history-lock.js";
+import { createHistoryTail, freezeMessages } from "./history-tail.js";
 
 /** Messages read plus the malformed lines skipped on the way (reported, never rewritten away). */
 export interface HistoryReadReport {
@@ -86,7 +87,9 @@ export function createHistoryStore(options: HistoryStoreOptions): FileHistory {
   });
   const withLock = <T>(fn: () => Promise<T>): Promise<T> => lock.run(fn);
 
-  const historyFile = createHistoryFile(path);
+  // The parsed tail kept between reads; it goes with the descriptor (a replaced or idle file).
+  const tail = createHistoryTail();
+  const historyFile = createHistoryFile(path, { onRetire: () => tail.clear() });
   // A crash mid-write can leave a last line without "\n". Move those bytes aside so the next
   // record starts on a fresh line instead of fusing with them.
   // Where this store's own last append ended: when the file still ends there, its tail is intact.
@@ -123,18 +126,18 @@ export function createHistoryStore(options: HistoryStoreOptions): FileHistory {
    * Under the lock: messages.jsonl open for appending (created when missing), any torn tail moved
    * aside, and its size. A failure leaves the file in doubt: the next use reopens and checks it.
    */
-  const withAppendFile = async <T>(
-    fn: (opened: OpenedHistoryFile, size: number) => Promise<T>,
-  ): Promise<T> => {
-    const opened = (await historyFile.acquire(true)) as OpenedHistoryFile;
+  const withAppendFile = async <T>(fn: (use: HistoryFileUse, size: number) => Promise<T>): Promise<T> => {
+    const use = (await historyFile.acquire(true)) as HistoryFileUse;
     try {
-      return await fn(opened, await repairTornTail(opened.file, opened.size()));
+      const size = await repairTornTail(use.opened.file, Number(use.stats.size));
+      if (BigInt(size) !== use.stats.size) tail.clear();
+      return await fn(use, size);
     } catch (error) {
       knownEnd = undefined;
       historyFile.retire();
       throw error;
     } finally {
-      historyFile.release(opened);
+      historyFile.release(use.opened);
     }
   };
 
@@ -174,14 +177,18 @@ export function createHistoryStore(options: HistoryStoreOptions): FileHistory {
           });
         }
       }
-      const data = Buffer.from(messages.map((message) => `${JSON.stringify(message)}\n`).join(""));
+      const lines = messages.map((message) => `${JSON.stringify(message)}\n`);
+      const data = Buffer.from(lines.join(""));
       await withLock(() =>
-        withAppendFile(async ({ file }, size) => {
+        withAppendFile(async ({ opened, stats }, size) => {
+          const { file } = opened;
+          const kept = tail.current(stats);
           let offset = 0;
           while (offset < data.length) {
             const { bytesWritten } = await file.write(data, offset, data.length - offset);
             offset += bytesWritten;
           }
+          tail.appended(kept, lines, data.length, opened.stat());
           // fdatasync: the data and the new size are durable (earlier unsynced appends too); an
           // mtime update need not be.
           if (appendOptions?.sync !== false) await file.datasync();
@@ -197,18 +204,22 @@ export function createHistoryStore(options: HistoryStoreOptions): FileHistory {
       return report.messages;
     },
     async readReport(readOptions = {}) {
-      if (readOptions.last !== undefined) {
-        if (readOptions.last <= 0) return { messages: [], malformed: [] };
-        const opened = await historyFile.acquire(false);
-        if (!opened) return { messages: [], malformed: [] };
-        try {
-          const tail = await readJsonlTailOf(opened.file, opened.size(), readOptions.last, isHistoryMessage);
-          return { messages: tail.records, malformed: tail.malformed };
-        } finally {
-          historyFile.release(opened);
-        }
+      const { last } = readOptions;
+      if (last !== undefined && last <= 0) return { messages: [], malformed: [] };
+      const use = await historyFile.acquire(false);
+      if (!use) return { messages: [], malformed: [] };
+      try {
+        const kept = tail.read(use.stats, last);
+        if (kept) return { messages: kept, malformed: [] };
+        const size = Number(use.stats.size);
+        const read = await readJsonlTailOf(use.opened.file, size, last ?? Infinity, isHistoryMessage);
+        // A tail with malformed lines or a torn last line is not kept: the next read reports them again.
+        if (read.malformed.length > 0 || read.end !== size)
+          return { messages: freezeMessages(read.records), malformed: read.malformed };
+        return { messages: tail.keep(use.stats, read.records, read.reachedStart, last), malformed: [] };
+      } finally {
+        historyFile.release(use.opened);
       }
-      return readAll();
     },
     readArchive: () => readArchive(join(dir, "archive")),
     async close() {

@@ -1,4 +1,4 @@
-import { constants, fstatSync, statSync } from "node:fs";
+import { type BigIntStats, constants, fstatSync, statSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { openRawFile, type RawFile, synchronousView } from "../../fs/raw-file.js";
@@ -7,8 +7,14 @@ import { openRawFile, type RawFile, synchronousView } from "../../fs/raw-file.js
 export interface OpenedHistoryFile {
   /** Reads and writes are synchronous system calls (`synchronousView`): a history line or tail is small. */
   readonly file: RawFile;
-  /** Size of the file as this descriptor sees it now (a synchronous `fstat`, no thread-pool round trip). */
-  size(): number;
+  /** The file's status now (a synchronous `fstat`, no thread-pool round trip). */
+  stat(): BigIntStats;
+}
+
+/** One use of the open file and its status when the use began (its size, times and inode). */
+export interface HistoryFileUse {
+  readonly opened: OpenedHistoryFile;
+  readonly stats: BigIntStats;
 }
 
 /**
@@ -19,7 +25,7 @@ export interface OpenedHistoryFile {
  */
 export interface HistoryFile {
   /** The open file, opened (and with `create`, created) when needed; undefined when it does not exist. */
-  acquire(create: boolean): Promise<OpenedHistoryFile | undefined>;
+  acquire(create: boolean): Promise<HistoryFileUse | undefined>;
   /** Ends a use; a file retired meanwhile closes with its last use. */
   release(opened: OpenedHistoryFile): void;
   /** Stops using the open file (it was replaced, or a failed write left it in doubt); the next use reopens. */
@@ -35,11 +41,14 @@ interface Opened extends OpenedHistoryFile {
 
 const appendFlags = constants.O_RDWR | constants.O_APPEND;
 
-/** The shared descriptor of the history file at `path`. */
-export function createHistoryFile(path: string, options: { idleMs?: number } = {}): HistoryFile {
+/** The shared descriptor of the history file at `path`; `onRetire` runs when the open file is let go. */
+export function createHistoryFile(
+  path: string,
+  options: { idleMs?: number; onRetire?: () => void } = {},
+): HistoryFile {
   const idleMs = options.idleMs ?? 10000;
   let current: Opened | undefined;
-  let opening: Promise<Opened | undefined> | undefined;
+  let opening: Promise<HistoryFileUse | undefined> | undefined;
   let idleTimer: NodeJS.Timeout | undefined;
 
   const closeWhenUnused = (opened: Opened) => {
@@ -50,15 +59,17 @@ export function createHistoryFile(path: string, options: { idleMs?: number } = {
     const old = current;
     current = undefined;
     if (!old) return;
+    options.onRetire?.();
     old.retired = true;
     closeWhenUnused(old);
   };
 
   // The path still names the open file (same inode), else the open one is retired.
-  const validCurrent = (): Opened | undefined => {
+  const validCurrent = (): HistoryFileUse | undefined => {
     if (!current) return undefined;
     try {
-      if (statSync(path, { bigint: true }).ino === current.ino) return current;
+      const stats = statSync(path, { bigint: true });
+      if (stats.ino === current.ino) return { opened: current, stats };
     } catch {
       // Deleted or unreadable: reopened (or reported) by the next open.
     }
@@ -78,7 +89,7 @@ export function createHistoryFile(path: string, options: { idleMs?: number } = {
     idleTimer.unref();
   };
 
-  const open = async (create: boolean): Promise<Opened | undefined> => {
+  const open = async (create: boolean): Promise<HistoryFileUse | undefined> => {
     let file: RawFile;
     try {
       file = await openRawFile(path, appendFlags | (create ? constants.O_CREAT : 0));
@@ -88,19 +99,19 @@ export function createHistoryFile(path: string, options: { idleMs?: number } = {
       await mkdir(dirname(path), { recursive: true });
       file = await openRawFile(path, appendFlags | constants.O_CREAT);
     }
-    const { ino } = fstatSync(file.fd, { bigint: true });
+    const stats = fstatSync(file.fd, { bigint: true });
     retire();
     current = {
       file: synchronousView(file),
-      ino,
+      ino: stats.ino,
       users: 0,
       retired: false,
-      size: () => fstatSync(file.fd).size,
+      stat: () => fstatSync(file.fd, { bigint: true }),
     };
-    return current;
+    return { opened: current, stats };
   };
 
-  const openShared = async (create: boolean): Promise<Opened | undefined> => {
+  const openShared = async (create: boolean): Promise<HistoryFileUse | undefined> => {
     while (opening) await opening.catch(() => undefined);
     const valid = validCurrent();
     if (valid) return valid;
@@ -115,13 +126,14 @@ export function createHistoryFile(path: string, options: { idleMs?: number } = {
   return {
     async acquire(create) {
       for (;;) {
-        const opened = validCurrent() ?? (await openShared(create));
-        if (!opened) return undefined;
+        const use = validCurrent() ?? (await openShared(create));
+        if (!use) return undefined;
+        const opened = use.opened as Opened;
         // Retired while this use waited for the open: take the next one.
         if (opened.retired) continue;
         opened.users++;
         keepAlive();
-        return opened;
+        return use;
       }
     },
     release(opened) {
