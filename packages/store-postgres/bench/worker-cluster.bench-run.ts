@@ -116,7 +116,10 @@ it(`3 workers answer ${events} events at least ${targetRatio}x as fast as 1 work
   const ratio = Number((bestThree.perSecond / bestOne.perSecond).toFixed(2));
   const verdict = ratio >= targetRatio ? "PASS" : "MISS";
   // Each round's pair ran back to back: how far a burst of other load moved the ratio.
-  const perRound = one.map((run, round) => `${((three[round]?.perSecond ?? 0) / run.perSecond).toFixed(2)}x`);
+  const roundRatios = one.map((run, round) => (three[round]?.perSecond ?? 0) / run.perSecond);
+  const perRound = roundRatios.map((value) => `${value.toFixed(2)}x`);
+  // The median round's ratio beside the fastest rounds': how far a single round is to be trusted.
+  const medianRatio = [...roundRatios].sort((a, b) => a - b)[Math.floor(roundRatios.length / 2)] ?? 0;
   // Two cores: once three workers (plus PostgreSQL, the model and the senders) keep the machine 70 %
   // busy or more, CPU queueing, not the workers' concurrency, sets the pace. That explains a miss;
   // it does not change the target.
@@ -132,6 +135,7 @@ it(`3 workers answer ${events} events at least ${targetRatio}x as fast as 1 work
     threeWorkersEventsPerSecond: Number(bestThree.perSecond.toFixed(1)),
     threeWorkersRatio: ratio,
     threeWorkersRatioByRound: perRound.join(" "),
+    threeWorkersMedianRoundRatio: Number(medianRatio.toFixed(2)),
     threeWorkersTarget: `${verdict} (at least ${targetRatio}x)`,
     oneWorkerMachineBusy: bestOne.cpu.machineBusy,
     threeWorkersMachineBusy: bestThree.cpu.machineBusy,
@@ -151,7 +155,7 @@ it(`3 workers answer ${events} events at least ${targetRatio}x as fast as 1 work
       .map((load) => load.toFixed(1))
       .join(" ")}:\n` +
       `  1 worker : ${line(one)}\n  3 workers: ${line(three)}\n` +
-      `  -> 3 workers vs 1: ${ratio}x (fastest rounds; round by round ${perRound.join(", ")}); target at least ${targetRatio}x: ${verdict}\n` +
+      `  -> 3 workers vs 1: ${ratio}x (fastest rounds; round by round ${perRound.join(", ")}, median ${medianRatio.toFixed(2)}x); target at least ${targetRatio}x: ${verdict}\n` +
       `  -> daemon CPU ${daemonCpuMs(bestOne)} ms per event (1 worker), ${daemonCpuMs(bestThree)} ms (3 workers)` +
       `${cpuLimited ? `; the machine was ${Math.round(bestThree.cpu.machineBusy * 100)} % busy during the 3-worker run (CPU-limited)` : ""}\n`,
   );
