@@ -13,6 +13,49 @@ const root = await mkdtemp(join(tmpdir(), "downcity-bench-"));
 const fmt = (ms) => `${ms.toFixed(3)} ms`;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+// The cheapest history store (arrays in memory, no copies, no files): a runtime on it shows what the
+// file store costs a turn.
+function createMemoryHistoryStore() {
+  const open = () => {
+    let messages = [];
+    let meta = {};
+    const tail = (last) => messages.slice(last === undefined ? 0 : Math.max(0, messages.length - last));
+    return {
+      append: async (input) => void messages.push(...(Array.isArray(input) ? input : [input])),
+      read: async (options = {}) => tail(options.last),
+      readArchive: async () => [],
+      meta: async () => structuredClone(meta),
+      updateMeta: async (update) => {
+        meta = (await update(structuredClone(meta))) ?? meta;
+        return meta;
+      },
+      compact: async ({ keepLast, summarize }) => {
+        if (messages.length <= keepLast) return undefined;
+        const older = messages.slice(0, messages.length - keepLast);
+        const summary = await summarize(older);
+        const archiveId = `a${Date.now()}`;
+        const metadata = { createdAt: new Date().toISOString(), kind: "summary", archiveId };
+        const kept = messages.slice(older.length);
+        messages = [
+          {
+            id: `summary-${archiveId}`,
+            role: "assistant",
+            parts: [{ type: "text", text: summary }],
+            metadata,
+          },
+          ...kept,
+        ];
+        return { archiveId, archivedCount: older.length, keptCount: kept.length, summary };
+      },
+    };
+  };
+  const contexts = new Map();
+  return {
+    context: (id) => contexts.get(id) ?? contexts.set(id, open()).get(id),
+    close: async () => {},
+  };
+}
+
 async function time(fn, iterations) {
   const samples = [];
   for (let index = 0; index < iterations; index++) {
@@ -31,7 +74,14 @@ async function time(fn, iterations) {
   const bare = createScriptedModel([], { fallback: "ok" });
   const scripted = createScriptedModel([], { fallback: "ok" });
   const runtime = createAgentRuntime({ rootDir: join(root, "rt"), model: scripted.model });
+  const inMemory = createScriptedModel([], { fallback: "ok" });
+  const memoryRuntime = createAgentRuntime({
+    rootDir: join(root, "rt-memory"),
+    model: inMemory.model,
+    sharedHistory: createMemoryHistoryStore(),
+  });
   let turn = 0;
+  let memoryTurn = 0;
   // CPU time of the process (all threads) a call, beside the wall time: what the machine's load inflates less.
   const bareCpu = [];
   const runtimeCpu = [];
@@ -71,11 +121,18 @@ async function time(fn, iterations) {
     withCpu(runtimeCpu, () =>
       time(() => runtime.send({ contextId: `c${turn++ % 10}`, text: "hi" }), perRound),
     );
+  const memoryCpu = [];
+  const memoryP50 = () =>
+    withCpu(memoryCpu, () =>
+      time(() => memoryRuntime.send({ contextId: `c${memoryTurn++ % 10}`, text: "hi" }), perRound),
+    );
   await bareP50();
   await runtimeP50();
   await streamP50();
   await windowP50();
+  await memoryP50();
   bareCpu.length = 0;
+  memoryCpu.length = 0;
   runtimeCpu.length = 0;
   streamCpu.length = 0;
   windowCpu.length = 0;
@@ -91,11 +148,14 @@ async function time(fn, iterations) {
     }
     await streamP50();
     await windowP50();
+    await memoryP50();
     // The scripted models keep every call for tests; a benchmark drops them.
     bare.calls.length = 0;
     scripted.calls.length = 0;
+    inMemory.calls.length = 0;
   }
   await runtime.close();
+  await memoryRuntime.close();
   const cpuRatios = runtimeCpu.map((value, index) => value / bareCpu[index]);
   console.log(
     `runtime turn CPU time ${fmt(median(runtimeCpu))} vs bare generateText ${fmt(median(bareCpu))} a call (process CPU, all threads) -> median ${median(cpuRatios).toFixed(1)}x`,
@@ -108,6 +168,10 @@ async function time(fn, iterations) {
   const ownRatios = runtimeCpu.map((value, index) => value / windowCpu[index]);
   console.log(
     `streamText over the contexts' history windows (with an abort signal) CPU time ${fmt(median(windowCpu))} a call -> median ${median(windowRatios).toFixed(1)}x bare generateText; the runtime turn is ${median(ownRatios).toFixed(2)}x that`,
+  );
+  const fileShares = runtimeCpu.map((value, index) => value - memoryCpu[index]);
+  console.log(
+    `runtime turn on an in-memory history store (arrays, no files) CPU time ${fmt(median(memoryCpu))} a call -> median ${median(memoryCpu.map((value, index) => value / bareCpu[index])).toFixed(1)}x bare generateText; the file store's share of a turn ${fmt(median(fileShares))} (median of rounds)`,
   );
   const ratios = runtimeRounds.map((value, index) => value / bareRounds[index]);
   const sorted = [...ratios].sort((a, b) => a - b);
