@@ -43,8 +43,8 @@ export interface MemoryMaintainer {
   close(): Promise<void>;
 }
 
-/** Creates the maintainer of a project's context memory. */
-export function createMemoryMaintainer(options: {
+/** Options of `createMemoryMaintainer`. */
+interface MaintainerOptions {
   store: MemoryStore;
   model: LanguageModel | undefined;
   history: (contextId: string) => ContextHistory;
@@ -53,8 +53,71 @@ export function createMemoryMaintainer(options: {
   threshold: number;
   maxPrimaryChars: number;
   maxBatch: number;
-}): MemoryMaintainer {
-  const { store, model, logger, now, threshold, maxPrimaryChars, maxBatch } = options;
+}
+
+/** Counts a failed maintenance in the context's meta (`lastError`); a failure to do so is only logged. */
+async function recordFailure(options: MaintainerOptions, contextId: string, error: unknown): Promise<void> {
+  const { store, now } = options;
+  try {
+    await store.update(contextScope(contextId), async (writer) => {
+      const current = await loadContextMemory(writer, contextId, now);
+      await saveContextMeta(
+        writer,
+        {
+          ...current.meta,
+          lastError: {
+            message: error instanceof Error ? error.message : String(error),
+            at: now().toISOString(),
+            attempts: (current.meta.lastError?.attempts ?? 0) + 1,
+          },
+        },
+        current.document,
+      );
+    });
+  } catch (metaError) {
+    options.logger.warn(
+      { contextId, ...errorFields(metaError) },
+      "could not record the memory failure in .meta.json",
+    );
+  }
+}
+
+/** Extracts batches until fewer than `threshold` messages wait; `memorized` 0 when none was due. */
+async function extractBatches(
+  options: MaintainerOptions,
+  model: LanguageModel,
+  contextId: string,
+  abortSignal: AbortSignal,
+  carried: MaintenanceOptions,
+): Promise<{ added: string[]; memorized: number; pending: number }> {
+  const added: string[] = [];
+  let memorized = 0;
+  // Only the first check may use the run's read: a batch moved the cursor since.
+  let read = carried.read;
+  for (;;) {
+    const step = await extractContextBatch({
+      store: options.store,
+      contextId,
+      model,
+      history: options.history(contextId),
+      threshold: options.threshold,
+      maxBatch: options.maxBatch,
+      logger: options.logger,
+      now: options.now,
+      abortSignal,
+      ...(read ? { read } : {}),
+    });
+    read = undefined;
+    if (step.memorized === undefined) return { added, memorized, pending: step.pending };
+    memorized += step.memorized;
+    added.push(...(step.added ?? []));
+    if (step.pending < options.threshold) return { added, memorized, pending: step.pending };
+  }
+}
+
+/** Creates the maintainer of a project's context memory. */
+export function createMemoryMaintainer(options: MaintainerOptions): MemoryMaintainer {
+  const { store, model, logger, now, maxPrimaryChars } = options;
   const running = new Map<string, Promise<MaintenanceResult>>();
   const controller = new AbortController();
   let warnedNoModel = false;
@@ -70,31 +133,6 @@ export function createMemoryMaintainer(options: {
       );
     }
     return model;
-  };
-
-  const recordFailure = async (contextId: string, error: unknown) => {
-    try {
-      await store.update(contextScope(contextId), async (writer) => {
-        const current = await loadContextMemory(writer, contextId, now);
-        await saveContextMeta(
-          writer,
-          {
-            ...current.meta,
-            lastError: {
-              message: error instanceof Error ? error.message : String(error),
-              at: now().toISOString(),
-              attempts: (current.meta.lastError?.attempts ?? 0) + 1,
-            },
-          },
-          current.document,
-        );
-      });
-    } catch (metaError) {
-      logger.warn(
-        { contextId, ...errorFields(metaError) },
-        "could not record the memory failure in .meta.json",
-      );
-    }
   };
 
   const compress = async (contextId: string) =>
@@ -120,37 +158,18 @@ export function createMemoryMaintainer(options: {
       }
       return { status: "skipped", reason: "no-model", pending: 0 };
     }
-    const added: string[] = [];
-    let memorized = 0;
-    let compressed = false;
-    // Only the first check may use the run's read: a batch moved the cursor since.
-    let read = carried.read;
     try {
-      for (;;) {
-        const step = await extractContextBatch({
-          store,
-          contextId,
-          model,
-          history: options.history(contextId),
-          threshold,
-          maxBatch,
-          logger,
-          now,
-          abortSignal: controller.signal,
-          ...(read ? { read } : {}),
-        });
-        read = undefined;
-        if (step.memorized === undefined) {
-          if (memorized === 0) return { status: "skipped", reason: "below-threshold", pending: step.pending };
-          break;
-        }
-        memorized += step.memorized;
-        added.push(...(step.added ?? []));
-        if (step.pending < threshold) break;
-      }
+      const { added, memorized, pending } = await extractBatches(
+        options,
+        model,
+        contextId,
+        controller.signal,
+        carried,
+      );
+      if (memorized === 0) return { status: "skipped", reason: "below-threshold", pending };
       if (added.length > 0) logger.info({ contextId, added: added.length, memorized }, "memory extracted");
       const chars = (await store.read(contextScope(contextId))).primary.length;
-      if (chars > maxPrimaryChars) compressed = (await compress(contextId)).status === "compressed";
+      const compressed = chars > maxPrimaryChars && (await compress(contextId)).status === "compressed";
       return { status: "memorized", added, memorized, compressed };
     } catch (error) {
       // Stopped by close(): shutdown, not a failure; the messages are still pending next time.
@@ -162,7 +181,7 @@ export function createMemoryMaintainer(options: {
         { contextId, ...errorFields(error) },
         "memory maintenance failed; it is retried next time",
       );
-      await recordFailure(contextId, error);
+      await recordFailure(options, contextId, error);
       return { status: "failed", error: error instanceof Error ? error.message : String(error) };
     }
   };
