@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { readdirSync } from "node:fs";
+import { mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -58,6 +59,48 @@ describe("acquireFileLock", () => {
         new RegExp(`held by pid ${process.pid}`),
       );
       await release();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("is no longer held once its file is replaced, even by the same bytes, or written over in place", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "downcity-lock-"));
+    try {
+      const path = join(dir, "history.lock");
+      const replaced = await acquireFileLock(path);
+      expect(replaced.isHeld()).toBe(true);
+      // Another process that broke the lock makes a new file; the same text does not make it ours.
+      const text = await readFile(path, "utf8");
+      await unlink(path);
+      await writeFile(path, text);
+      expect(replaced.isHeld()).toBe(false);
+      await replaced();
+      expect(await readFile(path, "utf8")).toBe(text);
+      await unlink(path);
+      const overwritten = await acquireFileLock(path);
+      await writeFile(path, JSON.stringify({ pid: process.pid, nonce: "someone else's" }));
+      expect(overwritten.isHeld()).toBe(false);
+      await overwritten();
+      expect(await readFile(path, "utf8")).toContain("someone else's");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("closes the lock file's descriptor when released, held or lost", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "downcity-lock-"));
+    try {
+      const path = join(dir, "history.lock");
+      const open = () => readdirSync("/proc/self/fd").length;
+      const before = open();
+      for (let round = 0; round < 20; round++) {
+        const release = await acquireFileLock(path);
+        if (round % 2) await unlink(path);
+        await release();
+        await release();
+      }
+      expect(open()).toBe(before);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
