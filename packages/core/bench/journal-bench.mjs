@@ -217,10 +217,11 @@ const spread = (overheads) =>
       .map((name) => `${name} ${percent((median(cpu[name]) / base - 1) * 100)}`)
       .join(", ")}`,
   );
-  // A new file's cost is the filesystem's, and varies with what else the machine writes: measured
-  // here, beside the split, so a large "a file per run" share can be read against it.
+  // A new file's cost is the filesystem's and varies with what was deleted near it lately (a test
+  // run's or this bench's own clean-up): measured here, beside the split, so a large "a file per
+  // run" share can be read against it.
   console.log(
-    `creating an empty file in the bench's folder: ${createdBefore.toFixed(0)} us of CPU before these turns, ${fileCreationCpu("created-after").toFixed(0)} us after (median of 200; tens of us on an idle ext4, hundreds while other processes fsync)`,
+    `creating an empty file in the bench's folder: ${createdBefore.toFixed(0)} us of CPU before these turns, ${fileCreationCpu("created-after").toFixed(0)} us after (median of 200; tens of us normally, hundreds for minutes after many files nearby were deleted: ext4 without a journal skips inodes freed in the last 1 to 6 minutes when it allocates one)`,
   );
 }
 
