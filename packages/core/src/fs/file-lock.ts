@@ -35,9 +35,9 @@ async function readHolder(path: string): Promise<LockHolder | null | "missing"> 
   }
 }
 
-// Creating the file stays off the event loop: a new directory entry can wait for the filesystem's
-// journal (measured at ~3 ms on average on the shared machine while other work fsynced), which would
-// stall every other lane. Writing its few bytes to the page cache and removing it are synchronous
+// Creating the file stays off the event loop: a new file can cost the filesystem milliseconds (a
+// journal commit to wait for, or on ext4 without a journal a search past the inodes freed in the
+// last minutes: hundreds of microseconds after a clean-up), which would stall every other lane. Writing its few bytes to the page cache and removing it are synchronous
 // (microseconds), each a thread-pool round trip less.
 const openAsync = promisify(open);
 

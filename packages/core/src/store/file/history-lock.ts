@@ -11,8 +11,8 @@ export interface HistoryLockOptions extends FileLockOptions {
 /**
  * The history's cross-process lock file, kept for `holdMs` after a use: a turn's appends (its
  * trigger message, then its answer) and a busy context's next turn take it once instead of creating
- * and removing `messages.lock` each time (a new directory entry can wait for the filesystem journal:
- * ~3 ms on average measured on the shared machine under load). Before each use a `stat` checks the
+ * and removing `messages.lock` each time (a new file can cost the filesystem
+ * milliseconds: a journal commit to wait for, or a search past recently freed inodes). Before each use a `stat` checks the
  * lock file is still the one this holder created (`FileLockRelease.isHeld`); a lock someone broke or
  * replaced is taken anew. Uses run one at a time, in order.
  */
