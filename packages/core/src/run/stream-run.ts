@@ -1,13 +1,4 @@
-import {
-  type LanguageModel,
-  type ModelMessage,
-  type PrepareStepFunction,
-  type StepResult,
-  stepCountIs,
-  streamText,
-  type TextStreamPart,
-  type ToolSet,
-} from "ai";
+import { type LanguageModel, type ModelMessage, type StepResult, stepCountIs, type ToolSet } from "ai";
 import { withModelPurpose } from "../context/model-purpose.js";
 import type { Logger } from "../logger/logger.js";
 import type { HistoryWindow } from "../prompt/history-window.js";
@@ -22,6 +13,7 @@ import { createRunProgress, type RunProgress } from "./run-progress.js";
 import type { RunOutcome } from "./run-result.js";
 import { createRunWatchdog, defaultRunLimits, type RunLimits, type RunWatchdog } from "./run-watchdog.js";
 import type { RuntimeEvent } from "./runtime-event.js";
+import { runStepLoop } from "./step-loop/step-loop.js";
 import { createStreamEvents, type StreamEvents } from "./stream-events.js";
 
 /** How a streamed run ended: it completed, or a cancel, a limit or shutdown stopped it. */
@@ -132,7 +124,7 @@ function retryTransient(run: RunStream, attempt: () => Promise<StreamedRun>): Pr
   });
 }
 
-/** One streamText call with a window of at most `window` history messages. */
+/** One model loop with a window of at most `window` history messages. */
 async function streamAttempt(run: RunStream, window: number): Promise<StreamedRun> {
   const { options, watchdog, progress } = run;
   const signal = watchdog.signal;
@@ -142,12 +134,12 @@ async function streamAttempt(run: RunStream, window: number): Promise<StreamedRu
   options.onWindow(built.ids);
   // The first step is timed from the call: a provider that never answers sends no start-step.
   watchdog.stepStarted();
+  run.events.streamStarted();
   // Marked so the host's usage meter knows these calls are the run's steps (it counts a step cut off by an abort).
-  const result = withModelPurpose({ purpose: "step" }, () =>
-    streamText({
+  const loop = withModelPurpose({ purpose: "step" }, () =>
+    runStepLoop({
       model: options.model,
       messages: [...options.system, ...withRuntimeNote(built.messages, options.runtimeNote)],
-      allowSystemInMessages: true,
       tools: options.tools,
       ...(options.activeTools ? { activeTools: options.activeTools } : {}),
       stopWhen: [
@@ -155,41 +147,25 @@ async function streamAttempt(run: RunStream, window: number): Promise<StreamedRu
         () => options.stopAfterStep?.() === true,
       ],
       abortSignal: signal,
-      // One retry policy: the AI SDK retries nothing itself, `retryTransient` owns every retry.
-      maxRetries: 0,
       prepareStep: mergeArrivals(options.takeArrivals),
-      // The step boundary: the AI SDK awaits this before the next step begins; the run journal
-      // makes the finished step durable here.
+      onPart: (part) => run.events.handle(part),
+      // The step boundary: awaited before the next step begins; the run journal makes the
+      // finished step durable here.
       onStepFinish: async (step) => {
         progress.stepFinished(step);
         await options.onStepFinished?.(step);
       },
     }),
   );
-  run.events.streamStarted();
-  if ((await consumeStream(result.fullStream, run)) === "aborted") return stoppedRun(run);
-  // The last finished step's text is `result.text`, without it: reading `result.text` makes the AI
-  // SDK tee and drain the whole stream a second time.
-  const finalText = progress.steps.at(-1)?.text ?? (await result.text);
-  return { status: "completed", finalText, steps: progress.steps, usage: progress.usage };
-}
-
-/** Feeds the stream's parts to the run's events until it ends, reports an abort, or the run stops. */
-async function consumeStream(
-  stream: AsyncIterable<TextStreamPart<ToolSet>>,
-  run: RunStream,
-): Promise<"finished" | "aborted"> {
-  const parts = stream[Symbol.asyncIterator]();
-  for (;;) {
-    // A stalled provider may never settle next(): the abort wins the race so the lane moves on.
-    const next = await Promise.race([parts.next(), run.stopped]);
-    if (next === "stopped") {
-      parts.return?.().catch(() => {});
-      return "aborted";
-    }
-    if (next.done) return "finished";
-    if (run.events.handle(next.value) === "aborted") return "aborted";
-  }
+  // A stalled provider or tool may never settle the loop: the abort wins the race so the lane moves on.
+  loop.catch(() => {});
+  if ((await Promise.race([loop, run.stopped])) === "stopped" || signal.aborted) return stoppedRun(run);
+  return {
+    status: "completed",
+    finalText: progress.steps.at(-1)?.text ?? "",
+    steps: progress.steps,
+    usage: progress.usage,
+  };
 }
 
 /** What a stopped run had: its finished steps, and the unfinished step's text and tool calls. */
@@ -202,10 +178,12 @@ function stoppedRun(run: RunStream): StreamedRun {
 }
 
 /**
- * The prepareStep of one stream: messages merged mid-run go into every later step's prompt, each
+ * The step preparation of one loop: messages merged mid-run go into every later step's prompt, each
  * batch at the index (in the step's message list) where it joined.
  */
-function mergeArrivals(take: (step: number) => Promise<ModelMessage[]>): PrepareStepFunction<ToolSet> {
+function mergeArrivals(
+  take: (step: number) => Promise<ModelMessage[]>,
+): (step: { stepNumber: number; messages: ModelMessage[] }) => Promise<ModelMessage[] | undefined> {
   const injected: Array<{ at: number; messages: ModelMessage[] }> = [];
   return async ({ messages, stepNumber }) => {
     const arrived = stepNumber > 0 ? await take(stepNumber) : [];
@@ -213,6 +191,6 @@ function mergeArrivals(take: (step: number) => Promise<ModelMessage[]>): Prepare
     if (injected.length === 0) return undefined;
     const withInjected = [...messages];
     for (const entry of [...injected].reverse()) withInjected.splice(entry.at, 0, ...entry.messages);
-    return { messages: withInjected };
+    return withInjected;
   };
 }
