@@ -85,7 +85,8 @@ async function time(fn, iterations) {
   // CPU time of the process (all threads) a call, beside the wall time: what the machine's load inflates less.
   const bareCpu = [];
   const runtimeCpu = [];
-  // The floor of a streaming runtime: the AI SDK's streamText with the same mock, its full stream read.
+  // The AI SDK's streamText with the same mock, its full stream read: what a streaming turn built on it
+  // pays before any work of its own (the runtime's loop reads the provider's stream without it).
   const streamCpu = [];
   const withCpu = async (samples, fn) => {
     const before = process.cpuUsage();
@@ -102,8 +103,8 @@ async function time(fn, iterations) {
         for await (const _part of streamText({ model: bare.model, prompt: "hi" }).fullStream);
       }, perRound),
     );
-  // The floor under this runtime's own prompts: streamText over each context's current history
-  // window (converted outside the timing) with an abort signal, as a run passes one.
+  // streamText over each context's current history window (converted outside the timing) with an
+  // abort signal, as a run would pass one: the AI SDK's cost at this runtime's prompt sizes.
   const windowCpu = [];
   const windowP50 = async () => {
     const windows = [];
@@ -162,7 +163,7 @@ async function time(fn, iterations) {
   );
   const streamRatios = streamCpu.map((value, index) => value / bareCpu[index]);
   console.log(
-    `bare streamText CPU time ${fmt(median(streamCpu))} a call -> median ${median(streamRatios).toFixed(1)}x bare generateText (the streaming floor under the runtime turn)`,
+    `bare streamText CPU time ${fmt(median(streamCpu))} a call -> median ${median(streamRatios).toFixed(1)}x bare generateText (the AI SDK's streaming call; the runtime's loop reads the provider's stream directly)`,
   );
   const windowRatios = windowCpu.map((value, index) => value / bareCpu[index]);
   const ownRatios = runtimeCpu.map((value, index) => value / windowCpu[index]);

@@ -1,4 +1,5 @@
 import type { ModelMessage } from "ai";
+import { freezeDeep } from "../history/freeze-deep.js";
 import type { HistoryMessage } from "../history/history-message.js";
 import { contentChars, historyToModelMessages } from "./model-messages.js";
 import type { ModelMediaOptions } from "./user-model-content.js";
@@ -37,8 +38,8 @@ function fingerprintOf(message: HistoryMessage): string {
 /**
  * Every turn sends a context's window again, mostly the same stored messages as the turn before:
  * their model messages (and sizes) are kept per context and reused while a message stays in the
- * window. A message with files is converted every time (its file may have changed; images would
- * keep their bytes in memory).
+ * window, frozen. A message with files is converted every time (its file may have changed; images
+ * would keep their bytes in memory).
  */
 export function createModelMessageCache(media?: ModelMediaOptions): ModelMessageCache {
   const contexts = new Map<string, Map<string, Converted>>();
@@ -55,7 +56,8 @@ export function createModelMessageCache(media?: ModelMediaOptions): ModelMessage
           const modelMessages = await historyToModelMessages([message], media);
           converted = { fingerprint, messages: modelMessages, chars: contentChars(modelMessages) };
         }
-        if (!message.parts.some((part) => part.type === "file")) kept.set(message.id, converted);
+        // Kept messages are frozen: turns share them, and the run checks a frozen message's shape once.
+        if (!message.parts.some((part) => part.type === "file")) kept.set(message.id, freezeDeep(converted));
         out.push(...converted.messages);
         chars += converted.chars;
       }

@@ -1,15 +1,8 @@
-import {
-  jsonSchema,
-  type ModelMessage,
-  type StepResult,
-  stepCountIs,
-  streamText,
-  type ToolSet,
-  tool,
-} from "ai";
+import { jsonSchema, type ModelMessage, type StepResult, stepCountIs, type ToolSet, tool } from "ai";
 import type { JournalRecord, ModelCallRecord, StepRecord } from "../store/run-journal.js";
 import { createReplayModel } from "./replay-model.js";
 import { interruptedToolOutput } from "./resume-point.js";
+import { runStepLoop } from "./step-loop/step-loop.js";
 
 /** What a replay found: identical, or the first step that differs and how. */
 export interface ReplayReport {
@@ -47,18 +40,16 @@ export async function replayRun(records: readonly JournalRecord[]): Promise<Repl
     });
   }
   const system = (records.find((record) => record.type === "content")?.content ?? []) as ModelMessage[];
-  const replayed: Array<StepResult<ToolSet>> = [];
-  const result = streamText({
+  // The live run's own loop, so a replay reproduces what the run did, not what another engine would.
+  const replayed: Array<StepResult<ToolSet>> = await runStepLoop({
     model: createReplayModel(calls),
     messages: [...system, { role: "user", content: "(replayed run)" }],
-    allowSystemInMessages: true,
     tools,
-    stopWhen: stepCountIs(Math.max(1, calls.length)),
-    onStepFinish: (step) => {
-      replayed.push(step);
-    },
+    stopWhen: [stepCountIs(Math.max(1, calls.length))],
+    abortSignal: new AbortController().signal,
+    onPart: () => {},
+    onStepFinish: async () => {},
   });
-  await result.consumeStream();
   const report: ReplayReport = {
     identical: true,
     recordedSteps: recorded.length,

@@ -74,7 +74,7 @@ function tools(): ToolSet {
     }),
     fail: tool({
       inputSchema: z.object({}),
-      execute: async () => {
+      execute: async (): Promise<string> => {
         throw new Error("disk full");
       },
     }),

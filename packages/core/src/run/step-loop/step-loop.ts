@@ -1,6 +1,7 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { LanguageModel, ModelMessage, StepResult, StopCondition, TextStreamPart, ToolSet } from "ai";
-import { convertToLanguageModelPrompt, prepareToolsAndToolChoice, standardizePrompt } from "ai/internal";
+import { convertToLanguageModelPrompt, prepareToolsAndToolChoice } from "ai/internal";
+import { checkedPrompt } from "./checked-prompt.js";
 import { resolveModel } from "./language-model.js";
 import { type ModelStepOutput, runModelStep } from "./model-step.js";
 import { toResponseMessages } from "./response-messages.js";
@@ -9,7 +10,7 @@ import { LoopStepResult } from "./step-result.js";
 /** Options of `runStepLoop`. */
 export interface StepLoopOptions {
   model: LanguageModel;
-  /** The prompt: system messages may come first. Checked once against the AI SDK's message schema. */
+  /** The prompt: system messages may come first. Checked against the AI SDK's message schema (`checkedPrompt`). */
   messages: ModelMessage[];
   tools: ToolSet;
   /** The tools the model is offered (all when absent). */
@@ -40,7 +41,7 @@ export interface StepLoopOptions {
 export async function runStepLoop(options: StepLoopOptions): Promise<Array<StepResult<ToolSet>>> {
   const model = resolveModel(options.model);
   const { abortSignal } = options;
-  const initial = await standardizePrompt({ messages: options.messages, allowSystemInMessages: true });
+  const initial = { messages: await checkedPrompt(options.messages) };
   const active = activeToolSet(options.tools, options.activeTools);
   const steps: Array<StepResult<ToolSet>> = [];
   const responseMessages: ModelMessage[] = [];
@@ -50,7 +51,7 @@ export async function runStepLoop(options: StepLoopOptions): Promise<Array<StepR
       (await options.prepareStep?.({ stepNumber: steps.length, messages: stepInput })) ?? stepInput;
     const output = await runModelStep({
       model,
-      call: await modelCall(model, initial.system, stepMessages, options, abortSignal),
+      call: await modelCall(model, stepMessages, options, abortSignal),
       tools: active,
       messages: stepInput,
       abortSignal,
@@ -72,13 +73,12 @@ export async function runStepLoop(options: StepLoopOptions): Promise<Array<StepR
 /** The provider's call of one step: the converted prompt, the offered tools and the tool choice. */
 async function modelCall(
   model: LanguageModelV3,
-  system: Awaited<ReturnType<typeof standardizePrompt>>["system"],
   messages: ModelMessage[],
   options: StepLoopOptions,
   abortSignal: AbortSignal,
 ) {
   const prompt = await convertToLanguageModelPrompt({
-    prompt: { system, messages },
+    prompt: { messages },
     supportedUrls: await model.supportedUrls,
     download: undefined,
     abortSignal,

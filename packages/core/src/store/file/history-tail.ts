@@ -1,4 +1,5 @@
 import type { BigIntStats } from "node:fs";
+import { freezeDeep } from "../../history/freeze-deep.js";
 import type { HistoryMessage } from "../../history/history-message.js";
 
 /**
@@ -44,12 +45,6 @@ export interface TailEntry {
   readonly complete: boolean;
   /** How many messages are kept as appends come (the largest tail asked for, at most the store's limit). */
   readonly limit: number;
-}
-
-function freezeDeep<T>(value: T): T {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
-  for (const key of Object.keys(value)) freezeDeep((value as Record<string, unknown>)[key]);
-  return Object.freeze(value);
 }
 
 /** Freezes `messages` and everything in them (what every read of the file store returns). */
