@@ -49,6 +49,8 @@ interface StepState {
   input: ModelStepInput;
   content: Part[];
   open: Map<string, Extract<Part, { type: "text" | "reasoning" }>>;
+  /** Tool names of the calls whose input is streaming, by the provider's id. */
+  inputs: Map<string, string>;
   toRun: Array<Awaited<ReturnType<typeof parseToolCall>>>;
   outcomes: Array<Promise<void>>;
   clientCalls: number;
@@ -78,6 +80,7 @@ export async function runModelStep(input: ModelStepInput): Promise<ModelStepOutp
     input,
     content: [],
     open: new Map(),
+    inputs: new Map(),
     toRun: [],
     outcomes: [],
     clientCalls: 0,
@@ -181,7 +184,7 @@ async function handleOtherPart(state: StepState, part: LanguageModelV3StreamPart
     case "tool-input-delta":
     case "tool-input-end":
       state.output = true;
-      return;
+      return toolInput(state, part);
     case "tool-call":
       state.output = true;
       return acceptToolCall(state, part);
@@ -225,6 +228,33 @@ async function handleOtherPart(state: StepState, part: LanguageModelV3StreamPart
       // "raw" chunks: not asked for (includeRawChunks is off).
       return;
   }
+}
+
+/**
+ * A tool call's input as it streams: the tool hears it (`onInputStart`, `onInputDelta`) and the run
+ * sees it, so a long input (a file's content) is activity, not a silent stream.
+ */
+async function toolInput(
+  state: StepState,
+  part: Extract<
+    LanguageModelV3StreamPart,
+    { type: "tool-input-start" | "tool-input-delta" | "tool-input-end" }
+  >,
+): Promise<void> {
+  const { tools, messages, abortSignal, emit } = state.input;
+  if (part.type === "tool-input-start") {
+    state.inputs.set(part.id, part.toolName);
+    const tool = tools[part.toolName];
+    await tool?.onInputStart?.({ toolCallId: part.id, messages, abortSignal });
+    emit({ ...part, dynamic: part.dynamic ?? tool?.type === "dynamic", title: tool?.title } as StreamPart);
+    return;
+  }
+  if (part.type === "tool-input-delta") {
+    const name = state.inputs.get(part.id);
+    const tool = name === undefined ? undefined : tools[name];
+    await tool?.onInputDelta?.({ inputTextDelta: part.delta, toolCallId: part.id, messages, abortSignal });
+  } else state.inputs.delete(part.id);
+  emit(part as StreamPart);
 }
 
 function openEntry(state: StepState, kind: "text" | "reasoning", id: string) {

@@ -48,6 +48,10 @@ const scripts: LanguageModelV3StreamPart[][] = [
     { type: "text-delta", id: "t", delta: "Checking" },
     { type: "text-delta", id: "t", delta: " now." },
     { type: "text-end", id: "t" },
+    { type: "tool-input-start", id: "c1", toolName: "add" },
+    { type: "tool-input-delta", id: "c1", delta: '{"a":1,' },
+    { type: "tool-input-delta", id: "c1", delta: '"b":2}' },
+    { type: "tool-input-end", id: "c1" },
     { type: "tool-call", toolCallId: "c1", toolName: "add", input: '{"a":1,"b":2}' },
     { type: "tool-call", toolCallId: "c2", toolName: "fail", input: "" },
     { type: "tool-call", toolCallId: "c3", toolName: "nope", input: '{"x":1}' },
@@ -66,11 +70,15 @@ const scripts: LanguageModelV3StreamPart[][] = [
   ],
 ];
 
+/** Input deltas the `add` tool heard as they streamed. */
+let heard: string[] = [];
+
 function tools(): ToolSet {
   return {
     add: tool({
       inputSchema: z.object({ a: z.number(), b: z.number() }),
       execute: async ({ a, b }) => ({ sum: a + b }),
+      onInputDelta: ({ inputTextDelta }) => void heard.push(inputTextDelta),
     }),
     fail: tool({
       inputSchema: z.object({}),
@@ -112,7 +120,18 @@ const comparable = (value: unknown) =>
  */
 const readParts = (parts: Array<TextStreamPart<ToolSet>>) => {
   const read = parts.filter((part) =>
-    ["start-step", "text-delta", "tool-call", "tool-result", "tool-error", "finish-step"].includes(part.type),
+    [
+      "start-step",
+      "text-delta",
+      "reasoning-delta",
+      "tool-input-start",
+      "tool-input-delta",
+      "tool-input-end",
+      "tool-call",
+      "tool-result",
+      "tool-error",
+      "finish-step",
+    ].includes(part.type),
   );
   const isOutcome = (part: TextStreamPart<ToolSet>) =>
     part.type === "tool-result" || part.type === "tool-error";
@@ -186,6 +205,18 @@ describe("runStepLoop", () => {
       ]);
     }
     expect(readParts(own.parts)).toEqual(readParts(sdk.parts));
+  });
+
+  it("streams a tool call's input to the tool and the run as it arrives", async () => {
+    heard = [];
+    const { parts } = await viaStepLoop();
+    expect(heard).toEqual(['{"a":1,', '"b":2}']);
+    expect(parts.filter((part) => part.type.startsWith("tool-input")).map((part) => part.type)).toEqual([
+      "tool-input-start",
+      "tool-input-delta",
+      "tool-input-delta",
+      "tool-input-end",
+    ]);
   });
 
   it("tells the model what each call returned: outputs, thrown errors, refused input and unknown tools", async () => {
