@@ -10,6 +10,15 @@ const isMessage = (value: unknown): value is HistoryMessage =>
   typeof (value as HistoryMessage).role === "string" &&
   Array.isArray((value as HistoryMessage).parts);
 
+/** Throws INVALID_INPUT naming the first message without `id`, `role` and `parts`. */
+function checkMessages(messages: readonly unknown[]): void {
+  for (const [index, message] of messages.entries())
+    if (!isMessage(message))
+      throw new DowncityError("INVALID_INPUT", `messages[${index}] needs id, role and parts`, {
+        field: `messages[${index}]`,
+      });
+}
+
 /** Histories in `downcity_history`: one row per message, ordered by an identity column. */
 export function createPostgresHistory(pool: pg.Pool): HistoryStore {
   const context = (contextId: string): ContextHistory => {
@@ -40,11 +49,7 @@ export function createPostgresHistory(pool: pg.Pool): HistoryStore {
       async append(input) {
         const messages = Array.isArray(input) ? input : [input];
         if (messages.length === 0) return;
-        for (const [index, message] of messages.entries())
-          if (!isMessage(message))
-            throw new DowncityError("INVALID_INPUT", `messages[${index}] needs id, role and parts`, {
-              field: `messages[${index}]`,
-            });
+        checkMessages(messages);
         const values = messages
           .map((_, index) => `($1, $${index * 2 + 2}, $${index * 2 + 3}::jsonb)`)
           .join(", ");
@@ -70,6 +75,26 @@ export function createPostgresHistory(pool: pg.Pool): HistoryStore {
                                 ORDER BY seq DESC LIMIT $2) tail
            WHERE message->>'role' = 'user' AND message->'metadata'->>'messageId' = ANY($3) ORDER BY seq`,
           [contextId, last, messageIds],
+        );
+        return rows.map((row) => row.message);
+      },
+      async appendUnlessStored(messages, { last }) {
+        if (messages.length === 0) return [];
+        checkMessages(messages);
+        const ids = messages.flatMap((message) => message.metadata?.messageId ?? []);
+        // One statement: the look-back (as findUserMessages) and an insert that runs only when it
+        // found nothing. The context's claim keeps other workers from appending meanwhile.
+        const { rows } = await pool.query<{ message: HistoryMessage }>(
+          `WITH found AS (
+             SELECT seq, message FROM (SELECT seq, message FROM downcity_history WHERE context_id = $1
+                                       ORDER BY seq DESC LIMIT $2) tail
+              WHERE message->>'role' = 'user' AND message->'metadata'->>'messageId' = ANY($3)),
+           written AS (
+             INSERT INTO downcity_history (context_id, id, message)
+             SELECT $1, value->>'id', value FROM jsonb_array_elements($4::jsonb) WITH ORDINALITY
+              WHERE NOT EXISTS (SELECT 1 FROM found) ORDER BY ordinality)
+           SELECT message FROM found ORDER BY seq`,
+          [contextId, last, ids, JSON.stringify(messages)],
         );
         return rows.map((row) => row.message);
       },

@@ -1,3 +1,4 @@
+import type { HistoryMessage } from "../history/history-message.js";
 import type { RuntimeHistory } from "../run/run-context.js";
 import type { HistoryMeta } from "../store/history-store.js";
 
@@ -49,6 +50,12 @@ export function shareableMeta(history: RuntimeHistory): SharedMetaHistory {
       ? {
           findUserMessages: (ids: readonly string[], options: { last: number }) =>
             history.findUserMessages!(ids, options),
+        }
+      : {}),
+    ...(history.appendUnlessStored
+      ? {
+          appendUnlessStored: (messages: HistoryMessage[], options: { last: number; sync?: boolean }) =>
+            history.appendUnlessStored!(messages, options),
         }
       : {}),
     readArchive: () => history.readArchive(),

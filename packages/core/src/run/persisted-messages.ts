@@ -23,6 +23,25 @@ export async function storedUserMessages(
   );
 }
 
+/**
+ * Appends `messages` unless a user message among the last `last` carries one of their
+ * `messageId`s, and answers the stored copies found (empty: appended; otherwise nothing was
+ * written): in one round trip where the store offers `appendUnlessStored`, else a look, then the append.
+ */
+export async function appendUnlessStored(
+  store: ContextHistory,
+  messages: HistoryMessage[],
+  options: { last?: number; sync?: boolean } = {},
+): Promise<HistoryMessage[]> {
+  const last = options.last ?? replayLookBack;
+  const sync = options.sync ?? true;
+  if (store.appendUnlessStored) return store.appendUnlessStored(messages, { last, sync });
+  const ids = messages.flatMap((message) => message.metadata?.messageId ?? []);
+  const stored = await storedUserMessages(store, ids, last);
+  if (stored.length === 0) await store.append(messages, { sync });
+  return stored;
+}
+
 /** The stored copies of `batch`'s messages (those with a `messageId`): a replay finds its own. */
 export function storedBatchMessages(
   store: ContextHistory,

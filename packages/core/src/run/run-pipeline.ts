@@ -4,7 +4,7 @@ import type { HistoryMessage } from "../history/history-message.js";
 import type { LaneRunner } from "../lanes/lane-scheduler.js";
 import { buildSystemMessages } from "../prompt/build-system-messages.js";
 import { finishRun } from "./finish-run.js";
-import { storedBatchMessages } from "./persisted-messages.js";
+import { appendUnlessStored, storedBatchMessages } from "./persisted-messages.js";
 import { findResumePoint, type ResumePoint } from "./resume-point.js";
 import { createRunArrivals } from "./run-arrivals.js";
 import { claimLostError, handedOver, isHandover, stopIfHandedOver } from "./run-handover.js";
@@ -13,7 +13,7 @@ import type { RunOutcome, RunSettlement } from "./run-result.js";
 import { type PendingRun, type RunDeps, type RunScope, runContextOf } from "./run-scope.js";
 import { assembleRunTools } from "./run-tools.js";
 import { emptyUsage } from "./run-usage.js";
-import { openRunScope, startRun } from "./start-run.js";
+import { openRunScope, stampRequest, startRun } from "./start-run.js";
 import { streamRun } from "./stream-run.js";
 
 /** The messages a run answers: the batch that started it, then those that joined at step boundaries. */
@@ -24,6 +24,8 @@ interface RunLane {
   resume?: ResumePoint;
   /** The batch's stored copies, looked up once for the resume check and the start (absent when that failed). */
   stored?: HistoryMessage[];
+  /** The batch was appended with the lookup (none of it was stored). */
+  appended?: boolean;
 }
 
 /**
@@ -36,24 +38,11 @@ export function createRunPipeline(deps: RunDeps): LaneRunner<PendingRun> {
     const batch = drain();
     const first = batch[0];
     if (!first) return;
-    // A run a crash cut off continues under its own id, from its journal. A failed lookup only
-    // means no resume here; the start looks again and fails the run if the store is down.
-    const stored = await storedBatchMessages(deps.history(contextId), batch).catch(() => undefined);
-    const resume =
-      deps.journal && stored
-        ? await findResumePoint(deps.journal, stored, batch).catch(() => undefined)
-        : undefined;
-    const requestId = resume?.requestId ?? deps.generateId();
+    const { requestId, ...known } = await lookUpBatch(deps, contextId, batch);
     const activeRun = deps.activeRuns.start(requestId, contextId);
     try {
       const scope = await openRunScope(deps, { contextId, requestId }, first, activeRun);
-      const lane: RunLane = {
-        batch,
-        participants: [...batch],
-        drain,
-        ...(resume ? { resume } : {}),
-        ...(stored ? { stored } : {}),
-      };
+      const lane: RunLane = { batch, participants: [...batch], drain, ...known };
       const settlement = await runWithRequestContext(scope.requestContext, () => runBatch(deps, scope, lane));
       // A handed-over run is the new owner's to end: its journal stays open so it continues there.
       if (!isHandover(settlement)) await endRunJournal(scope, settlement);
@@ -65,6 +54,37 @@ export function createRunPipeline(deps: RunDeps): LaneRunner<PendingRun> {
       activeRun.end();
     }
   };
+}
+
+/**
+ * A batch's run id and what is known of its stored copies before the run starts. A run a crash
+ * cut off continues under its own id, from its journal. A batch with a channel's route (the run's
+ * scope reads no history for it) is stamped and appended in the same round trip as the replay
+ * check, unless some of it is stored already; then nothing was written and the run resumes or
+ * starts as a replay. A failed lookup only means no resume here; the start looks again and fails
+ * the run if the store is down.
+ */
+async function lookUpBatch(
+  deps: RunDeps,
+  contextId: string,
+  batch: PendingRun[],
+): Promise<{ requestId: string; resume?: ResumePoint; stored?: HistoryMessage[]; appended?: boolean }> {
+  const history = deps.history(contextId);
+  let stored: HistoryMessage[] | undefined;
+  let generated: string | undefined;
+  if (batch[0]?.message.channel) {
+    generated = deps.generateId();
+    for (const pending of batch) stampRequest(pending, generated);
+    const messages = batch.map((pending) => pending.historyMessage);
+    stored = await appendUnlessStored(history, messages, { sync: false }).catch(() => undefined);
+    if (stored?.length === 0) return { requestId: generated, stored, appended: true };
+  } else stored = await storedBatchMessages(history, batch).catch(() => undefined);
+  const resume =
+    deps.journal && stored
+      ? await findResumePoint(deps.journal, stored, batch).catch(() => undefined)
+      : undefined;
+  const requestId = resume?.requestId ?? generated ?? deps.generateId();
+  return { requestId, ...(resume ? { resume } : {}), ...(stored ? { stored } : {}) };
 }
 
 /**
@@ -133,7 +153,7 @@ async function runStages(
 
 /** Starts and journals a run and builds its tools and prompt (or settles it when it need not run). */
 async function prepareRun(deps: RunDeps, scope: RunScope, lane: RunLane): Promise<PreparedRun> {
-  const started = await startRun(deps, scope, lane.batch, lane.stored);
+  const started = await startRun(deps, scope, lane.batch, lane);
   if ("answered" in started) return { settled: { ok: true, result: started.answered } };
   await beginRunJournal(deps, scope, lane.batch, lane.resume);
   if (handedOver(lane.participants)) return { settled: { ok: false, error: claimLostError() } };

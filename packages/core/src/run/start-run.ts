@@ -57,8 +57,16 @@ export function stampRequest(pending: PendingRun, requestId: string): void {
   pending.historyMessage.metadata = { ...pending.historyMessage.metadata!, requestId };
 }
 
+/** What the pipeline learnt of a batch before its start: its stored copies, or that it appended the batch already. */
+export interface KnownBatch {
+  stored?: readonly HistoryMessage[];
+  /** The batch is in history under this run's id (none of it was stored before). */
+  appended?: boolean;
+}
+
 /**
- * Starts a run: stamps and persists its messages (`stored`: their stored copies, when looked up already), then announces `run-start` and returns the model
+ * Starts a run: stamps and persists its messages (unless `known.appended`; `known.stored`: their
+ * stored copies, when looked up already), then announces `run-start` and returns the model
  * (a run without one fails here). A replay of a run that finished before a crash is answered from
  * history instead: its answer and its replies are stored already.
  */
@@ -66,14 +74,17 @@ export async function startRun(
   deps: RunDeps,
   scope: RunScope,
   batch: PendingRun[],
-  stored?: readonly HistoryMessage[],
+  known: KnownBatch = {},
 ): Promise<{ answered: RunResult } | { model: LanguageModel }> {
   const { contextId, requestId, history } = scope;
   for (const pending of batch) stampRequest(pending, requestId);
-  const fresh = await unpersistedMessages(history, batch, stored);
-  // Made durable by the answer's append (see ContextHistory.append): one fdatasync a turn, not two.
-  await history.append(fresh, { sync: false });
-  const replayed = fresh.length < batch.length;
+  let replayed = false;
+  if (!known.appended) {
+    const fresh = await unpersistedMessages(history, batch, known.stored);
+    // Made durable by the answer's append (see ContextHistory.append): one fdatasync a turn, not two.
+    if (fresh.length > 0) await history.append(fresh, { sync: false });
+    replayed = fresh.length < batch.length;
+  }
   const answered = await finishedRunAnswer(history, batch, requestId, deps.logger, replayed);
   if (answered) return { answered: { contextId, requestId, ...answered, steps: 0, usage: emptyUsage() } };
   deps.emit({

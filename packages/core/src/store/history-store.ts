@@ -44,6 +44,17 @@ export interface ContextHistory {
    * filter where the messages live offers it; without it the runtime reads the tail and filters.
    */
   findUserMessages?(messageIds: readonly string[], options: { last: number }): Promise<HistoryMessage[]>;
+  /**
+   * Optional: appends `messages` unless a user message among the last `last` carries one of their
+   * `metadata.messageId`s, and answers those stored copies, oldest first: empty when the messages
+   * were appended, otherwise nothing was written. How a run's trigger messages are stored and
+   * checked for a replay at once (one round trip); `sync` as for `append`. Without it the runtime
+   * looks (`findUserMessages` or a tail read) and then appends.
+   */
+  appendUnlessStored?(
+    messages: HistoryMessage[],
+    options: { last: number; sync?: boolean },
+  ): Promise<HistoryMessage[]>;
   /** Every message compaction moved out of the live history, oldest archive first. */
   readArchive(): Promise<HistoryMessage[]>;
   meta(): Promise<HistoryMeta>;

@@ -2,7 +2,7 @@ import { expect, it } from "vitest";
 import { createChatTools } from "../chat/chat-tools.js";
 import type { HistoryMessage } from "../history/history-message.js";
 import { messageText } from "../history/history-message.js";
-import { storedUserMessages } from "../run/persisted-messages.js";
+import { appendUnlessStored, storedUserMessages } from "../run/persisted-messages.js";
 import type { DowncityStore } from "../store/downcity-store.js";
 import { closeAll, describeStoreSuite, openWorkers, type StoreSuiteOptions } from "./store-suite-options.js";
 
@@ -44,6 +44,39 @@ export function testHistoryStore(options: StoreSuiteOptions): void {
       expect(found[0]).toEqual(stamped("u1", "user", "evt-1"));
       expect(await storedUserMessages(history, ["evt-old"], 3)).toEqual([]);
       expect(await storedUserMessages(history, ["evt-old"], 4)).toHaveLength(1);
+    });
+
+    it("appends a run's trigger unless its event's user message is stored, answering the stored copies", async () => {
+      const history = t.store.history.context("web:a");
+      const user = (id: string, messageId: string, role: "user" | "assistant" = "user"): HistoryMessage => ({
+        ...message(id),
+        role,
+        metadata: { createdAt: "2026-11-23T00:00:00.000Z", messageId, requestId: "req-1" },
+      });
+      const ids = async () => (await history.read()).map((entry) => entry.id);
+      // Through the driver's appendUnlessStored when it has one, else a look and an append.
+      expect(
+        await appendUnlessStored(history, [user("u1", "evt-1"), user("u2", "evt-2")], { last: 3 }),
+      ).toEqual([]);
+      expect(await ids()).toEqual(["u1", "u2"]);
+      // A replay of evt-2 (with a new event beside it) writes nothing and finds the stored copy.
+      const replay = await appendUnlessStored(history, [user("r2", "evt-2"), user("u3", "evt-3")], {
+        last: 3,
+      });
+      expect(replay).toEqual([user("u2", "evt-2")]);
+      expect(await ids()).toEqual(["u1", "u2"]);
+      // An assistant message with the event's id, or a user message older than the look-back, is no copy.
+      await history.append([user("a1", "evt-4", "assistant"), message("x1"), message("x2")]);
+      expect(
+        await appendUnlessStored(history, [user("u4", "evt-4"), user("r1", "evt-1")], { last: 3 }),
+      ).toEqual([]);
+      expect(await ids()).toEqual(["u1", "u2", "a1", "x1", "x2", "u4", "r1"]);
+      // Messages without an event id are appended; other contexts are not looked at.
+      await t.store.history.context("web:b").append(user("elsewhere", "evt-9"));
+      expect(await appendUnlessStored(history, [message("plain"), user("u9", "evt-9")], { last: 3 })).toEqual(
+        [],
+      );
+      expect((await ids()).slice(-2)).toEqual(["plain", "u9"]);
     });
 
     it("keeps meta per context and applies updates in turn", async () => {

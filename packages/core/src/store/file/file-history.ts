@@ -47,6 +47,17 @@ function isHistoryMessage(value: unknown): value is HistoryMessage {
 
 const emptyMeta = (): HistoryMeta => ({});
 
+/** Throws INVALID_INPUT naming the first message without `id`, `role` and `parts`. */
+function checkMessages(messages: readonly unknown[]): void {
+  for (const [index, message] of messages.entries()) {
+    if (!isHistoryMessage(message)) {
+      throw new DowncityError("INVALID_INPUT", `messages[${index}] needs id, role and parts`, {
+        field: `messages[${index}]`,
+      });
+    }
+  }
+}
+
 /** Every archived message in `archiveDir`, oldest archive first; an unreadable archive is skipped. */
 async function readArchive(archiveDir: string): Promise<HistoryMessage[]> {
   const names = await readdir(archiveDir).catch(() => [] as string[]);
@@ -164,37 +175,50 @@ export function createHistoryStore(options: HistoryStoreOptions): FileHistory {
     }
   };
 
+  /** Writes `messages` under the lock (taken by the caller); `sync: false` leaves the fdatasync to the next append. */
+  const appendLocked = (messages: HistoryMessage[], sync: boolean) => {
+    const lines = messages.map((message) => `${JSON.stringify(message)}\n`);
+    const data = Buffer.from(lines.join(""));
+    return withAppendFile(async ({ opened, stats }, size) => {
+      const { file } = opened;
+      const kept = tail.current(stats);
+      let offset = 0;
+      while (offset < data.length) {
+        const { bytesWritten } = await file.write(data, offset, data.length - offset);
+        offset += bytesWritten;
+      }
+      tail.appended(kept, lines, data.length, opened.stat());
+      // fdatasync: the data and the new size are durable (earlier unsynced appends too); an
+      // mtime update need not be.
+      if (sync) await file.datasync();
+      knownEnd = size + data.length;
+    });
+  };
+
   const store: FileHistory = {
     dir,
     path,
     async append(input, appendOptions) {
       const messages = Array.isArray(input) ? input : [input];
       if (messages.length === 0) return;
-      for (const [index, message] of messages.entries()) {
-        if (!isHistoryMessage(message)) {
-          throw new DowncityError("INVALID_INPUT", `messages[${index}] needs id, role and parts`, {
-            field: `messages[${index}]`,
-          });
-        }
-      }
-      const lines = messages.map((message) => `${JSON.stringify(message)}\n`);
-      const data = Buffer.from(lines.join(""));
-      await withLock(() =>
-        withAppendFile(async ({ opened, stats }, size) => {
-          const { file } = opened;
-          const kept = tail.current(stats);
-          let offset = 0;
-          while (offset < data.length) {
-            const { bytesWritten } = await file.write(data, offset, data.length - offset);
-            offset += bytesWritten;
-          }
-          tail.appended(kept, lines, data.length, opened.stat());
-          // fdatasync: the data and the new size are durable (earlier unsynced appends too); an
-          // mtime update need not be.
-          if (appendOptions?.sync !== false) await file.datasync();
-          knownEnd = size + data.length;
-        }),
-      );
+      checkMessages(messages);
+      await withLock(() => appendLocked(messages, appendOptions?.sync !== false));
+    },
+    async appendUnlessStored(messages, { last, sync }) {
+      if (messages.length === 0) return [];
+      checkMessages(messages);
+      const ids = new Set(messages.flatMap((message) => message.metadata?.messageId ?? []));
+      // Under one lock: no append of this store lands between the look and the write.
+      return withLock(async () => {
+        const stored =
+          ids.size === 0
+            ? []
+            : (await store.read({ last })).filter(
+                (message) => message.role === "user" && ids.has(message.metadata?.messageId ?? ""),
+              );
+        if (stored.length === 0) await appendLocked(messages, sync !== false);
+        return stored;
+      });
     },
     async read(readOptions = {}) {
       const report = await store.readReport(readOptions);
