@@ -8,7 +8,7 @@ import { createHistoryWindow } from "../prompt/history-window.js";
 import { createProfileReader } from "../prompt/profile-reader.js";
 import type { PromptProvider } from "../prompt/prompt-provider.js";
 import type { ModelMediaOptions } from "../prompt/user-model-content.js";
-import { type CancelTarget, createActiveRuns } from "../run/active-runs.js";
+import { type ActiveRuns, type CancelTarget, createActiveRuns } from "../run/active-runs.js";
 import { createJournalHashes } from "../run/journal-hashes.js";
 import type { ModelRetryPolicy } from "../run/model-retry.js";
 import { createRedactor } from "../run/redact-secrets.js";
@@ -23,7 +23,7 @@ import type { HistoryStore } from "../store/history-store.js";
 import type { RunJournal } from "../store/run-journal.js";
 import type { IncomingMessage, SendOptions } from "./incoming-message.js";
 import { createMessageIntake } from "./message-intake.js";
-import { createRuntimeHistories } from "./runtime-histories.js";
+import { createRuntimeHistories, type RuntimeHistories } from "./runtime-histories.js";
 import { createRuntimeRegistry, type RuntimeRegistrations } from "./runtime-registry.js";
 
 // The run's types live with the run pipeline; they are re-exported where the runtime's users import them.
@@ -116,6 +116,28 @@ function runtimeHistoryWindow(
   });
 }
 
+/**
+ * The runtime's active runs, each keeping its context's history tail from its start to its end
+ * (see `keepableTail`): the run's readers (the window, `run-end` listeners) share one tail read.
+ */
+function keepingTails(active: ActiveRuns, histories: RuntimeHistories): ActiveRuns {
+  return {
+    ...active,
+    start(requestId, contextId) {
+      const run = active.start(requestId, contextId);
+      const release = histories.keepTail(contextId);
+      return {
+        signal: run.signal,
+        abort: (reason) => run.abort(reason),
+        end() {
+          release();
+          run.end();
+        },
+      };
+    },
+  };
+}
+
 /** Creates the agent runtime of a project: its registry, its lanes, and the run pipeline they feed. */
 export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const rootDir = options.rootDir;
@@ -167,7 +189,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     toolApprover: registry.toolApprover,
     withCachedSchemas: createToolSchemaCache(),
     readProfile: createProfileReader(rootDir),
-    activeRuns: active,
+    activeRuns: keepingTails(active, history),
     ...(options.journal
       ? {
           journal: options.journal,

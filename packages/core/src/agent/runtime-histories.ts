@@ -4,12 +4,23 @@ import type { RuntimeHistory } from "../run/run-context.js";
 import { createHistoryStore } from "../store/file/file-history.js";
 import { createFileHistoryStore } from "../store/file/file-history-store.js";
 import type { HistoryStore } from "../store/history-store.js";
-import { type SharedMetaHistory, shareableMeta } from "./shared-history-meta.js";
+import { keepableTail } from "./kept-history-tail.js";
+import { shareableMeta } from "./shared-history-meta.js";
 
-/** Each context's history, and the span in which a run's readers share its meta (see `shareableMeta`). */
+/**
+ * Each context's history, the span in which a run's readers share its meta (see `shareableMeta`),
+ * and the span in which they share its tail (see `keepableTail`).
+ */
 export interface RuntimeHistories {
   (contextId: string): RuntimeHistory;
   shareMeta(contextId: string): () => void;
+  keepTail(contextId: string): () => void;
+}
+
+interface ContextEntry {
+  history: RuntimeHistory;
+  share(): () => void;
+  keep(): () => void;
 }
 
 /**
@@ -28,22 +39,25 @@ export function createRuntimeHistories(options: {
     logger: options.logger,
     now: options.now,
   });
-  const histories = new Map<string, SharedMetaHistory>();
-  const entry = (contextId: string): SharedMetaHistory => {
+  const histories = new Map<string, ContextEntry>();
+  const entry = (contextId: string): ContextEntry => {
     const id = toContextId(contextId);
     let history = histories.get(id);
     if (!history) {
       const claimed = options.historyDir?.(id);
-      history = shareableMeta(
+      const tail = keepableTail(
         claimed === undefined
           ? (options.shared ?? files).context(id)
           : createHistoryStore({ dir: claimed, logger: options.logger, now: options.now }),
       );
+      const meta = shareableMeta(tail.history);
+      history = { history: meta.history, share: meta.share, keep: tail.keep };
       histories.set(id, history);
     }
     return history;
   };
   return Object.assign((contextId: string) => entry(contextId).history, {
     shareMeta: (contextId: string) => entry(contextId).share(),
+    keepTail: (contextId: string) => entry(contextId).keep(),
   });
 }
