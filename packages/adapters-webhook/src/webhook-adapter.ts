@@ -7,6 +7,7 @@ import {
 } from "@downcity/core";
 import { createWebhookListener, type WebhookListener } from "./webhook-listener.js";
 import { type WebhookOptionsInput, webhookOptionsSchema } from "./webhook-options.js";
+import { createWebhookPoster } from "./webhook-post.js";
 import { createWebhookSender } from "./webhook-sender.js";
 import { createWebhookTyping } from "./webhook-typing.js";
 
@@ -37,10 +38,13 @@ export function createWebhookAdapter(input: WebhookOptionsInput): WebhookAdapter
   if (!parsed.success)
     throw errorFromZod(parsed.error, { what: "webhook channel options", code: "CONFIG_INVALID" });
   const options = parsed.data;
+  // One kept-alive HTTP client for replies and typing.
+  const poster = createWebhookPoster(options.url);
   const send = createWebhookSender({
     url: options.url,
     secret: options.secret,
     timeoutMs: options.sendTimeoutMs,
+    poster,
   });
   let listener: WebhookListener | undefined;
   let starting: Promise<void> | undefined;
@@ -54,7 +58,7 @@ export function createWebhookAdapter(input: WebhookOptionsInput): WebhookAdapter
     listener = undefined;
     detachAbort?.();
     detachAbort = undefined;
-    stopping = current.close();
+    stopping = current.close().finally(() => poster.close());
     return stopping;
   };
 
@@ -103,6 +107,7 @@ export function createWebhookAdapter(input: WebhookOptionsInput): WebhookAdapter
             url: options.url,
             secret: options.secret,
             timeoutMs: options.sendTimeoutMs,
+            poster,
           }),
         }
       : {}),

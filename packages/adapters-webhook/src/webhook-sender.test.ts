@@ -11,6 +11,8 @@ interface Received {
   headers: IncomingMessage["headers"];
   raw: string;
   body: Record<string, unknown>;
+  /** The sender's port: one per connection. */
+  remotePort: number | undefined;
 }
 
 /** A loopback receiver answering with whatever `respond` decides. */
@@ -21,7 +23,12 @@ async function startReceiver(respond: (received: Received, response: ServerRespo
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       const raw = Buffer.concat(chunks).toString("utf8");
-      const entry = { headers: request.headers, raw, body: JSON.parse(raw) as Record<string, unknown> };
+      const entry = {
+        headers: request.headers,
+        raw,
+        body: JSON.parse(raw) as Record<string, unknown>,
+        remotePort: request.socket.remotePort,
+      };
       received.push(entry);
       respond(entry, response);
     });
@@ -147,5 +154,20 @@ describe("webhook sender (POST url)", () => {
     const slow = createWebhookSender({ url: silent.url, secret, timeoutMs: 200 });
     const timedOut = await failure(slow({ chatId: "c" }, { text: "a" }, { idempotencyKey: "k" }));
     expect(timedOut).toMatchObject({ permanent: false, message: /no answer within 200 ms/ });
+  });
+
+  it("keeps one connection for successive replies, and a cut answer is retryable", async () => {
+    const { send, received } = await receiver((entry, response) => {
+      if (entry.body.text === "cut") {
+        response.writeHead(200, { "content-length": "100" }).write("{");
+        response.destroy();
+      } else response.writeHead(200).end();
+    });
+    for (const key of ["k-1", "k-2", "k-3"])
+      await expect(send({ chatId: "c" }, { text: "x" }, { idempotencyKey: key })).resolves.toEqual({});
+    const ports = new Set(received.map((entry) => entry.remotePort));
+    expect(ports.size).toBe(1);
+    const cut = await failure(send({ chatId: "c" }, { text: "cut" }, { idempotencyKey: "k-4" }));
+    expect(cut).toMatchObject({ permanent: false, message: /ECONNRESET/ });
   });
 });

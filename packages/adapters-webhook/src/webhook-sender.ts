@@ -5,6 +5,7 @@ import {
   type ChannelTarget,
 } from "@downcity/core";
 import { parseRetryAfter } from "./retry-after.js";
+import { createWebhookPoster, type WebhookAnswer, type WebhookPoster } from "./webhook-post.js";
 import { signWebhookBody } from "./webhook-signature.js";
 
 /** Options of `createWebhookSender`. */
@@ -13,6 +14,8 @@ export interface WebhookSenderOptions {
   secret: string;
   timeoutMs: number;
   now?: () => number;
+  /** The HTTP client to post with (the adapter shares one with typing); one of its own when absent. */
+  poster?: WebhookPoster;
 }
 
 /** Sends one reply as a signed `POST url`. */
@@ -32,6 +35,7 @@ const retryable4xx = new Set([408, 425, 429]);
  */
 export function createWebhookSender(options: WebhookSenderOptions): WebhookSend {
   const origin = new URL(options.url).origin;
+  const poster = options.poster ?? createWebhookPoster(options.url);
   return async (target, message, { idempotencyKey }) => {
     const body = JSON.stringify({
       idempotencyKey,
@@ -52,19 +56,17 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSend 
         : {}),
       ...(target.replyToMessageId === undefined ? {} : { replyToMessageId: target.replyToMessageId }),
     });
-    let response: Response;
+    let response: WebhookAnswer;
     try {
-      response = await fetch(options.url, {
-        method: "POST",
-        headers: {
+      response = await poster.post(
+        body,
+        {
           "content-type": "application/json; charset=utf-8",
           "idempotency-key": idempotencyKey,
           "x-downcity-signature": signWebhookBody(options.secret, body),
         },
-        body,
-        redirect: "manual",
-        signal: AbortSignal.timeout(options.timeoutMs),
-      });
+        options.timeoutMs,
+      );
     } catch (error) {
       const reason =
         error instanceof Error && error.name === "TimeoutError"
@@ -73,11 +75,10 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSend 
       throw new ChannelSendError(`webhook send to ${origin} failed: ${reason}`, { cause: error });
     }
     const status = response.status;
-    if (status >= 200 && status < 300) return messageIdOf(response);
-    await response.body?.cancel().catch(() => {});
+    if (status >= 200 && status < 300) return messageIdOf(response.text);
     const what = `webhook send to ${origin} failed: HTTP ${status}`;
     if (status === 429) {
-      const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), options.now);
+      const retryAfterMs = parseRetryAfter(response.header("retry-after"), options.now);
       throw new ChannelSendError(`${what} (rate limited)`, {
         status,
         ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
@@ -91,8 +92,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSend 
 }
 
 /** The receiver may answer `{ "messageId": "..." }`; anything else is fine too. */
-async function messageIdOf(response: Response): Promise<ChannelSendResult> {
-  const text = await response.text().catch(() => "");
+function messageIdOf(text: string): ChannelSendResult {
   if (!text) return {};
   try {
     const parsed = JSON.parse(text) as { messageId?: unknown };
@@ -103,7 +103,7 @@ async function messageIdOf(response: Response): Promise<ChannelSendResult> {
 }
 
 function describeNetworkError(error: unknown): string {
-  const cause = error instanceof Error ? (error.cause as NodeJS.ErrnoException | undefined) : undefined;
-  if (cause?.code) return cause.code;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code === "string") return code;
   return error instanceof Error ? error.message : String(error);
 }

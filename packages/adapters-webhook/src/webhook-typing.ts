@@ -1,4 +1,5 @@
 import type { ChannelTarget, ChannelTyping } from "@downcity/core";
+import { createWebhookPoster, type WebhookPoster } from "./webhook-post.js";
 import { signWebhookBody } from "./webhook-signature.js";
 
 /** How often the receiver is told again that the agent is still working on a chat. */
@@ -13,24 +14,24 @@ export function createWebhookTyping(options: {
   url: string;
   secret: string;
   timeoutMs: number;
+  /** The HTTP client to post with (shared with the sender); one of its own when absent. */
+  poster?: WebhookPoster;
 }): ChannelTyping {
+  const poster = options.poster ?? createWebhookPoster(options.url);
   const post = async (type: "typing" | "typing-stopped", target: ChannelTarget) => {
     const body = JSON.stringify({
       type,
       chatId: target.chatId,
       ...(target.threadId === undefined ? {} : { threadId: target.threadId }),
     });
-    const response = await fetch(options.url, {
-      method: "POST",
-      headers: {
+    const response = await poster.post(
+      body,
+      {
         "content-type": "application/json; charset=utf-8",
         "x-downcity-signature": signWebhookBody(options.secret, body),
       },
-      body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
-    await response.body?.cancel().catch(() => {});
+      options.timeoutMs,
+    );
     if (response.status < 200 || response.status >= 300)
       throw new Error(`the receiver answered a ${type} post with HTTP ${response.status}`);
   };

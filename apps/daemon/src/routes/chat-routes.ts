@@ -83,18 +83,21 @@ export async function chatRoutes(
     const write = (event: string, data: unknown) => {
       raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     };
-    write("ready", { contextId: filter ?? null });
+    let done = false;
     const unsubscribe = runtime.on((event: RuntimeEvent) => {
       if (filter && event.contextId !== filter) return;
       write(event.type, event);
     });
-    // On a shared store, runs of the other workers too, marked with the worker that runs them.
+    // On a shared store, runs of the other workers too, marked with the worker that runs them. They
+    // publish only while some worker listens: "ready" waits until the others were told.
     const unsubscribeWorkers = options.channels?.onWorkerEvent((event, worker) => {
       if (filter && event.contextId !== filter) return;
       write(event.type, { ...event, worker });
     });
+    void (options.channels?.workerEventsListening() ?? Promise.resolve()).then(() => {
+      if (!done) write("ready", { contextId: filter ?? null });
+    });
     const keepAlive = setInterval(() => raw.write(": keep-alive\n\n"), options.keepAliveMs ?? 15000);
-    let done = false;
     const finish = () => {
       if (done) return;
       done = true;

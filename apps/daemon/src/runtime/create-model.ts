@@ -1,5 +1,6 @@
 import { type LlmConfig, promptCacheMiddleware } from "@downcity/core";
 import { type LanguageModel, type TranscriptionModel, wrapLanguageModel } from "ai";
+import { createModelFetch } from "./model-fetch.js";
 
 /** A transcription model object (`llm.transcription`), as the runtime takes it. */
 type TranscriptionModelObject = Exclude<TranscriptionModel, string>;
@@ -14,6 +15,9 @@ export type ModelChoice =
 
 const example =
   'Set "llm" in downcity.json, e.g. { "provider": "openai", "model": "gpt-4.1-mini", "apiKey": "${OPENAI_API_KEY}" }.';
+
+// One kept-alive HTTP client for every OpenAI-compatible model of the process.
+let modelFetch: typeof fetch | undefined;
 
 /** Builds the AI SDK model of a project's `llm` section; only the chosen provider package is loaded. */
 export async function createModel(
@@ -64,9 +68,11 @@ export async function createModel(
     };
   }
   const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+  modelFetch ??= createModelFetch();
   const provider = createOpenAICompatible({
     name: "openai-compatible",
     baseURL: llm.baseURL,
+    fetch: modelFetch,
     ...(llm.apiKey ? { apiKey: llm.apiKey } : {}),
     supportsStructuredOutputs: llm.structuredOutputs,
   });

@@ -97,8 +97,13 @@ export interface ChannelHost {
    * inbox finished it; the result is read from the shared history and journal).
    */
   awaitResult(id: string, contextId: string, options?: { signal?: AbortSignal }): Promise<RunResult>;
-  /** Calls `listener` with the runtime events of runs on other workers of a shared store (never on files). */
+  /**
+   * Calls `listener` with the runtime events of runs on other workers of a shared store (never on
+   * files). The other workers publish them only while some worker has such a listener.
+   */
   onWorkerEvent(listener: WorkerEventListener): () => void;
+  /** Resolves once the other workers were told that this one listens (at once on files). */
+  workerEventsListening(): Promise<void>;
   /** Stops the matching runs wherever they run (on a shared store, also on the worker that holds the context). */
   cancel(target: CancelTarget): Promise<Array<{ contextId: string; requestId: string }>>;
   status(): ChannelStatus[];
@@ -299,6 +304,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
       ),
     cancel,
     onWorkerEvent: (listener) => relay?.onWorkerEvent(listener) ?? (() => {}),
+    workerEventsListening: () => relay?.listening() ?? Promise.resolve(),
     status: () => [...channels.values()].map((running) => structuredClone(running.status)),
     storeKind: delivery.kind,
     workerId,
