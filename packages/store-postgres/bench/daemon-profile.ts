@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { until } from "@downcity/testkit";
+import { breakdown, type SampleStack } from "./cpu-breakdown.js";
 
 interface ProfileNode {
   id: number;
@@ -29,6 +30,8 @@ export interface DaemonProfile {
   statements: Map<string, number>;
   /** Source files by busy samples (self time), most first: where the rest of the CPU goes. */
   topSources: Array<[string, number]>;
+  /** Busy samples by part of an event's path (`cpu-breakdown.ts`), largest first. */
+  parts: Array<[string, number]>;
 }
 
 // The daemon resolves pg from the store package's folder, which resolves it from this package.
@@ -48,6 +51,7 @@ const pg = createRequire(import.meta.url)(${JSON.stringify(pgEntry)});
 const statements = new Map();
 const stacks = new Map();
 const keepStacks = ${JSON.stringify(Boolean(process.env.BENCH_STATEMENT_STACKS))};
+const keepHeap = ${JSON.stringify(Boolean(process.env.BENCH_HEAP_PROFILE))};
 let counting = false;
 const textOf = (config) => String(typeof config === "string" ? config : config?.text ?? "?").replace(/\\s+/g, " ").trim().slice(0, 160);
 // BENCH_STATEMENT_STACKS: who sends each statement (its callers' names, from the bundle).
@@ -77,6 +81,7 @@ const watch = setInterval(() => {
   if (!existsSync(${file("start")})) return;
   clearInterval(watch);
   session.post("Profiler.start");
+  if (keepHeap) session.post("HeapProfiler.startSampling", { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
   counting = true;
   const done = setInterval(() => {
     if (!existsSync(${file("stop")})) return;
@@ -84,6 +89,10 @@ const watch = setInterval(() => {
     counting = false;
     writeFileSync(${file("statements.json")}, JSON.stringify([...statements]));
     if (keepStacks) writeFileSync(${file("stacks.json")}, JSON.stringify([...stacks].sort((a, b) => b[1] - a[1]), null, 1));
+    if (keepHeap)
+      session.post("HeapProfiler.stopSampling", (error, result) => {
+        writeFileSync(${file("heap.json")}, JSON.stringify(result.profile));
+      });
     // Written aside and renamed: the bench reads the file as soon as it exists.
     session.post("Profiler.stop", (error, result) => {
       writeFileSync(${file("profile.json.partial")}, JSON.stringify(result.profile));
@@ -105,11 +114,15 @@ await import(${JSON.stringify(daemonEntry)});
       const path = join(dir, "profile.json");
       await until(() => existsSync(path), "the daemon's profile", { timeoutMs: 30_000 });
       const profile = JSON.parse(readFileSync(path, "utf8")) as { nodes: ProfileNode[]; samples: number[] };
-      // BENCH_PROFILE_DIR keeps each profile (open it in Chrome's DevTools, Performance tab).
+      // BENCH_PROFILE_DIR keeps each profile (open it in Chrome's DevTools, Performance tab);
+      // with BENCH_HEAP_PROFILE=1 also a sampling heap profile of what was allocated meanwhile
+      // (collected objects included: who makes the garbage).
       const keep = process.env.BENCH_PROFILE_DIR;
       if (keep) {
         const stamp = Date.now();
         copyFileSync(path, join(keep, `daemon-${stamp}.cpuprofile`));
+        if (existsSync(join(dir, "heap.json")))
+          copyFileSync(join(dir, "heap.json"), join(keep, `daemon-${stamp}.heapprofile`));
         if (existsSync(join(dir, "stacks.json")))
           copyFileSync(join(dir, "stacks.json"), join(keep, `statements-${stamp}.json`));
       }
@@ -169,6 +182,13 @@ function attribute(profile: { nodes: ProfileNode[]; samples: number[] }) {
       if (path.test(sources.get(id) ?? "")) return true;
     return false;
   };
+  const stackOf = (sample: number): SampleStack => {
+    const stack: SampleStack = [];
+    for (let id: number | undefined = sample; id !== undefined; id = parent.get(id))
+      stack.push({ source: sources.get(id) ?? "", name: byId.get(id)?.callFrame.functionName ?? "" });
+    return stack;
+  };
+  const stacks: SampleStack[] = [];
   let busy = 0;
   let postgres = 0;
   let fileStore = 0;
@@ -178,6 +198,7 @@ function attribute(profile: { nodes: ProfileNode[]; samples: number[] }) {
     const leaf = byId.get(sample)?.callFrame.functionName;
     if (leaf === "(idle)") continue;
     busy++;
+    stacks.push(stackOf(sample));
     if (leaf === "(garbage collector)") gc++;
     if (stackHolds(sample, postgresPath)) postgres++;
     if (stackHolds(sample, fileStorePath)) fileStore++;
@@ -189,5 +210,11 @@ function attribute(profile: { nodes: ProfileNode[]; samples: number[] }) {
     .sort((a, b) => b[1] - a[1])
     .slice(0, 15)
     .map(([source, count]): [string, number] => [source, Number(share(count).toFixed(3))]);
-  return { postgresShare: share(postgres), fileStoreShare: share(fileStore), gcShare: share(gc), topSources };
+  return {
+    postgresShare: share(postgres),
+    fileStoreShare: share(fileStore),
+    gcShare: share(gc),
+    topSources,
+    parts: breakdown(stacks),
+  };
 }

@@ -13,7 +13,9 @@ import {
   prepareClusterRuntime,
   type WorkerCluster,
 } from "../test/worker-cluster.js";
+import { breakdownLines } from "./cpu-breakdown.js";
 import { cpuMeter } from "./cpu-usage.js";
+import { createDaemonProfiler } from "./daemon-profile.js";
 import { recordResults } from "./record-results.js";
 
 // Worker daemons on the durable benchmark server, the scripted model answering after 50 ms.
@@ -30,12 +32,15 @@ const maxConcurrency = Number(process.env.BENCH_CLUSTER_CONCURRENCY ?? 1);
 const rounds = Number(process.env.BENCH_CLUSTER_ROUNDS ?? 3);
 const handoverLeases = [3000, 6000];
 const secret = "bench-cluster-secret-0123456789abcdef";
+// BENCH_CLUSTER_PROFILE=1: also profile one worker under this load and print where its CPU goes.
+const profiling = Boolean(process.env.BENCH_CLUSTER_PROFILE);
 
 let runtime: ClusterRuntime;
 let receiver: ReplyReceiver;
 let model: Awaited<ReturnType<typeof startOpenAICompatibleServer>>;
 beforeAll(async () => {
-  runtime = await prepareClusterRuntime();
+  // Source maps let a profile name the source files inside the bundles.
+  runtime = await prepareClusterRuntime({ sourcemap: profiling });
   receiver = await startReplyReceiver(secret);
   model = await startOpenAICompatibleServer({
     respond: scriptedAck(modelDelayMs),
@@ -76,7 +81,12 @@ const allAnswered = (ids: string[], timeoutMs: number) =>
   });
 
 /** One timed load on a fresh cluster of `workers`: events per second from the first post to the last reply. */
-async function throughput(workers: number, round: number) {
+async function throughput(
+  workers: number,
+  round: number,
+  daemonEntry = runtime.daemonEntry,
+  bracket?: { start(): void; stop(): Promise<unknown> },
+) {
   const cluster = await createWorkerCluster({
     adminUrl: inject("postgresUrl"),
     workers,
@@ -84,19 +94,21 @@ async function throughput(workers: number, round: number) {
     hook: { url: receiver.url, secret },
     leaseMs: 15_000,
     maxConcurrency,
-    runtime,
+    runtime: { ...runtime, daemonEntry },
   });
   try {
     await cluster.startAll();
     const random = seededRandom(round * 10 + workers);
     // Warm-up: every worker runs a few events before the clock starts.
     await allAnswered(await flood(cluster, `warm${workers}-${round}-`, 30, random), 60_000);
+    bracket?.start();
     const meter = cpuMeter(() => cluster.workers.map((worker) => worker.pid as number));
     const started = Date.now();
     const ids = await flood(cluster, `load${workers}-${round}-`, events, random);
     await allAnswered(ids, 180_000);
     const ms = Date.now() - started;
-    return { perSecond: (events * 1000) / ms, ms, cpu: meter.stop() };
+    const cpu = meter.stop();
+    return { perSecond: (events * 1000) / ms, ms, cpu, profile: await bracket?.stop() };
   } finally {
     await cluster.close();
   }
@@ -164,6 +176,31 @@ it(`3 workers answer ${events} events at least ${targetRatio}x as fast as 1 work
   // fails the run only when the machine had room.
   if (!cpuLimited) expect(ratio).toBeGreaterThanOrEqual(targetRatio);
 }, 1_200_000);
+
+it.runIf(profiling)(
+  "where one worker's CPU per event goes (sampling profiler, 1 ms)",
+  async () => {
+    const profiler = await createDaemonProfiler(runtime.daemonEntry);
+    try {
+      // The profiler starts with the timed flood (after the warm-up) and stops after its last reply.
+      const run = await throughput(1, 0, profiler.entry, { start: profiler.start, stop: profiler.stop });
+      const profile = run.profile as Awaited<ReturnType<typeof profiler.stop>>;
+      const cpuMs = (run.cpu.daemonCores * run.ms) / events;
+      const statements = [...profile.statements.values()].reduce((sum, count) => sum + count, 0) / events;
+      process.stdout.write(
+        `one worker profiled, ${events} events, ${maxConcurrency} run(s) at a time, load average ${loadavg()
+          .map((load) => load.toFixed(1))
+          .join(
+            " ",
+          )}, machine ${Math.round(run.cpu.machineBusy * 100)} % busy: ${cpuMs.toFixed(1)} ms CPU/event (under the profiler), ${statements.toFixed(1)} statements/event\n` +
+          `${breakdownLines(profile.parts, cpuMs).join("\n")}\n`,
+      );
+    } finally {
+      await profiler.dispose();
+    }
+  },
+  600_000,
+);
 
 it("a SIGKILLed worker's claims are finished by the others within lease + 2 s", async () => {
   const lines: string[] = [];
