@@ -57,6 +57,8 @@ interface StepState {
   clientOutcomes: number;
   started: boolean;
   output: boolean;
+  /** The stream failed: nothing of this step is emitted any more. */
+  failed: boolean;
   request: StepResult<ToolSet>["request"];
   finish?: Extract<LanguageModelV3StreamPart, { type: "finish" }>;
   warnings: StepResult<ToolSet>["warnings"];
@@ -87,6 +89,7 @@ export async function runModelStep(input: ModelStepInput): Promise<ModelStepOutp
     clientOutcomes: 0,
     started: false,
     output: false,
+    failed: false,
     request: request ?? {},
     warnings: [],
     response: { id: crypto.randomUUID(), timestamp: new Date(), modelId: model.modelId },
@@ -99,6 +102,8 @@ export async function runModelStep(input: ModelStepInput): Promise<ModelStepOutp
       await handlePart(state, next.value);
     }
   } catch (error) {
+    // The step failed: tools it already started finish unheard (the run retries or fails).
+    state.failed = true;
     reader.cancel().catch(() => {});
     throw error;
   } finally {
@@ -300,7 +305,7 @@ function startTool(state: StepState, call: Awaited<ReturnType<typeof parseToolCa
     messages,
     abortSignal,
     onPreliminary: (output) => {
-      if (abortSignal.aborted) return;
+      if (abortSignal.aborted || state.failed) return;
       const { toolCallId, toolName, input } = call;
       emit({ type: "tool-result", toolCallId, toolName, input, output, preliminary: true } as StreamPart);
     },
@@ -311,7 +316,7 @@ function startTool(state: StepState, call: Awaited<ReturnType<typeof parseToolCa
 function recordOutcome(state: StepState, outcome: ToolOutcome): void {
   state.clientOutcomes++;
   state.content.push(outcome as Part);
-  if (!state.input.abortSignal.aborted) state.input.emit(outcome as StreamPart);
+  if (!state.input.abortSignal.aborted && !state.failed) state.input.emit(outcome as StreamPart);
 }
 
 /** A result of a tool the provider ran itself, kept as sent. */

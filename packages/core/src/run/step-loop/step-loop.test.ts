@@ -272,6 +272,42 @@ describe("runStepLoop", () => {
     expect(parts.filter((type) => type === "tool-result" || type === "finish-step")).toEqual([]);
   });
 
+  it("emits nothing more of a step whose stream failed after its tools started", async () => {
+    let finished!: () => void;
+    const toolDone = new Promise<void>((resolve) => {
+      finished = resolve;
+    });
+    const model = scriptedModel([
+      [
+        { type: "tool-call", toolCallId: "c1", toolName: "slow", input: "{}" },
+        { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage: usage(1, 1) },
+        { type: "error", error: new Error("connection reset") },
+      ],
+    ]);
+    const parts: string[] = [];
+    const slow = tool({
+      inputSchema: z.object({}),
+      execute: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        finished();
+        return "late";
+      },
+    });
+    const loop = runStepLoop({
+      model,
+      messages,
+      tools: { slow },
+      stopWhen: [stepCountIs(5)],
+      abortSignal: new AbortController().signal,
+      onPart: (part) => void parts.push(part.type),
+      onStepFinish: async () => {},
+    });
+    await expect(loop).rejects.toThrow("connection reset");
+    await toolDone;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(parts).toEqual(["start-step", "tool-call"]);
+  });
+
   it("fails a stream that ends without a finish or any output", async () => {
     const model = scriptedModel([[{ type: "stream-start", warnings: [] }]]);
     const loop = runStepLoop({
