@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { until } from "@downcity/testkit";
-import { breakdown, type SampleStack } from "./cpu-breakdown.js";
+import { breakdown, type PartShare, type SampleStack } from "./cpu-breakdown.js";
 
 interface ProfileNode {
   id: number;
@@ -31,7 +31,7 @@ export interface DaemonProfile {
   /** Source files by busy samples (self time), most first: where the rest of the CPU goes. */
   topSources: Array<[string, number]>;
   /** Busy samples by part of an event's path (`cpu-breakdown.ts`), largest first. */
-  parts: Array<[string, number]>;
+  parts: PartShare[];
 }
 
 // The daemon resolves pg from the store package's folder, which resolves it from this package.

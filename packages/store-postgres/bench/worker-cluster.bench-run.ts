@@ -32,7 +32,8 @@ const maxConcurrency = Number(process.env.BENCH_CLUSTER_CONCURRENCY ?? 1);
 const rounds = Number(process.env.BENCH_CLUSTER_ROUNDS ?? 3);
 const handoverLeases = [3000, 6000];
 const secret = "bench-cluster-secret-0123456789abcdef";
-// BENCH_CLUSTER_PROFILE=1: also profile one worker under this load and print where its CPU goes.
+// BENCH_CLUSTER_PROFILE=1: also profile one worker under this load and print where its CPU goes
+// (=leaves: with each part's most frequent innermost frames).
 const profiling = Boolean(process.env.BENCH_CLUSTER_PROFILE);
 
 let runtime: ClusterRuntime;
@@ -193,7 +194,7 @@ it.runIf(profiling)(
           .join(
             " ",
           )}, machine ${Math.round(run.cpu.machineBusy * 100)} % busy: ${cpuMs.toFixed(1)} ms CPU/event (under the profiler), ${statements.toFixed(1)} statements/event\n` +
-          `${breakdownLines(profile.parts, cpuMs).join("\n")}\n`,
+          `${breakdownLines(profile.parts, cpuMs, { leaves: process.env.BENCH_CLUSTER_PROFILE === "leaves" }).join("\n")}\n`,
       );
     } finally {
       await profiler.dispose();
