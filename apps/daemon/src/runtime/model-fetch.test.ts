@@ -107,4 +107,23 @@ describe("the model providers' fetch", () => {
     expect(empty.status).toBe(204);
     expect(empty.body).toBeNull();
   });
+
+  it("closes an idle connection after idleMs, and never cuts an answer that pauses longer", async () => {
+    const ports: number[] = [];
+    const base = await server((request, response) => {
+      ports.push(request.port);
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write("data: 1\n\n");
+      setTimeout(() => response.end("data: 2\n\n"), 400);
+    });
+    const modelFetch = createModelFetch({ idleMs: 100 });
+    for (let call = 0; call < 2; call++) {
+      const answer = await modelFetch(`${base}/v1`, { method: "POST", body: "{}" });
+      // The pause of 400 ms inside the answer is longer than idleMs: the answer still ends whole.
+      expect(await answer.text()).toBe("data: 1\n\ndata: 2\n\n");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    // Idle 300 ms between the calls, longer than idleMs: the second call had a new connection.
+    expect(new Set(ports).size).toBe(2);
+  });
 });

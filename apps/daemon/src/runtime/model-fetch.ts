@@ -11,8 +11,12 @@ import https from "node:https";
  * failure is `TypeError("fetch failed")` with the cause (the AI SDK's retry reads it), an abort
  * rejects with the signal's reason (an `AbortError`).
  */
-export function createModelFetch(): typeof fetch {
-  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+export function createModelFetch(options: { idleMs?: number } = {}): typeof fetch {
+  // An idle connection is closed after 4 s, or 1 s before the server's `Keep-Alive: timeout`, as
+  // the global fetch does: a request is seldom written on a socket the server is closing.
+  // The timeout never cuts an answer that is slow to come or to stream (the run's watchdog does).
+  const kept = { keepAlive: true, timeout: options.idleMs ?? 4000 };
+  const agents = { http: new http.Agent(kept), https: new https.Agent(kept) };
   const light = (url: URL, init: RequestInit): Promise<Response> =>
     new Promise<Response>((resolve, reject) => {
       const signal = init.signal ?? undefined;
