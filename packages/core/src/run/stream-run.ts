@@ -8,7 +8,7 @@ import { retryOnContextOverflow } from "./context-overflow-retry.js";
 import { streamFailure } from "./model-failure.js";
 import { defaultModelRetry, type ModelRetryPolicy, retryModelCalls } from "./model-retry.js";
 import type { RunAbortedError } from "./run-aborted-error.js";
-import { withRunHold } from "./run-hold.js";
+import { releasableHold, withRunHold } from "./run-hold.js";
 import { createRunProgress, type RunProgress } from "./run-progress.js";
 import type { RunOutcome } from "./run-result.js";
 import { createRunWatchdog, defaultRunLimits, type RunLimits, type RunWatchdog } from "./run-watchdog.js";
@@ -85,17 +85,13 @@ export async function streamRun(options: StreamRunOptions): Promise<StreamedRun>
   const now = options.now ?? Date.now;
   const events = createStreamEvents({ ...options, progress, watchdog, now });
   const run: RunStream = { options, watchdog, progress, events, stopped, windowSent: 0 };
+  // Tools that wait for a person pause the run's clocks (`whileRunWaits`).
+  const runHold = releasableHold(watchdog);
   try {
     return await retryOnContextOverflow({
       keepLast: options.keepLast,
-      // Tools that wait for a person pause the run's clocks (`whileRunWaits`).
       attempt: (window) =>
-        retryTransient(run, () =>
-          withRunHold(
-            () => watchdog.hold(),
-            () => streamAttempt(run, window),
-          ),
-        ),
+        retryTransient(run, () => withRunHold(runHold.hold, () => streamAttempt(run, window))),
       windowSent: () => run.windowSent,
       compact: (keep) =>
         options.historyWindow.compact(options.contextId, keep, "context-window-exceeded", signal),
@@ -108,6 +104,7 @@ export async function streamRun(options: StreamRunOptions): Promise<StreamedRun>
     throw streamFailure(error);
   } finally {
     watchdog.dispose();
+    runHold.release();
   }
 }
 
