@@ -38,7 +38,12 @@ function runLike(register: (value: object) => void) {
 describe("releasableHold", () => {
   it("pauses its target while a tool waits, until released", async () => {
     const calls: string[] = [];
-    const target = { hold: () => (calls.push("hold"), () => void calls.push("resume")) };
+    const target = {
+      hold: () => {
+        calls.push("hold");
+        return () => void calls.push("resume");
+      },
+    };
     const runHold = releasableHold(target);
     await withRunHold(runHold.hold, () => whileRunWaits(async () => calls.push("wait")));
     runHold.release();
