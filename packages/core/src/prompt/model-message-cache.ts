@@ -19,6 +19,11 @@ export interface ModelMessageCache {
 }
 
 interface Converted {
+  /**
+   * The stored message converted, when frozen: the file store hands out the same frozen record while
+   * it is unchanged (other stores' records are compared by fingerprint, and never frozen here).
+   */
+  source: HistoryMessage | undefined;
   fingerprint: string;
   messages: ModelMessage[];
   chars: number;
@@ -50,12 +55,15 @@ export function createModelMessageCache(media?: ModelMediaOptions): ModelMessage
       const out: ModelMessage[] = [];
       let chars = 0;
       for (const message of messages) {
-        const fingerprint = fingerprintOf(message);
         let converted = previous?.get(message.id);
+        // The same frozen record cannot have changed; another object is compared by fingerprint.
+        const same = converted !== undefined && converted.source === message;
+        const fingerprint = same && converted ? converted.fingerprint : fingerprintOf(message);
+        const source = Object.isFrozen(message) ? message : undefined;
         if (converted?.fingerprint !== fingerprint) {
           const modelMessages = await historyToModelMessages([message], media);
-          converted = { fingerprint, messages: modelMessages, chars: contentChars(modelMessages) };
-        }
+          converted = { source, fingerprint, messages: modelMessages, chars: contentChars(modelMessages) };
+        } else if (converted && converted.source !== source) converted = { ...converted, source };
         // Kept messages are frozen: turns share them, and the run checks a frozen message's shape once.
         if (!message.parts.some((part) => part.type === "file")) kept.set(message.id, freezeDeep(converted));
         out.push(...converted.messages);
