@@ -43,31 +43,37 @@ function fingerprintOf(message: HistoryMessage): string {
 /**
  * Every turn sends a context's window again, mostly the same stored messages as the turn before:
  * their model messages (and sizes) are kept per context and reused while a message stays in the
- * window, frozen. A message with files is converted every time (its file may have changed; images
+ * window (one map a context, updated in place), frozen. A message with files is converted every time (its file may have changed; images
  * would keep their bytes in memory).
  */
 export function createModelMessageCache(media?: ModelMediaOptions): ModelMessageCache {
   const contexts = new Map<string, Map<string, Converted>>();
   return {
     async convert(contextId, messages) {
-      const previous = contexts.get(contextId);
-      const kept = new Map<string, Converted>();
+      const kept = contexts.get(contextId) ?? new Map<string, Converted>();
       const out: ModelMessage[] = [];
       let chars = 0;
       for (const message of messages) {
-        let converted = previous?.get(message.id);
+        let converted = kept.get(message.id);
         // The same frozen record cannot have changed; another object is compared by fingerprint.
-        const same = converted !== undefined && converted.source === message;
-        const fingerprint = same && converted ? converted.fingerprint : fingerprintOf(message);
-        const source = Object.isFrozen(message) ? message : undefined;
-        if (converted?.fingerprint !== fingerprint) {
-          const modelMessages = await historyToModelMessages([message], media);
-          converted = { source, fingerprint, messages: modelMessages, chars: contentChars(modelMessages) };
-        } else if (converted && converted.source !== source) converted = { ...converted, source };
-        // Kept messages are frozen: turns share them, and the run checks a frozen message's shape once.
-        if (!message.parts.some((part) => part.type === "file")) kept.set(message.id, freezeDeep(converted));
-        out.push(...converted.messages);
+        if (converted === undefined || converted.source !== message) {
+          const fingerprint = fingerprintOf(message);
+          const source = Object.isFrozen(message) ? message : undefined;
+          if (converted?.fingerprint !== fingerprint) {
+            const modelMessages = await historyToModelMessages([message], media);
+            converted = { source, fingerprint, messages: modelMessages, chars: contentChars(modelMessages) };
+          } else converted = { ...converted, source };
+          // Kept messages are frozen: turns share them, and the run checks a frozen message's shape once.
+          if (message.parts.some((part) => part.type === "file")) kept.delete(message.id);
+          else kept.set(message.id, freezeDeep(converted));
+        }
+        for (const modelMessage of converted.messages) out.push(modelMessage);
         chars += converted.chars;
+      }
+      // The window slides a few messages a turn: those that left it are dropped once they add up.
+      if (kept.size > messages.length * 2 + 16) {
+        const inView = new Set(messages.map((message) => message.id));
+        for (const id of kept.keys()) if (!inView.has(id)) kept.delete(id);
       }
       contexts.delete(contextId);
       contexts.set(contextId, kept);

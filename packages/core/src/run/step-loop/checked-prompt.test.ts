@@ -12,6 +12,18 @@ describe("checkedPrompt", () => {
     await expect(checkedPrompt(bad)).rejects.toThrow(/message 1, role user/);
   });
 
+  it("passes a system message of text without provider options, and checks one with them", async () => {
+    await expect(checkedPrompt([{ role: "system", content: "Be brief." }])).resolves.toHaveLength(1);
+    const badOptions = {
+      role: "system",
+      content: "x",
+      providerOptions: "not an object",
+    } as unknown as ModelMessage;
+    await expect(checkedPrompt([badOptions])).rejects.toBeInstanceOf(InvalidPromptError);
+    const badContent = { role: "system", content: [{ type: "text", text: "x" }] } as unknown as ModelMessage;
+    await expect(checkedPrompt([badContent])).rejects.toBeInstanceOf(InvalidPromptError);
+  });
+
   it("checks an unfrozen message again each time: it may have changed", async () => {
     const message = { role: "user", content: "hi" } as { role: "user"; content: unknown };
     await expect(checkedPrompt([message as ModelMessage])).resolves.toHaveLength(1);

@@ -15,7 +15,7 @@ export async function checkedPrompt(messages: ModelMessage[]): Promise<ModelMess
   if (messages.length === 0)
     throw new InvalidPromptError({ prompt: messages, message: "messages must not be empty" });
   for (const [index, message] of messages.entries()) {
-    if (checked.has(message)) continue;
+    if (checked.has(message) || isPlainSystemMessage(message)) continue;
     const result = await messageSchema.validate?.(message);
     if (result && !result.success) {
       throw new InvalidPromptError({
@@ -27,4 +27,19 @@ export async function checkedPrompt(messages: ModelMessage[]): Promise<ModelMess
     if (Object.isFrozen(message)) checked.add(message);
   }
   return messages;
+}
+
+/**
+ * A system message of text without provider options: the schema's whole rule for it (role, string
+ * content, optional provider options), checked without zod. A run's system messages are built anew
+ * each turn (PROFILE.md, skills, memory may change), so they are never the frozen ones.
+ */
+function isPlainSystemMessage(message: ModelMessage): boolean {
+  return (
+    message !== null &&
+    typeof message === "object" &&
+    message.role === "system" &&
+    typeof message.content === "string" &&
+    message.providerOptions === undefined
+  );
 }
