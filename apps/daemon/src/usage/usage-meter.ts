@@ -33,7 +33,7 @@ export function meteredModel(model: LanguageModel, options: UsageMeterOptions): 
   if (typeof model === "string" || model.specificationVersion !== "v3") return model;
   const inner = model as WrappedModel;
   const now = options.now ?? (() => new Date());
-  // Calls made under one step marker (one streamText attempt), to number a cut-off step; weak, so
+  // Calls made under one step marker (one model-loop attempt), to number a cut-off step; weak, so
   // a finished run leaves nothing behind.
   const stepCalls = new WeakMap<ModelPurpose, number>();
 
