@@ -1,6 +1,6 @@
 import type { ModelMessage } from "ai";
-import { freezeDeep } from "../history/freeze-deep.js";
 import type { HistoryMessage } from "../history/history-message.js";
+import { freezeDeep } from "../store/freeze-deep.js";
 import { contentChars, historyToModelMessages } from "./model-messages.js";
 import type { ModelMediaOptions } from "./user-model-content.js";
 

@@ -1,6 +1,6 @@
 import type { BigIntStats } from "node:fs";
-import { freezeDeep } from "../../history/freeze-deep.js";
 import type { HistoryMessage } from "../../history/history-message.js";
+import { freezeDeep } from "../freeze-deep.js";
 
 /**
  * The parsed tail of one `messages.jsonl`, kept between reads so a turn's reads (the last route,
