@@ -70,8 +70,8 @@ export function createModelMessageCache(media?: ModelMediaOptions): ModelMessage
         for (const modelMessage of converted.messages) out.push(modelMessage);
         chars += converted.chars;
       }
-      // The window slides a few messages a turn: those that left it are dropped once they add up.
-      if (kept.size > messages.length * 2 + 16) {
+      // The window slides a few messages a turn: those that left it are dropped once 16 add up.
+      if (kept.size > messages.length + 16) {
         const inView = new Set(messages.map((message) => message.id));
         for (const id of kept.keys()) if (!inView.has(id)) kept.delete(id);
       }
