@@ -21,7 +21,12 @@ export interface PendingMessage<Result> {
   reject: (error: unknown) => void;
 }
 
-const dedupeWindow = 10000;
+/**
+ * Answered messages remembered for dropping a repeat: a repeat of an older one reaches the run,
+ * which finds its stored copy in history and answers from it. Each holds its run's result (the
+ * answer's history message), so a busy runtime should not keep thousands.
+ */
+const answeredWindow = 1000;
 
 /** The user (or internal) message as it is stored in history. */
 export function toHistoryMessage(
@@ -51,8 +56,9 @@ export function toHistoryMessage(
 }
 
 /**
- * Validates messages, drops duplicates of a `messageId` still queued, running or answered, and
- * enqueues the rest. A message whose run failed is forgotten, so sending it again runs again.
+ * Validates messages, drops duplicates of a `messageId` still queued, running or recently answered
+ * (the last `answeredWindow`), and enqueues the rest. A message whose run failed is forgotten, so
+ * sending it again runs again.
  */
 export function createMessageIntake<Result>(options: {
   generateId: () => string;
@@ -62,7 +68,9 @@ export function createMessageIntake<Result>(options: {
   enqueue: (contextId: string, pending: PendingMessage<Result>) => void;
   closed: () => boolean;
 }): (input: IncomingMessage, sendOptions?: SendOptions) => Promise<Result> {
-  const seen = new Map<string, Promise<Result>>();
+  // Queued or running: never forgotten while in flight. Answered: the most recent only.
+  const inFlight = new Map<string, Promise<Result>>();
+  const answered = new Map<string, Promise<Result>>();
   return (input, sendOptions = {}) => {
     if (options.closed()) {
       return Promise.reject(
@@ -79,7 +87,7 @@ export function createMessageIntake<Result>(options: {
       return Promise.reject(error);
     }
     const dedupeKey = message.messageId ? `${message.contextId}\u0000${message.messageId}` : undefined;
-    const existing = dedupeKey ? seen.get(dedupeKey) : undefined;
+    const existing = dedupeKey ? (inFlight.get(dedupeKey) ?? answered.get(dedupeKey)) : undefined;
     if (existing) {
       options.logger.info(
         { contextId: message.contextId, messageId: message.messageId },
@@ -103,11 +111,18 @@ export function createMessageIntake<Result>(options: {
       ...(message.messageId ? { messageId: message.messageId } : {}),
     });
     if (dedupeKey) {
-      seen.set(dedupeKey, promise);
-      if (seen.size > dedupeWindow) seen.delete(seen.keys().next().value as string);
-      promise.catch(() => {
-        if (seen.get(dedupeKey) === promise) seen.delete(dedupeKey);
-      });
+      inFlight.set(dedupeKey, promise);
+      promise.then(
+        () => {
+          if (inFlight.get(dedupeKey) !== promise) return;
+          inFlight.delete(dedupeKey);
+          answered.set(dedupeKey, promise);
+          if (answered.size > answeredWindow) answered.delete(answered.keys().next().value as string);
+        },
+        () => {
+          if (inFlight.get(dedupeKey) === promise) inFlight.delete(dedupeKey);
+        },
+      );
     }
     return promise;
   };
