@@ -97,7 +97,9 @@ function respond(call: { messages: Array<{ role: string; text: string }> }): Scr
       toolCalls: [
         {
           toolName: "shell_start",
-          input: { command: "for i in 1 2 3; do echo tick-$i; sleep 0.4; done", yield_ms: 50 },
+          // Yields after 400 ms (two ticks), well before the job ends: the page has time to show
+          // the tool running, however quickly the rest of the run goes, and the job still ends later.
+          input: { command: "for i in 1 2 3; do echo tick-$i; sleep 0.4; done", yield_ms: 400 },
         },
       ],
     };
