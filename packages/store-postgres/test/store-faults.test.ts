@@ -161,8 +161,19 @@ describe("limits", () => {
     const url = (await createTestDatabase("unused")).url
       .replace(/\/[^/]+$/, `/${name}`)
       .replace("//downcity@", "//two_connections@");
-    // The pool's first connection and the wake-up listener's use up the role's two.
+    // The pool's first connection and the wake-up listener's use up the role's two (the listener
+    // connects in the background: wait for it, or the read below could take its place).
     const { store } = await open({ url, poolSize: 3, statementTimeoutMs: 60_000 });
+    await until(
+      () =>
+        asAdmin(async (admin) => {
+          const { rows } = await admin.query(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = 'two_connections'",
+          );
+          return rows[0]?.n === 2;
+        }),
+      "the role's two connections open",
+    );
     const lock = await holdLock(
       url.replace("//two_connections@", "//downcity@"),
       "LOCK TABLE downcity_inbox IN ACCESS EXCLUSIVE MODE",
