@@ -1,5 +1,5 @@
-import { getErrorMessage } from "@ai-sdk/provider-utils";
 import type { AssistantModelMessage, ContentPart, ToolModelMessage, ToolSet } from "ai";
+import { errorMessageOf } from "./tool-json.js";
 
 type Part = ContentPart<ToolSet>;
 type AssistantContent = Exclude<AssistantModelMessage["content"], string>;
@@ -92,7 +92,7 @@ async function toolModelOutput(
   if (part.type === "tool-error") {
     return providerExecuted
       ? { type: "error-json", value: jsonValue(part.error) }
-      : { type: "error-text", value: getErrorMessage(part.error) };
+      : { type: "error-text", value: errorMessageOf(part.error) };
   }
   const tool = tools?.[part.toolName];
   if (tool?.toModelOutput) {

@@ -1,5 +1,4 @@
 import type { LanguageModelV3ToolCall } from "@ai-sdk/provider";
-import { executeTool, getErrorMessage, safeParseJSON } from "@ai-sdk/provider-utils";
 import {
   asSchema,
   InvalidToolInputError,
@@ -9,6 +8,7 @@ import {
   type TypedToolCall,
   TypeValidationError,
 } from "ai";
+import { errorMessageOf, parseToolJson, toolOutputs } from "./tool-json.js";
 
 type ToolCall = TypedToolCall<ToolSet> & { invalid?: boolean; error?: unknown };
 
@@ -55,7 +55,7 @@ export async function parseToolCall(call: LanguageModelV3ToolCall, tools: ToolSe
     const known = { ...base, input, title: tool.title };
     return (tool.type === "dynamic" ? { ...known, dynamic: true } : known) as ToolCall;
   } catch (error) {
-    const json = await safeParseJSON({ text: call.input });
+    const json = parseToolJson(call.input);
     const input = json.success ? json.value : call.input;
     return { ...base, input, dynamic: true, invalid: true, error, title: tool?.title } as ToolCall;
   }
@@ -66,10 +66,7 @@ async function validInput(
   call: LanguageModelV3ToolCall,
   schema: ReturnType<typeof asSchema>,
 ): Promise<unknown> {
-  const json =
-    call.input.trim() === ""
-      ? { success: true as const, value: {} }
-      : await safeParseJSON({ text: call.input });
+  const json = call.input.trim() === "" ? { success: true as const, value: {} } : parseToolJson(call.input);
   const invalid = (cause: unknown) =>
     new InvalidToolInputError({ toolName: call.toolName, toolInput: call.input, cause });
   if (!json.success) throw invalid(json.error);
@@ -82,7 +79,7 @@ async function validInput(
 /** A provider-executed dynamic tool's input: any JSON, or nothing. */
 async function providerInput(call: LanguageModelV3ToolCall): Promise<unknown> {
   if (call.input.trim() === "") return {};
-  const parsed = await safeParseJSON({ text: call.input });
+  const parsed = parseToolJson(call.input);
   if (!parsed.success) {
     throw new InvalidToolInputError({ toolName: call.toolName, toolInput: call.input, cause: parsed.error });
   }
@@ -97,7 +94,7 @@ export function invalidCallOutcome(call: ToolCall): ToolOutcome {
     toolCallId,
     toolName,
     input,
-    error: getErrorMessage(call.error),
+    error: errorMessageOf(call.error),
     dynamic: true,
   };
 }
@@ -123,12 +120,13 @@ export async function runToolCall(options: {
   };
   try {
     let output: unknown;
-    const results = executeTool({
-      execute: tool.execute.bind(tool),
-      input,
-      options: { toolCallId, messages, abortSignal, experimental_context: undefined },
+    const execution = tool.execute(input, {
+      toolCallId,
+      messages,
+      abortSignal,
+      experimental_context: undefined,
     });
-    for await (const part of results) {
+    for await (const part of toolOutputs(execution)) {
       if (part.type === "preliminary") options.onPreliminary(part.output);
       else output = part.output;
     }
