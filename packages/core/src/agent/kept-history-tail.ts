@@ -1,5 +1,6 @@
 import type { HistoryMessage } from "../history/history-message.js";
 import type { RuntimeHistory } from "../run/run-context.js";
+import { createRunSpans } from "./run-spans.js";
 
 /** A context's history whose newest messages can be kept in memory while a run holds the context. */
 export interface KeptTailHistory {
@@ -26,18 +27,20 @@ interface Tail {
  * ended), so the tail is kept only from the run's start to its end, never from one run to the next.
  */
 export function keepableTail(history: RuntimeHistory): KeptTailHistory {
-  let spans = 0;
   let kept: Tail | undefined;
+  const spans = createRunSpans(() => {
+    kept = undefined;
+  });
   // Moves on every write: a read or an append that overlapped another write keeps nothing.
   let version = 0;
 
   const read = async (options: { last?: number } = {}): Promise<HistoryMessage[]> => {
     const { last } = options;
-    if (spans > 0 && kept && last !== undefined && (kept.whole || last <= kept.messages.length))
+    if (spans.active() && kept && last !== undefined && (kept.whole || last <= kept.messages.length))
       return last <= 0 ? [] : kept.messages.slice(-last);
     const before = version;
     const messages = await history.read(options);
-    if (spans > 0 && version === before && last !== undefined && last > 0)
+    if (spans.active() && version === before && last !== undefined && last > 0)
       kept = { messages: [...messages], whole: messages.length < last };
     return messages;
   };
@@ -48,7 +51,7 @@ export function keepableTail(history: RuntimeHistory): KeptTailHistory {
     const mine = ++version;
     const result = await write();
     // Extended only when no other write came between (its outcome is the store's to tell).
-    if (base && extend && spans > 0 && version === mine) kept = extend(base);
+    if (base && extend && spans.active() && version === mine) kept = extend(base);
     return result;
   };
 
@@ -73,15 +76,6 @@ export function keepableTail(history: RuntimeHistory): KeptTailHistory {
   };
   return {
     history: wrapped,
-    keep() {
-      spans += 1;
-      let open = true;
-      return () => {
-        if (!open) return;
-        open = false;
-        spans -= 1;
-        if (spans === 0) kept = undefined;
-      };
-    },
+    keep: spans.open,
   };
 }

@@ -1,6 +1,7 @@
 import type { HistoryMessage } from "../history/history-message.js";
 import type { RuntimeHistory } from "../run/run-context.js";
 import type { HistoryMeta } from "../store/history-store.js";
+import { createRunSpans } from "./run-spans.js";
 
 /** A context's history whose meta reads can be shared while a span is open. */
 export interface SharedMetaHistory {
@@ -19,10 +20,12 @@ export interface SharedMetaHistory {
  * start holds the span, never from one run to the next.
  */
 export function shareableMeta(history: RuntimeHistory): SharedMetaHistory {
-  let spans = 0;
   let memo: Promise<HistoryMeta> | undefined;
+  const spans = createRunSpans(() => {
+    memo = undefined;
+  });
   const read = (): Promise<HistoryMeta> => {
-    if (spans === 0) return history.meta();
+    if (!spans.active()) return history.meta();
     if (!memo) {
       const reading = history.meta();
       memo = reading;
@@ -65,15 +68,6 @@ export function shareableMeta(history: RuntimeHistory): SharedMetaHistory {
   };
   return {
     history: shared,
-    share() {
-      spans += 1;
-      let open = true;
-      return () => {
-        if (!open) return;
-        open = false;
-        spans -= 1;
-        if (spans === 0) memo = undefined;
-      };
-    },
+    share: spans.open,
   };
 }

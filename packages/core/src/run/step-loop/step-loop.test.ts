@@ -12,7 +12,7 @@ import {
 import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { runStepLoop } from "./step-loop.js";
+import { runStepLoop, type StepLoopOptions } from "./step-loop.js";
 
 const usage = (input: number, output: number) => ({
   inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: undefined },
@@ -146,6 +146,23 @@ const readParts = (parts: Array<TextStreamPart<ToolSet>>) => {
   return { sequence, outcomes: Object.fromEntries([...byCall].sort(([a], [b]) => a.localeCompare(b))) };
 };
 
+/** The loop's options for `model`: the test's prompt, no tools, five steps, parts and steps ignored. */
+function loopOptions(
+  model: StepLoopOptions["model"],
+  overrides: Partial<StepLoopOptions> = {},
+): StepLoopOptions {
+  return {
+    model,
+    messages,
+    tools: {},
+    stopWhen: [stepCountIs(5)],
+    abortSignal: new AbortController().signal,
+    onPart: () => {},
+    onStepFinish: async () => {},
+    ...overrides,
+  };
+}
+
 async function viaStreamText() {
   const model = scriptedModel(scripts);
   const parts: Array<TextStreamPart<ToolSet>> = [];
@@ -165,15 +182,13 @@ async function viaStepLoop() {
   const model = scriptedModel(scripts);
   const parts: Array<TextStreamPart<ToolSet>> = [];
   const finished: number[] = [];
-  const steps = await runStepLoop({
-    model,
-    messages,
-    tools: tools(),
-    stopWhen: [stepCountIs(5)],
-    abortSignal: new AbortController().signal,
-    onPart: (part) => void parts.push(part),
-    onStepFinish: async (step) => void finished.push(step.stepNumber),
-  });
+  const steps = await runStepLoop(
+    loopOptions(model, {
+      tools: tools(),
+      onPart: (part) => void parts.push(part),
+      onStepFinish: async (step) => void finished.push(step.stepNumber),
+    }),
+  );
   return { steps, parts, calls: model.doStreamCalls, finished };
 }
 
@@ -237,15 +252,7 @@ describe("runStepLoop", () => {
 
   it("stops when a stop condition holds after a step with tool calls", async () => {
     const model = scriptedModel(scripts);
-    const steps = await runStepLoop({
-      model,
-      messages,
-      tools: tools(),
-      stopWhen: [stepCountIs(1)],
-      abortSignal: new AbortController().signal,
-      onPart: () => {},
-      onStepFinish: async () => {},
-    });
+    const steps = await runStepLoop(loopOptions(model, { tools: tools(), stopWhen: [stepCountIs(1)] }));
     expect(steps).toHaveLength(1);
     expect(model.doStreamCalls).toHaveLength(1);
   });
@@ -258,15 +265,13 @@ describe("runStepLoop", () => {
     const add = looseTools.add;
     if (!add) throw new Error("no add tool");
     looseTools.add = { ...add, execute: async () => controller.abort(new Error("cancelled")) } as typeof add;
-    const steps = await runStepLoop({
-      model,
-      messages,
-      tools: looseTools,
-      stopWhen: [stepCountIs(5)],
-      abortSignal: controller.signal,
-      onPart: (part) => void parts.push(part.type),
-      onStepFinish: async () => {},
-    });
+    const steps = await runStepLoop(
+      loopOptions(model, {
+        tools: looseTools,
+        abortSignal: controller.signal,
+        onPart: (part) => void parts.push(part.type),
+      }),
+    );
     expect(steps).toHaveLength(0);
     expect(model.doStreamCalls).toHaveLength(1);
     expect(parts.filter((type) => type === "tool-result" || type === "finish-step")).toEqual([]);
@@ -293,15 +298,9 @@ describe("runStepLoop", () => {
         return "late";
       },
     });
-    const loop = runStepLoop({
-      model,
-      messages,
-      tools: { slow },
-      stopWhen: [stepCountIs(5)],
-      abortSignal: new AbortController().signal,
-      onPart: (part) => void parts.push(part.type),
-      onStepFinish: async () => {},
-    });
+    const loop = runStepLoop(
+      loopOptions(model, { tools: { slow }, onPart: (part) => void parts.push(part.type) }),
+    );
     await expect(loop).rejects.toThrow("connection reset");
     await toolDone;
     await new Promise((resolve) => setImmediate(resolve));
@@ -310,30 +309,14 @@ describe("runStepLoop", () => {
 
   it("fails a stream that ends without a finish or any output", async () => {
     const model = scriptedModel([[{ type: "stream-start", warnings: [] }]]);
-    const loop = runStepLoop({
-      model,
-      messages,
-      tools: {},
-      stopWhen: [stepCountIs(5)],
-      abortSignal: new AbortController().signal,
-      onPart: () => {},
-      onStepFinish: async () => {},
-    });
+    const loop = runStepLoop(loopOptions(model));
     await expect(loop).rejects.toThrow(/No output generated/);
   });
 
   it("throws a stream's error part, and a model that cannot be called", async () => {
     const failing = scriptedModel([[{ type: "error", error: new Error("overloaded") }]]);
-    const options = {
-      messages,
-      tools: {},
-      stopWhen: [stepCountIs(5)],
-      abortSignal: new AbortController().signal,
-      onPart: () => {},
-      onStepFinish: async () => {},
-    };
-    await expect(runStepLoop({ ...options, model: failing })).rejects.toThrow("overloaded");
+    await expect(runStepLoop(loopOptions(failing))).rejects.toThrow("overloaded");
     const future = { ...failing, specificationVersion: "v9" } as unknown as typeof failing;
-    await expect(runStepLoop({ ...options, model: future })).rejects.toThrow(/specification v9/);
+    await expect(runStepLoop(loopOptions(future))).rejects.toThrow(/specification v9/);
   });
 });
