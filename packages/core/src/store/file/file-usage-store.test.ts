@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { appendFile } from "node:fs/promises";
 import { join } from "node:path";
 import { useTempDir } from "@downcity/testkit/vitest";
@@ -51,6 +52,22 @@ describe("createUsageLog", () => {
       durationMs: 2700,
     });
     expect(totals.byModel[0]).toMatchObject({ model: "gpt-4.1-mini", calls: 2, totalTokens: 240 });
+  });
+
+  it("writes the calls that come while a write runs together, so a burst does not wait as a write each", async () => {
+    const log = createUsageLog({ rootDir: temp.path });
+    const at = (index: number) => new Date(Date.parse("2026-11-22T08:00:00.000Z") + index).toISOString();
+    const first = log.append(record(at(0), "cli:main"));
+    const burst = Array.from({ length: 300 }, (_, index) => log.append(record(at(index + 1), "cli:main")));
+    await burst[0];
+    // Read at once: with one queued write a call (each kept alive with its caller's async context
+    // until its turn), the burst's other 299 would still be waiting.
+    const lines = () => readFileSync(join(log.dir, "2026-11-22.jsonl"), "utf8").split("\n").filter(Boolean);
+    expect(lines()).toHaveLength(301);
+    await Promise.all([first, ...burst]);
+    expect(lines().map((line) => JSON.parse(line).at)).toEqual(
+      Array.from({ length: 301 }, (_, index) => at(index)),
+    );
   });
 
   it("reads nothing from a project that never logged usage", async () => {

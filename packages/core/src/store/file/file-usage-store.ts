@@ -1,7 +1,8 @@
-import { appendFile, mkdir, readdir, readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { downcityPaths } from "../../paths/downcity-paths.js";
 import { type UsageRecord, type UsageStore, usageRecordSchema } from "../usage-store.js";
+import { createGroupedAppend } from "./grouped-appends.js";
 
 /** The usage store's file driver: `.downcity/usage/YYYY-MM-DD.jsonl`, one JSON line a call. */
 export interface UsageLog extends UsageStore {
@@ -13,18 +14,12 @@ const dayOf = (iso: string) => iso.slice(0, 10);
 /** Opens the usage log of the project at `rootDir` (the usage store's file driver): one JSON-lines file per UTC day. */
 export function createUsageLog(options: { rootDir: string }): UsageLog {
   const dir = join(downcityPaths(options.rootDir).stateDir, "usage");
-  // Appends run one after another so lines never interleave.
-  let queue: Promise<void> = Promise.resolve();
+  // Lines never interleave, and calls that come while a write runs share the next one.
+  const append = createGroupedAppend(dir);
   return {
     dir,
     append(record) {
-      const line = `${JSON.stringify(usageRecordSchema.parse(record))}\n`;
-      const write = queue.then(async () => {
-        await mkdir(dir, { recursive: true });
-        await appendFile(join(dir, `${dayOf(record.at)}.jsonl`), line);
-      });
-      queue = write.catch(() => {});
-      return write;
+      return append(`${dayOf(record.at)}.jsonl`, `${JSON.stringify(usageRecordSchema.parse(record))}\n`);
     },
     async read(filter = {}) {
       let names: string[];
