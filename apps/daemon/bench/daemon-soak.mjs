@@ -18,6 +18,7 @@ import {
   startDaemonDetached,
   stopDaemon,
 } from "../dist/index.js";
+import { formatBreakdown, readProbes, requestProbe, withMemoryProbe } from "./soak-memory-breakdown.mjs";
 
 const turns = Number(process.env.SOAK_TURNS ?? 9000);
 const warmUp = Number(process.env.SOAK_WARMUP ?? 500);
@@ -65,7 +66,8 @@ async function runTurns(client, from, to, tally, onTurn) {
 
 const base = await mkdtemp(join(tmpdir(), "downcity-daemon-soak-"));
 const rootDir = join(base, "project");
-const env = { ...process.env, DOWNCITY_HOME: join(base, "home") };
+const probe = withMemoryProbe({ ...process.env, DOWNCITY_HOME: join(base, "home") }, base);
+const env = probe.env;
 // SOAK_HEAP_SNAPSHOTS=1: `kill -USR2 <daemon pid>` writes a heap snapshot into the project folder (with SOAK_KEEP=1).
 if (process.env.SOAK_HEAP_SNAPSHOTS === "1")
   env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ""} --heapsnapshot-signal=SIGUSR2`.trim();
@@ -84,11 +86,18 @@ try {
   console.log(`daemon pid ${daemon.pid}, project ${rootDir}`);
   await runTurns(client, 0, Math.min(warmUp, turns), tally, () => {});
   const warmRss = rssMb(daemon.pid);
+  requestProbe(daemon.pid);
   const samples = [];
   await runTurns(client, Math.min(warmUp, turns), turns, tally, (done) => {
-    if (done % sampleEvery === 0) samples.push({ turns: done, rss: rssMb(daemon.pid) });
+    if (done % sampleEvery !== 0) return;
+    samples.push({ turns: done, rss: rssMb(daemon.pid) });
+    requestProbe(daemon.pid);
   });
   const finalRss = rssMb(daemon.pid);
+  // Signals do not queue: the last sample's probe must be written before the final one is asked for.
+  await readProbes(probe.file, samples.length + 1);
+  requestProbe(daemon.pid);
+  const probes = await readProbes(probe.file, samples.length + 2);
   const peakRss = Math.max(warmRss, finalRss, ...samples.map((sample) => sample.rss));
   const growth = finalRss - warmRss;
   const seconds = (Date.now() - started) / 1000;
@@ -107,6 +116,9 @@ try {
       .map((load) => load.toFixed(1))
       .join(" ")}, node ${process.version}`,
   );
+  if (probes.length === samples.length + 2)
+    for (const line of formatBreakdown(probes[0], probes.at(-1))) console.log(line);
+  else console.log(`memory breakdown: ${probes.length} of ${samples.length + 2} probe samples written`);
   for (const line of tally.wrong.slice(0, 10)) console.log(`unanswered: ${line}`);
   const checks = [
     [tally.answered === turns, `every turn answered (${tally.answered}/${turns})`],
