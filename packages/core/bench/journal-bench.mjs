@@ -27,8 +27,15 @@ function runtimeOf(name, journaled) {
       : journaled
         ? openFileRunJournal({ rootDir })
         : undefined;
-  return createAgentRuntime({ rootDir, model: scripted.model, ...(journal ? { journal } : {}) });
+  const runtime = createAgentRuntime({ rootDir, model: scripted.model, ...(journal ? { journal } : {}) });
+  scriptedOf.set(runtime, scripted);
+  return runtime;
 }
+
+// Each runtime's scripted model: its record of calls is cleared after every turn, since the stand-in
+// (unlike a provider) keeps every call's options, and with them whatever the run hung on its abort
+// signal: kept for the whole bench, that is garbage the collector must trace on every turn.
+const scriptedOf = new WeakMap();
 
 /** One turn: its wall time and the process's CPU time (all threads), in ms. */
 async function turn(runtime, index) {
@@ -37,6 +44,9 @@ async function turn(runtime, index) {
   await runtime.send({ contextId: `c${index % 10}`, text: "hi" });
   const wall = performance.now() - start;
   const cpu = process.cpuUsage(cpuBefore);
+  const scripted = scriptedOf.get(runtime);
+  scripted.calls.length = 0;
+  scripted.model.doStreamCalls.length = 0;
   return { wall, cpu: (cpu.user + cpu.system) / 1000 };
 }
 

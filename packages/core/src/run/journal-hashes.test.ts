@@ -17,6 +17,28 @@ describe("createJournalHashes", () => {
     expect(hashes.system(`${text} `)).toBe(expected(`${text} `));
   });
 
+  it("keeps the hashes of the system texts of many conversations, forgetting the least recently used", () => {
+    const hashed: string[] = [];
+    const hashes = createJournalHashes((text) => {
+      hashed.push(text);
+      return expected(text);
+    });
+    const texts = Array.from({ length: 300 }, (_, index) => `contextId: c${index}`);
+    // Two conversations taking turns: each text is hashed once.
+    for (let turn = 0; turn < 4; turn++)
+      expect(hashes.system(texts[turn % 2] ?? "")).toBe(expected(texts[turn % 2] ?? ""));
+    expect(hashed).toEqual([texts[0], texts[1]]);
+    // 256 are kept: after 300 others, the first is hashed again; one used meanwhile is not.
+    for (const text of texts) {
+      hashes.system(text);
+      hashes.system(texts[1] ?? "");
+    }
+    hashed.length = 0;
+    hashes.system(texts[0] ?? "");
+    hashes.system(texts[1] ?? "");
+    expect(hashed).toEqual([texts[0]]);
+  });
+
   it("hashes the tools as the JSON of their [name, description, schema] entries", () => {
     const hashes = createJournalHashes();
     const schema = jsonSchema({ type: "object", properties: { q: { type: "string" } } });

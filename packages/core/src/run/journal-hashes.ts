@@ -15,10 +15,19 @@ export interface JournalHashes {
 
 const shortHash = (text: string) => hash("sha256", text).slice(0, 16);
 
-/** Creates the hash cache of one runtime (one per runtime, never shared between runtimes). */
-export function createJournalHashes(): JournalHashes {
-  let systemText: string | undefined;
-  let systemHash = "";
+/**
+ * How many system-message texts keep their hash: each context's system messages name the context,
+ * so a runtime serving many conversations alternates between as many texts.
+ */
+const keptSystemTexts = 256;
+
+/**
+ * Creates the hash cache of one runtime (one per runtime, never shared between runtimes); `digest`
+ * is the hash it keeps (tests count its calls).
+ */
+export function createJournalHashes(digest: (text: string) => string = shortHash): JournalHashes {
+  // Least recently used first (a Map keeps insertion order; a hit is moved to the end).
+  const systemHashes = new Map<string, string>();
   let toolsText: string | undefined;
   let toolsHash = "";
   // The tools hashed last: name, description and input schema of each, in order.
@@ -38,11 +47,17 @@ export function createJournalHashes(): JournalHashes {
 
   return {
     system(text) {
-      if (text !== systemText) {
-        systemText = text;
-        systemHash = shortHash(text);
+      let known = systemHashes.get(text);
+      if (known !== undefined) systemHashes.delete(text);
+      else {
+        known = digest(text);
+        if (systemHashes.size >= keptSystemTexts) {
+          const oldest = systemHashes.keys().next().value;
+          if (oldest !== undefined) systemHashes.delete(oldest);
+        }
       }
-      return systemHash;
+      systemHashes.set(text, known);
+      return known;
     },
     tools(set) {
       const names = Object.keys(set);
@@ -54,7 +69,7 @@ export function createJournalHashes(): JournalHashes {
       const text = `[${names.map((name) => entryJson(name, set[name]?.description, set[name]?.inputSchema)).join(",")}]`;
       if (text !== toolsText) {
         toolsText = text;
-        toolsHash = shortHash(text);
+        toolsHash = digest(text);
       }
       return { names, hash: toolsHash };
     },

@@ -7,6 +7,7 @@ import type {
 } from "@ai-sdk/provider";
 import { type LanguageModel, wrapLanguageModel } from "ai";
 import type { JournalUsage, ModelCallRecord } from "../store/run-journal.js";
+import { type ModelPartObserver, modelPartObserver } from "./step-loop/part-observer.js";
 
 /** What the middleware hands over once per model call: the request it saw, the response it streamed. */
 export type ModelCallCapture = Pick<ModelCallRecord, "response" | "error" | "startedAt" | "latencyMs"> & {
@@ -25,20 +26,32 @@ export function journalUsage(usage: LanguageModelV3Usage | undefined): JournalUs
   };
 }
 
+/** Where the journal's middleware hands its model calls. */
+export interface ModelCallSink {
+  /** A call's record, once: when the model finished, when its stream ended or failed, or from `close`. */
+  report(call: ModelCallCapture): void;
+  /**
+   * A streamed call began; `close` reports it with what arrived, if it is still open then. The run
+   * calls it when it ends: a stream cut off by an abort may never be read again.
+   */
+  opened(close: () => void): void;
+}
+
 /**
  * The model as a journaled run calls it: one language-model middleware that hands every call's
- * request and response to `onCall` as the provider sent them (not re-derived from the steps
+ * request and response to `sink` as the provider sent them (not re-derived from the steps
  * afterwards), and, when the run continues finished steps (resumed after a crash, or retried after
  * a failed model call or a context-window overflow), puts the messages those steps added into each
  * call's prompt, right after the prompt the stream started with (and before what the stream's own
  * steps add). `carried()` names the stream under way and the messages it continues from; a new
  * stream (another `stream` number) starts from a prompt of its own length. One middleware, not
  * two stacked wrappers: each wrapper is another async layer on every model call of every turn.
+ * A streamed call is read through a `ModelPartObserver` the step loop feeds, not a second stream.
  * A model given by id string (a gateway) is returned as is: it is resolved inside the AI SDK.
  */
 export function journaledModel(
   model: LanguageModel,
-  onCall: (call: ModelCallCapture) => void,
+  sink: ModelCallSink,
   carried: () => { stream: number; messages: readonly unknown[] } = () => noneCarried,
 ): LanguageModel {
   if (typeof model === "string" || model.specificationVersion !== "v3") return model;
@@ -64,7 +77,7 @@ export function journaledModel(
         const started = Date.now();
         try {
           const result = await doGenerate();
-          onCall({
+          sink.report({
             params,
             startedAt: new Date(started).toISOString(),
             latencyMs: Date.now() - started,
@@ -80,7 +93,7 @@ export function journaledModel(
           });
           return result;
         } catch (error) {
-          onCall({ params, ...failedCall(started, error) });
+          sink.report({ params, ...failedCall(started, error) });
           throw error;
         }
       },
@@ -90,10 +103,12 @@ export function journaledModel(
         try {
           result = await doStream();
         } catch (error) {
-          onCall({ params, ...failedCall(started, error) });
+          sink.report({ params, ...failedCall(started, error) });
           throw error;
         }
-        return { ...result, stream: recordStream(result.stream, params, started, onCall) };
+        const observer = streamRecorder(params, started, sink.report);
+        sink.opened(() => observer.end("aborted"));
+        return { ...result, [modelPartObserver]: observer };
       },
     },
   });
@@ -110,26 +125,25 @@ function failedCall(started: number, error: unknown) {
 }
 
 /**
- * The stream as it came, read part by part, collecting its content; reports once when it ends. A
- * pulling stream, not `pipeThrough` a `TransformStream`: that pair of streams and its pipe cost
- * about four times as much per model call (measured with Node 20's web streams).
+ * Collects a streamed call's content from the parts the step loop reads, and reports it once: at
+ * the `finish` part (the model is done; its tools have not run yet), or when the loop stops reading
+ * (the stream ended without a finish, failed, or the run was stopped: what arrived is recorded).
  */
-function recordStream(
-  source: ReadableStream<LanguageModelV3StreamPart>,
+function streamRecorder(
   params: LanguageModelV3CallOptions,
   started: number,
-  onCall: (call: ModelCallCapture) => void,
-): ReadableStream<LanguageModelV3StreamPart> {
+  report: (call: ModelCallCapture) => void,
+): ModelPartObserver {
   const content: LanguageModelV3Content[] = [];
   const open = new Map<string, { type: "text" | "reasoning"; text: string }>();
   const response: NonNullable<ModelCallRecord["response"]> = { content, usage: journalUsage(undefined) };
   let error: string | undefined;
   let reported = false;
-  const report = () => {
+  const done = () => {
     if (reported) return;
     reported = true;
     for (const part of open.values()) content.push(part);
-    onCall({
+    report({
       params,
       startedAt: new Date(started).toISOString(),
       latencyMs: Date.now() - started,
@@ -137,58 +151,40 @@ function recordStream(
       ...(error ? { error } : {}),
     });
   };
-  // A run stopped mid-stream never finishes the stream: the call is still recorded, with what arrived.
-  params.abortSignal?.addEventListener(
-    "abort",
-    () => {
-      error ??= "aborted";
-      report();
+  return {
+    part(part: LanguageModelV3StreamPart) {
+      if (reported) return;
+      if (part.type === "stream-start") response.warnings = part.warnings;
+      else if (part.type === "response-metadata") {
+        if (part.id) response.id = part.id;
+        if (part.modelId) response.modelId = part.modelId;
+      } else if (part.type === "text-start" || part.type === "reasoning-start")
+        open.set(part.id, { type: part.type === "text-start" ? "text" : "reasoning", text: "" });
+      else if (part.type === "text-delta" || part.type === "reasoning-delta") {
+        const entry = open.get(part.id);
+        if (entry) entry.text += part.delta;
+      } else if (part.type === "text-end" || part.type === "reasoning-end") {
+        const entry = open.get(part.id);
+        if (entry) content.push(entry);
+        open.delete(part.id);
+      } else if (
+        part.type === "tool-call" ||
+        part.type === "tool-result" ||
+        part.type === "file" ||
+        part.type === "source"
+      )
+        content.push(part as LanguageModelV3Content);
+      else if (part.type === "finish") {
+        response.finishReason = part.finishReason.unified;
+        response.usage = journalUsage(part.usage);
+        if (part.providerMetadata) response.providerMetadata = part.providerMetadata;
+        done();
+      } else if (part.type === "error")
+        error = part.error instanceof Error ? part.error.message : String(part.error);
     },
-    { once: true },
-  );
-  const collect = (part: LanguageModelV3StreamPart) => {
-    if (part.type === "stream-start") response.warnings = part.warnings;
-    else if (part.type === "response-metadata") {
-      if (part.id) response.id = part.id;
-      if (part.modelId) response.modelId = part.modelId;
-    } else if (part.type === "text-start" || part.type === "reasoning-start")
-      open.set(part.id, { type: part.type === "text-start" ? "text" : "reasoning", text: "" });
-    else if (part.type === "text-delta" || part.type === "reasoning-delta") {
-      const entry = open.get(part.id);
-      if (entry) entry.text += part.delta;
-    } else if (part.type === "text-end" || part.type === "reasoning-end") {
-      const entry = open.get(part.id);
-      if (entry) content.push(entry);
-      open.delete(part.id);
-    } else if (
-      part.type === "tool-call" ||
-      part.type === "tool-result" ||
-      part.type === "file" ||
-      part.type === "source"
-    )
-      content.push(part as LanguageModelV3Content);
-    else if (part.type === "finish") {
-      response.finishReason = part.finishReason.unified;
-      response.usage = journalUsage(part.usage);
-      if (part.providerMetadata) response.providerMetadata = part.providerMetadata;
-      // Recorded as soon as the model is done, not when the stream ends after the tools ran.
-      report();
-    } else if (part.type === "error")
-      error = part.error instanceof Error ? part.error.message : String(part.error);
+    end(reason) {
+      error ??= reason;
+      done();
+    },
   };
-  const reader = source.getReader();
-  return new ReadableStream<LanguageModelV3StreamPart>({
-    // Not an async function: its own promise and await would be two more per part.
-    pull: (controller) =>
-      reader.read().then((next) => {
-        if (next.done) {
-          report();
-          controller.close();
-          return;
-        }
-        collect(next.value);
-        controller.enqueue(next.value);
-      }),
-    cancel: (reason) => reader.cancel(reason),
-  });
 }

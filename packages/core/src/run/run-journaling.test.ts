@@ -1,5 +1,8 @@
+import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import { until } from "@downcity/testkit";
 import { useTempDir } from "@downcity/testkit/vitest";
 import { tool } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgentRuntime } from "../agent/agent-runtime.js";
@@ -82,5 +85,40 @@ describe("run journaling", () => {
     const records = (await journal.read(summary?.requestId ?? "")) ?? [];
     expect(ofType(records, "end")[0]?.error?.message).toMatch(/provider down/);
     expect(ofType(records, "model-call")[0]?.error).toMatch(/provider down/);
+  });
+
+  it("records a model call a cancel cut off mid-stream, with the text that had arrived", async () => {
+    const journal = openFileRunJournal({ rootDir: temp.path });
+    // The provider sends a few parts, then nothing more: the stream stays open until the run stops.
+    const model = new MockLanguageModelV3({
+      doStream: async () => ({
+        stream: new ReadableStream<LanguageModelV3StreamPart>({
+          start(controller) {
+            controller.enqueue({ type: "stream-start", warnings: [] });
+            controller.enqueue({ type: "response-metadata", id: "resp-7" });
+            controller.enqueue({ type: "text-start", id: "t0" });
+            controller.enqueue({ type: "text-delta", id: "t0", delta: "Half of an" });
+          },
+        }),
+      }),
+    });
+    const runtime = createAgentRuntime({ rootDir: temp.path, model, journal });
+    const deltas: string[] = [];
+    runtime.on((event) => event.type === "text-delta" && deltas.push(event.delta));
+    const running = runtime.send({ contextId: "cli:main", text: "hi" });
+    await until(() => deltas.length > 0, "the first text delta");
+    expect(await runtime.cancel({ contextId: "cli:main" })).toHaveLength(1);
+    const result = await running;
+    await runtime.close();
+    const records = (await journal.read(result.requestId)) ?? [];
+    expect(ofType(records, "model-call")).toEqual([
+      expect.objectContaining({
+        error: "aborted",
+        response: expect.objectContaining({ id: "resp-7", content: [{ type: "text", text: "Half of an" }] }),
+      }),
+    ]);
+    // Recorded before the run's end record.
+    expect(records.map((record) => record.type).slice(-2)).toEqual(["model-call", "end"]);
+    expect(ofType(records, "end")[0]?.outcome).toBe("aborted");
   });
 });

@@ -109,7 +109,7 @@ export function journaledStream(
     ...stream,
     model: journaledModel(
       stream.model,
-      (call) => recorder.modelCall(call),
+      { report: (call) => recorder.modelCall(call), opened: (close) => recorder.modelCallOpened(close) },
       () => carried,
     ),
     tools,

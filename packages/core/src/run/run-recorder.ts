@@ -32,6 +32,8 @@ export interface RunRecorder {
   /** Offered tool names and their schemas (hashed). */
   toolsOffered(tools: ToolSet): void;
   modelCall(call: ModelCallCapture): void;
+  /** A streamed model call began: `close` records it as it stands if it is still open when the run ends. */
+  modelCallOpened(close: () => void): void;
   /** Durable before the tool runs; rejects (claim lost) when another worker resumed the run meanwhile. */
   toolStarted(call: { toolCallId: string; toolName: string; input: unknown }): Promise<void>;
   toolEnded(call: {
@@ -98,7 +100,18 @@ export function createRunRecorder(options: {
   const { journal, requestId, redact, logger } = options;
   const hashes = options.hashes ?? createJournalHashes();
   const now = options.now ?? (() => new Date());
-  const at = () => now().toISOString();
+  // Most of a turn's records are made within the same millisecond: one ISO string serves them.
+  let lastTime = Number.NaN;
+  let lastIso = "";
+  const at = () => {
+    const date = now();
+    const time = date.getTime();
+    if (time !== lastTime) {
+      lastTime = time;
+      lastIso = date.toISOString();
+    }
+    return lastIso;
+  };
   let queue: NewJournalRecord[] = [];
   // What the run's history message is built from (`journalHistoryParts`).
   let written: NewJournalRecord[] = [];
@@ -110,6 +123,7 @@ export function createRunRecorder(options: {
   let tools: string[] = [];
   let toolsHash: string | undefined;
   let stepStarted = Date.now();
+  let closeOpenCall: (() => void) | undefined;
   let failed = false;
   let fenced = false;
   // The AI SDK's step messages are cumulative within one stream: each step records only its own.
@@ -190,6 +204,9 @@ export function createRunRecorder(options: {
         ...call,
       });
     },
+    modelCallOpened(close) {
+      closeOpenCall = close;
+    },
     async toolStarted(call) {
       push({ type: "tool-start", at: at(), step: finishedSteps, ...call });
       await flush();
@@ -223,6 +240,9 @@ export function createRunRecorder(options: {
       push({ type: "reply", at: at(), ...reply });
     },
     end(end) {
+      // A stream the run's stop cut off mid-read: recorded with what arrived (its tokens were spent).
+      closeOpenCall?.();
+      closeOpenCall = undefined;
       push({ type: "end", at: at(), ...end, steps: finishedSteps, usage: { ...usage } });
       // History holds the answer durably; a power loss here only leaves the run reading interrupted.
       return flush(false);

@@ -15,6 +15,7 @@ import {
 } from "ai";
 import { asLanguageModelUsage } from "ai/internal";
 import { modelFinish } from "./language-model.js";
+import { partObserverOf } from "./part-observer.js";
 import { invalidCallOutcome, parseToolCall, runToolCall, type ToolOutcome } from "./tool-calls.js";
 
 type Part = ContentPart<ToolSet>;
@@ -73,11 +74,9 @@ interface StepState {
  */
 export async function runModelStep(input: ModelStepInput): Promise<ModelStepOutput> {
   const { model, abortSignal } = input;
-  const { stream, request, response } = await model.doStream({
-    ...input.call,
-    abortSignal,
-    includeRawChunks: false,
-  });
+  const result = await model.doStream({ ...input.call, abortSignal, includeRawChunks: false });
+  const { stream, request, response } = result;
+  const observer = partObserverOf(result);
   const state: StepState = {
     input,
     content: [],
@@ -99,11 +98,14 @@ export async function runModelStep(input: ModelStepInput): Promise<ModelStepOutp
     for (;;) {
       const next = await reader.read();
       if (next.done || abortSignal.aborted) break;
+      observer?.part(next.value);
       await handlePart(state, next.value);
     }
+    observer?.end(abortSignal.aborted ? "aborted" : undefined);
   } catch (error) {
     // The step failed: tools it already started finish unheard (the run retries or fails).
     state.failed = true;
+    observer?.end(error instanceof Error ? error.message : String(error));
     reader.cancel().catch(() => {});
     throw error;
   } finally {
