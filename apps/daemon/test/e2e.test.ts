@@ -40,6 +40,8 @@ describe("end to end: init, start, chat with shell, background follow-up, stop",
       // The memory flags the sustained-load soak relies on (bench/daemon-soak.mjs).
       const argv = (await readFile(`/proc/${started.pid}/cmdline`, "utf8")).split("\0");
       expect(argv).toEqual(expect.arrayContaining(["--max-semi-space-size=2", "--optimize-for-size"]));
+      const environ = (await readFile(`/proc/${started.pid}/environ`, "utf8")).split("\0");
+      if (scene.world.env.MALLOC_ARENA_MAX === undefined) expect(environ).toContain("MALLOC_ARENA_MAX=2");
     }
 
     const token = await readToken(scene.world.env);

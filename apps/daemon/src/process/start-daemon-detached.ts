@@ -62,9 +62,13 @@ export async function startDaemonDetached(
     // times the live heap before collecting (the daemon soak measured 400 MB RSS over 9,000 turns with
     // about 45 MB live); with it the soak plateaus near 130 MB.
     const nodeFlags = ["--max-semi-space-size=2", "--optimize-for-size"];
+    // glibc gives each thread (libuv's pool, V8's helpers) its own malloc arena, up to 8 per core;
+    // they held 9-18 MB of the soak's RSS and grew 4-8 MB over it. Two hold 2.5-5 MB, with no
+    // turn rate lost (docs/decisions/2026-11-27-daemon-malloc-arenas.md). A value set by the user wins.
+    const childEnv = { ...env, MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? "2" };
     child = spawn(process.execPath, [...nodeFlags, options.entry ?? daemonEntry(env), paths.rootDir], {
       cwd: paths.rootDir,
-      env: env as NodeJS.ProcessEnv,
+      env: childEnv as NodeJS.ProcessEnv,
       detached: true,
       stdio: ["ignore", log, log],
     });
