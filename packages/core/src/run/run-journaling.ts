@@ -57,7 +57,7 @@ export async function beginRunJournal(
   const model = deps.model;
   const { channel, chatId, userId } = scope.requestContext;
   const threadId = batch[0]?.message.threadId;
-  await recorder.begin({
+  recorder.begin({
     contextId: scope.contextId,
     messageIds: batch.map((pending) => pending.historyMessage.id),
     eventIds: batch.flatMap((pending) => (pending.message.messageId ? [pending.message.messageId] : [])),

@@ -79,8 +79,9 @@ async function lookUpBatch(
     stored = await appendUnlessStored(history, messages, { sync: false }).catch(() => undefined);
     if (stored?.length === 0) return { requestId: generated, stored, appended: true };
   } else stored = await storedBatchMessages(history, batch).catch(() => undefined);
+  // Only a batch stored before (a replayed event) can have a run to resume.
   const resume =
-    deps.journal && stored
+    deps.journal && stored && stored.length > 0
       ? await findResumePoint(deps.journal, stored, batch).catch(() => undefined)
       : undefined;
   const requestId = resume?.requestId ?? generated ?? deps.generateId();

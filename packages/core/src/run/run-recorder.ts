@@ -24,7 +24,8 @@ import { usageFromModel } from "./run-usage.js";
  */
 export interface RunRecorder {
   readonly requestId: string;
-  begin(start: Omit<RunStartRecord, "type" | "v" | "at" | "requestId">): Promise<void>;
+  /** Queues the `run` record: written with the run's first durable point. */
+  begin(start: Omit<RunStartRecord, "type" | "v" | "at" | "requestId">): void;
   /** The system messages of the run (stored once, by hash). */
   system(messages: unknown): void;
   /** The ids of the history messages the model's window holds. */
@@ -165,7 +166,6 @@ export function createRunRecorder(options: {
       // Written with the first durable point (a tool's start or the first step): a run that
       // crashes before either has nothing to resume, and a turn saves one fsync.
       push({ type: "run", at: at(), requestId, ...start });
-      return Promise.resolve();
     },
     system(messages) {
       systemHash = hashes.system(JSON.stringify(messages));

@@ -55,11 +55,7 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
     return undefined;
   };
 
-  const openFile = async (requestId: string, first: NewJournalRecord | undefined): Promise<RunFile> => {
-    // A run's first append (its `run` record) opens a new file: no need to list every day's runs,
-    // which costs a directory read per day and grows with the runs of the day.
-    if (first?.type === "run")
-      return openNewRunFile(join(runsDir, first.at.slice(0, 10), `${requestId}.jsonl`));
+  const openExisting = async (requestId: string): Promise<RunFile> => {
     const path = await find(requestId);
     if (!path)
       throw new DowncityError("NOT_FOUND", `No run journal for ${requestId}; its first record must be "run"`);
@@ -68,7 +64,14 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
   const fileOf = (requestId: string, first: NewJournalRecord | undefined): RunFile | Promise<RunFile> => {
     const known = open.get(requestId);
     if (known) return known;
-    const opening = openFile(requestId, first);
+    // A run's first append (its `run` record) opens a new file, at once: no need to list every
+    // day's runs, which costs a directory read per day and grows with the runs of the day.
+    if (first?.type === "run") {
+      const file = openNewRunFile(join(runsDir, first.at.slice(0, 10), `${requestId}.jsonl`));
+      open.set(requestId, file);
+      return file;
+    }
+    const opening = openExisting(requestId);
     open.set(requestId, opening);
     opening.then(
       (file) => open.get(requestId) === opening && open.set(requestId, file),
@@ -88,17 +91,22 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
       const file = "append" in known ? known : await known;
       // The version first, as `{ v, ...record }` would put it, without copying the record.
       const text = records.map((record) => `${versionPrefix}${JSON.stringify(record).slice(1)}\n`).join("");
-      const written = file.append(text, options?.sync ?? true);
+      const sync = options?.sync ?? true;
+      const written = file.append(text, sync);
       // A finished run's file is closed once its records are written (and synced, when asked); a
-      // later attempt reopens it. The close runs in the background: the turn does not wait for it.
+      // later attempt reopens it. The turn does not wait for a sync to close it: that close runs in
+      // the background; after an unsynced append (the recorder's last) the file closes at once.
       if (records.some((record) => record.type === "end")) {
         if (open.get(requestId) === file) open.delete(requestId);
-        const closed: Promise<void> = written
-          .catch(() => {})
-          .then(() => file.close())
-          .catch(() => {})
-          .finally(() => closing.delete(closed));
-        closing.add(closed);
+        if (!sync) await file.close().catch(() => {});
+        else {
+          const closed: Promise<void> = written
+            .catch(() => {})
+            .then(() => file.close())
+            .catch(() => {})
+            .finally(() => closing.delete(closed));
+          closing.add(closed);
+        }
       }
       await written;
     },

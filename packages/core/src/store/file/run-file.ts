@@ -24,7 +24,7 @@ export interface RunFile {
   readonly path: string;
   /** Appends `text` (whole lines); resolves after `fdatasync` unless `sync` is false. */
   append(text: string, sync: boolean): Promise<void>;
-  /** Closes the file once the syncs under way are done. */
+  /** Closes the file once the syncs under way are done (at once when none is). */
   close(): Promise<void>;
 }
 
@@ -91,12 +91,16 @@ function runFileOf(path: string, fd: number): RunFile {
       syncing.add(synced);
       return synced;
     },
-    async close() {
-      if (closed) return;
+    close() {
+      if (closed) return Promise.resolve();
       closed = true;
-      // A sync still running on the thread pool must not meet a closed (or reused) descriptor.
-      await Promise.allSettled(syncing);
-      closeSync(fd);
+      // A sync still running on the thread pool must not meet a closed (or reused) descriptor; with
+      // none running (a run's last append is not synced), the file closes at once.
+      if (syncing.size === 0) {
+        closeSync(fd);
+        return Promise.resolve();
+      }
+      return Promise.allSettled(syncing).then(() => closeSync(fd));
     },
   };
 }
