@@ -99,7 +99,9 @@ export async function runModelStep(input: ModelStepInput): Promise<ModelStepOutp
       const next = await reader.read();
       if (next.done || abortSignal.aborted) break;
       observer?.part(next.value);
-      await handlePart(state, next.value);
+      // Most parts are handled at once; only tool parts wait (a tool's input hooks, its checks).
+      const handling = handlePart(state, next.value);
+      if (handling) await handling;
     }
     observer?.end(abortSignal.aborted ? "aborted" : undefined);
   } catch (error) {
@@ -132,8 +134,11 @@ export async function runModelStep(input: ModelStepInput): Promise<ModelStepOutp
   };
 }
 
-/** Records one stream part in the step and emits what the run's events read. */
-async function handlePart(state: StepState, part: LanguageModelV3StreamPart): Promise<void> {
+/**
+ * Records one stream part in the step and emits what the run's events read; a promise only for a
+ * part whose handling waits (not an async function: a promise a part costs a turn tens of them).
+ */
+function handlePart(state: StepState, part: LanguageModelV3StreamPart): Promise<void> | undefined {
   const { emit } = state.input;
   if (part.type === "stream-start") {
     state.warnings = part.warnings;
@@ -184,7 +189,7 @@ async function handlePart(state: StepState, part: LanguageModelV3StreamPart): Pr
 }
 
 /** Tool input, tool calls and results, files, sources, metadata, the finish and errors. */
-async function handleOtherPart(state: StepState, part: LanguageModelV3StreamPart): Promise<void> {
+function handleOtherPart(state: StepState, part: LanguageModelV3StreamPart): Promise<void> | undefined {
   const { emit } = state.input;
   switch (part.type) {
     case "tool-input-start":
@@ -197,7 +202,8 @@ async function handleOtherPart(state: StepState, part: LanguageModelV3StreamPart
       return acceptToolCall(state, part);
     case "tool-result":
       state.output = true;
-      return providerToolResult(state, part);
+      providerToolResult(state, part);
+      return;
     case "file": {
       state.output = true;
       const file = new DefaultGeneratedFile({ data: part.data, mediaType: part.mediaType });
