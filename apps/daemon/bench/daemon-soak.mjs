@@ -2,7 +2,8 @@
 // contexts, 10 in flight (SOAK_TURNS=1000 for a quick check). The scripted model runs in its own
 // process (it records every request). Samples the daemon's RSS (VmRSS of /proc/<pid>/status) after
 // a warm-up and while it runs; fails on an unanswered or wrong turn, on RSS growth after warm-up over
-// 25 MB, or on a peak over 160 MB. Run: pnpm --filter @downcity/daemon soak (builds first).
+// 25 MB, or on a peak over 160 MB. Prints where the daemon's memory is after warm-up and at the end
+// (soak-memory-breakdown.mjs). Run: pnpm --filter @downcity/daemon soak (builds first).
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
@@ -94,13 +95,13 @@ try {
     requestProbe(daemon.pid);
   });
   const finalRss = rssMb(daemon.pid);
+  const seconds = (Date.now() - started) / 1000;
   // Signals do not queue: the last sample's probe must be written before the final one is asked for.
   await readProbes(probe.file, samples.length + 1);
   requestProbe(daemon.pid);
   const probes = await readProbes(probe.file, samples.length + 2);
   const peakRss = Math.max(warmRss, finalRss, ...samples.map((sample) => sample.rss));
   const growth = finalRss - warmRss;
-  const seconds = (Date.now() - started) / 1000;
   const f = (value) => `${value.toFixed(1)} MB`;
   console.log(
     `daemon soak: ${tally.answered}/${turns} turns answered over ${contexts} contexts, ${inFlight} in flight, in ${seconds.toFixed(0)} s (${(turns / seconds).toFixed(1)} turns/s)`,
