@@ -32,12 +32,12 @@ export async function beginRunJournal(
   });
   scope.recorder = recorder;
   const deliver = scope.deliver;
-  scope.deliver = async (text, via, to, files) => {
-    const delivered = await deliver(text, via, to, files);
-    const { key, step } = delivered.reply;
-    recorder.reply({ via, contextId: delivered.contextId, text, key, step });
-    return delivered;
-  };
+  scope.deliver = (text, via, to, files) =>
+    deliver(text, via, to, files).then((delivered) => {
+      const { key, step } = delivered.reply;
+      recorder.reply({ via, contextId: delivered.contextId, text, key, step });
+      return delivered;
+    });
   if (resume) {
     deps.logger.info(
       { attempt: resume.attempt, fromStep: resume.finishedSteps, closedCalls: resume.closedCalls.length },
@@ -128,21 +128,20 @@ export function journaledStream(
       recorder.windowSent(ids);
       stream.onWindow(ids);
     },
-    onStepFinished: async (step) => {
-      await recorder.stepFinished(step);
-      await stream.onStepFinished?.(step);
-    },
+    // Not async functions: their promises would be two more a step.
+    onStepFinished: (step) => recorder.stepFinished(step).then(() => stream.onStepFinished?.(step)),
   };
 }
 
 /** Writes the run's `end` record from how it settled. */
-export async function endRunJournal(scope: RunScope, settlement: RunSettlement): Promise<void> {
+export function endRunJournal(scope: RunScope, settlement: RunSettlement): Promise<void> | undefined {
   const recorder = scope.recorder;
-  if (!recorder) return;
+  if (!recorder) return undefined;
   if (!settlement.ok) {
     const { code, message } = settlement.error as Error & { code?: string };
-    await recorder.end({ outcome: "failed", error: { ...(code ? { code } : {}), message } });
-  } else if (settlement.result.aborted) {
-    await recorder.end({ outcome: "aborted", reason: settlement.result.aborted.reason });
-  } else await recorder.end({ outcome: "completed" });
+    return recorder.end({ outcome: "failed", error: { ...(code ? { code } : {}), message } });
+  }
+  if (settlement.result.aborted)
+    return recorder.end({ outcome: "aborted", reason: settlement.result.aborted.reason });
+  return recorder.end({ outcome: "completed" });
 }

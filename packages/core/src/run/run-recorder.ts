@@ -116,7 +116,9 @@ export function createRunRecorder(options: {
   let queue: NewJournalRecord[] = [];
   // What the run's history message is built from (`journalHistoryParts`).
   let written: NewJournalRecord[] = [];
-  let writing: Promise<void> = Promise.resolve();
+  let writing: Promise<void> | undefined;
+  // Flushes whose append has not settled (started or waiting for the one before).
+  let queued = 0;
   let finishedSteps = 0;
   let attempt = 1;
   let systemHash: string | undefined;
@@ -136,27 +138,46 @@ export function createRunRecorder(options: {
     queue.push(redacted);
     written.push(redacted);
   };
+  // Later records would be written out of order: after a failed write the run's journal stops.
+  const writeFailed = (error: unknown) => {
+    failed = true;
+    if (DowncityError.isInstance(error) && error.code === "CONFLICT") {
+      fenced = true;
+      logger.warn(errorFields(error), "another worker resumed this run; it stops here");
+      options.onFenced?.();
+    } else logger.warn(errorFields(error), "could not write the run journal; it stops here for this run");
+  };
+  const write = (batch: NewJournalRecord[], sync: boolean): Promise<void> => {
+    if (batch.length === 0 || failed) {
+      queued--;
+      return Promise.resolve();
+    }
+    let appended: Promise<void>;
+    try {
+      appended = journal.append(requestId, batch, { sync });
+    } catch (error) {
+      appended = Promise.reject(error);
+    }
+    return appended.then(
+      () => void queued--,
+      (error: unknown) => {
+        queued--;
+        writeFailed(error);
+      },
+    );
+  };
   /**
    * Writes everything queued in one append, after the appends before it: durable (fdatasync)
-   * unless `sync` is false, when it only has to survive the process being killed.
+   * unless `sync` is false, when it only has to survive the process being killed. With no append
+   * waiting or under way (the usual case: each step awaits its write) it starts at once, not after
+   * a `then`.
    */
   const flush = (sync = true) => {
     const batch = queue;
     queue = [];
-    writing = writing.then(async () => {
-      if (batch.length === 0 || failed) return;
-      try {
-        await journal.append(requestId, batch, { sync });
-      } catch (error) {
-        // Later records would be written out of order; the journal of this run stops here.
-        failed = true;
-        if (DowncityError.isInstance(error) && error.code === "CONFLICT") {
-          fenced = true;
-          logger.warn(errorFields(error), "another worker resumed this run; it stops here");
-          options.onFenced?.();
-        } else logger.warn(errorFields(error), "could not write the run journal; it stops here for this run");
-      }
-    });
+    const previous = queued === 0 ? undefined : writing;
+    queued++;
+    writing = previous ? previous.then(() => write(batch, sync)) : write(batch, sync);
     return writing;
   };
 

@@ -80,35 +80,53 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
     return opening;
   };
 
+  /**
+   * Writes records to a run's open file. A finished run's file is closed once its records are
+   * written (and synced, when asked); a later attempt reopens it. The turn does not wait for a sync
+   * to close it: that close runs in the background; after an unsynced append (the recorder's last)
+   * the file closes at once.
+   */
+  const appendTo = (
+    requestId: string,
+    file: RunFile,
+    records: readonly NewJournalRecord[],
+    sync: boolean,
+  ): Promise<void> => {
+    // The version first, as `{ v, ...record }` would put it, without copying the record.
+    const text = records.map((record) => `${versionPrefix}${JSON.stringify(record).slice(1)}\n`).join("");
+    const written = file.append(text, sync);
+    if (records.some((record) => record.type === "end")) {
+      if (open.get(requestId) === file) open.delete(requestId);
+      if (!sync) void file.close().catch(() => {});
+      else {
+        const closed: Promise<void> = written
+          .catch(() => {})
+          .then(() => file.close())
+          .catch(() => {})
+          .finally(() => closing.delete(closed));
+        closing.add(closed);
+      }
+    }
+    return written;
+  };
+
   // A torn last line (a crash mid-write) is skipped; so are lines of a version this reader does not know.
   const readPath = async (path: string) => (await readJsonl(path, isJournalRecord)).records;
 
   return {
-    async append(requestId, records, options) {
-      checkId(requestId);
-      if (records.length === 0) return;
-      const known = fileOf(requestId, records[0]);
-      const file = "append" in known ? known : await known;
-      // The version first, as `{ v, ...record }` would put it, without copying the record.
-      const text = records.map((record) => `${versionPrefix}${JSON.stringify(record).slice(1)}\n`).join("");
-      const sync = options?.sync ?? true;
-      const written = file.append(text, sync);
-      // A finished run's file is closed once its records are written (and synced, when asked); a
-      // later attempt reopens it. The turn does not wait for a sync to close it: that close runs in
-      // the background; after an unsynced append (the recorder's last) the file closes at once.
-      if (records.some((record) => record.type === "end")) {
-        if (open.get(requestId) === file) open.delete(requestId);
-        if (!sync) await file.close().catch(() => {});
-        else {
-          const closed: Promise<void> = written
-            .catch(() => {})
-            .then(() => file.close())
-            .catch(() => {})
-            .finally(() => closing.delete(closed));
-          closing.add(closed);
-        }
+    append(requestId, records, options) {
+      try {
+        checkId(requestId);
+        if (records.length === 0) return Promise.resolve();
+        const known = fileOf(requestId, records[0]);
+        const sync = options?.sync ?? true;
+        // A run's file is open (or opened at once for its first append) but while an earlier
+        // attempt's file is looked up: not an async function, whose promises a turn would pay twice.
+        if ("append" in known) return appendTo(requestId, known, records, sync);
+        return known.then((file) => appendTo(requestId, file, records, sync));
+      } catch (error) {
+        return Promise.reject(error);
       }
-      await written;
     },
     async read(requestId) {
       checkId(requestId);
