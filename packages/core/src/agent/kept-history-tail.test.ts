@@ -1,33 +1,17 @@
 import { useTempDir } from "@downcity/testkit/vitest";
 import { describe, expect, it } from "vitest";
 import type { HistoryMessage } from "../history/history-message.js";
-import { createFileHistoryStore } from "../store/file/file-history-store.js";
-import type { HistoryStore } from "../store/history-store.js";
+import { countingHistoryStore } from "../test/counting-history-store.js";
 import { createScriptedModel } from "../test/scripted-model.js";
 import { createAgentRuntime } from "./agent-runtime.js";
 import { keepableTail } from "./kept-history-tail.js";
 
 const temp = useTempDir("downcity-kept-tail-", "each");
 
-/** A file history store whose tail reads (`read({ last })`) are counted. */
-function countingStore(rootDir: string): { store: HistoryStore; reads: () => number } {
-  const files = createFileHistoryStore({ rootDir });
-  let reads = 0;
-  const store: HistoryStore = {
-    context(contextId) {
-      const history = files.context(contextId);
-      return {
-        ...history,
-        read: (options) => {
-          reads += 1;
-          return history.read(options);
-        },
-      };
-    },
-    close: () => files.close(),
-  };
-  return { store, reads: () => reads };
-}
+const countingStore = (rootDir: string) => {
+  const { store, calls } = countingHistoryStore(rootDir, "read");
+  return { store, reads: calls };
+};
 
 const message = (id: string): HistoryMessage => ({
   id,

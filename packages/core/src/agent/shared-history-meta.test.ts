@@ -1,32 +1,18 @@
 import { useTempDir } from "@downcity/testkit/vitest";
 import { describe, expect, it } from "vitest";
 import { createFileHistoryStore } from "../store/file/file-history-store.js";
-import type { ContextHistory, HistoryMeta, HistoryStore } from "../store/history-store.js";
+import type { ContextHistory, HistoryMeta } from "../store/history-store.js";
+import { countingHistoryStore } from "../test/counting-history-store.js";
 import { createScriptedModel } from "../test/scripted-model.js";
 import { createAgentRuntime } from "./agent-runtime.js";
 import { shareableMeta } from "./shared-history-meta.js";
 
 const temp = useTempDir("downcity-shared-meta-", "each");
 
-/** A file history store whose `meta()` reads are counted (what the store is asked, not what callers get). */
-function countingStore(rootDir: string): { store: HistoryStore; reads: () => number } {
-  const files = createFileHistoryStore({ rootDir });
-  let reads = 0;
-  const store: HistoryStore = {
-    context(contextId) {
-      const history = files.context(contextId);
-      return {
-        ...history,
-        meta: () => {
-          reads += 1;
-          return history.meta();
-        },
-      };
-    },
-    close: () => files.close(),
-  };
-  return { store, reads: () => reads };
-}
+const countingStore = (rootDir: string) => {
+  const { store, calls } = countingHistoryStore(rootDir, "meta");
+  return { store, reads: calls };
+};
 
 const mark = (value: string) => (meta: HistoryMeta) => ({ ...meta, mark: value });
 
