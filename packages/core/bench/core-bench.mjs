@@ -1,5 +1,6 @@
 // Benchmarks for @downcity/core, each printed as a ratio against a raw baseline measured in the same run.
 // Run: pnpm --filter @downcity/core bench (builds first). Not part of the test run.
+import { execFileSync } from "node:child_process";
 import { mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -181,6 +182,33 @@ async function time(fn, iterations) {
   const sorted = [...ratios].sort((a, b) => a - b);
   console.log(
     `runtime turn (1 fdatasync + prompt build) ${fmt(median(runtimeRounds))} p50 vs bare generateText ${fmt(median(bareRounds))} over ${rounds} interleaved rounds -> median ${median(ratios).toFixed(1)}x (middle half of rounds ${sorted[Math.floor((rounds - 1) / 4)].toFixed(1)}x to ${sorted[Math.floor(((rounds - 1) * 3) / 4)].toFixed(1)}x; target <= 10x; load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores)`,
+  );
+}
+
+// 1b. The same comparison at steady state, each side in a process of its own (bench/steady-turn.mjs),
+// warmed first; the processes alternate (which goes first alternates too), so load changes reach both.
+{
+  const pairs = Number(process.env.CORE_BENCH_PAIRS ?? 4);
+  const script = new URL("./steady-turn.mjs", import.meta.url).pathname;
+  const runSide = (side) => JSON.parse(execFileSync(process.execPath, [script, side], { encoding: "utf8" }));
+  const ratios = { wall: [], cpu: [] };
+  const sides = { bare: { wall: [], cpu: [] }, turn: { wall: [], cpu: [] } };
+  const loadBefore = loadavg()[0];
+  for (let pair = 0; pair < pairs; pair++) {
+    const order = pair % 2 === 0 ? ["bare", "turn"] : ["turn", "bare"];
+    const result = {};
+    for (const side of order) result[side] = runSide(side);
+    for (const kind of ["wall", "cpu"]) {
+      const bare = median(result.bare[kind]);
+      const turn = median(result.turn[kind]);
+      sides.bare[kind].push(bare);
+      sides.turn[kind].push(turn);
+      ratios[kind].push(turn / bare);
+    }
+  }
+  const spread = (values) => `${values.map((value) => `${value.toFixed(1)}x`).join(", ")}`;
+  console.log(
+    `steady state, a process a side: runtime turn ${fmt(median(sides.turn.wall))} p50 vs bare generateText ${fmt(median(sides.bare.wall))} -> median ${median(ratios.wall).toFixed(1)}x over ${pairs} pairs (${spread(ratios.wall)}; target <= 10x); CPU ${fmt(median(sides.turn.cpu))} vs ${fmt(median(sides.bare.cpu))} a call -> ${median(ratios.cpu).toFixed(1)}x (load average ${loadBefore.toFixed(1)} -> ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores)`,
   );
 }
 
