@@ -190,7 +190,9 @@ async function time(fn, iterations) {
 {
   const pairs = Number(process.env.CORE_BENCH_PAIRS ?? 4);
   const script = new URL("./steady-turn.mjs", import.meta.url).pathname;
-  const runSide = (side) => JSON.parse(execFileSync(process.execPath, [script, side], { encoding: "utf8" }));
+  const env = { ...process.env, STEADY_ROOT: root };
+  const runSide = (side) =>
+    JSON.parse(execFileSync(process.execPath, [script, side], { encoding: "utf8", env }));
   const ratios = { wall: [], cpu: [] };
   const sides = { bare: { wall: [], cpu: [] }, turn: { wall: [], cpu: [] } };
   const loadBefore = loadavg()[0];

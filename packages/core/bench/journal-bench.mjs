@@ -1,5 +1,6 @@
 // Run journal costs, each as a ratio against a baseline measured in the same run, interleaved so a
 // machine shared with other work loads both sides alike (pnpm --filter @downcity/core bench).
+import { execFileSync } from "node:child_process";
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { mkdtemp, open, rm } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -107,6 +108,30 @@ const spread = (overheads) =>
   );
   console.log(
     `turn wall time with journal ${ms(median(rows.journaled.wall))} vs without ${ms(median(rows.plain.wall))} p50 over ${rounds} rounds -> overhead ${spread(wallOverheads)}; target <= 10% (${load})`,
+  );
+}
+
+// 1b. The same turn at steady state, each side in a process of its own (bench/steady-turn.mjs: warmed
+// with thousands of turns, then 15 rounds of 20): in one process the two runtimes share compiled code
+// and each one's garbage is collected during the other's turns. The processes alternate.
+{
+  const pairs = Number(process.env.JOURNAL_BENCH_PAIRS ?? 4);
+  const script = new URL("./steady-turn.mjs", import.meta.url).pathname;
+  const env = { ...process.env, STEADY_ROOT: root };
+  const runSide = (side) =>
+    JSON.parse(execFileSync(process.execPath, [script, side], { encoding: "utf8", env }));
+  const overheads = { wall: [], cpu: [] };
+  const loadBefore = loadavg()[0];
+  for (let pair = 0; pair < pairs; pair++) {
+    const order = pair % 2 === 0 ? ["turn", "journaled"] : ["journaled", "turn"];
+    const result = {};
+    for (const side of order) result[side] = runSide(side);
+    for (const kind of ["wall", "cpu"])
+      overheads[kind].push((median(result.journaled[kind]) / median(result.turn[kind]) - 1) * 100);
+  }
+  const each = (values) => values.map(percent).join(", ");
+  console.log(
+    `steady state, a process a side: turn with the file journal vs without -> wall p50 ${percent(median(overheads.wall))} (${each(overheads.wall)}), CPU ${percent(median(overheads.cpu))} (${each(overheads.cpu)}) over ${pairs} pairs; target <= 10% (load average ${loadBefore.toFixed(1)} -> ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores)`,
   );
 }
 

@@ -1,6 +1,7 @@
-// One side of core-bench's steady-state comparison, in a process of its own: `bare` (the AI SDK's
-// generateText on the zero-latency scripted model) or `turn` (a runtime turn on the same model, with
-// its file store). It warms its own code to V8's steady state first, then times rounds of 20 calls
+// One side of a steady-state comparison, in a process of its own: `bare` (the AI SDK's generateText
+// on the zero-latency scripted model), `turn` (a runtime turn on the same model, with its file
+// store) or `journaled` (the same turn with the file run journal); core-bench compares the first two,
+// journal-bench the last two. It warms its own code to V8's steady state first, then times rounds of 20 calls
 // and prints one JSON line: each round's median wall time and CPU time a call, in ms.
 // A process of its own, because in one process the two sides share compiled code (zod, the AI SDK's
 // prompt handling): what one side ran decides how fast the other's shared functions were optimised.
@@ -9,16 +10,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { generateText } from "ai";
-import { createAgentRuntime } from "../dist/index.js";
+import { createAgentRuntime, openFileRunJournal } from "../dist/index.js";
 import { createScriptedModel } from "../dist/scripted.js";
 
 const side = process.argv[2];
-if (side !== "bare" && side !== "turn")
-  throw new Error(`usage: node bench/steady-turn.mjs bare|turn (got ${side})`);
+if (!["bare", "turn", "journaled"].includes(side))
+  throw new Error(`usage: node bench/steady-turn.mjs bare|turn|journaled (got ${side})`);
 const rounds = Number(process.env.CORE_BENCH_ROUNDS ?? 15);
 const warmCalls = Number(process.env.CORE_BENCH_WARMUP ?? 4000);
 const perRound = 20;
-const root = await mkdtemp(join(tmpdir(), "downcity-steady-"));
+// Under the caller's folder when it names one (`STEADY_ROOT`), which it removes once all its sides
+// ran: a side that removed its thousands of files itself would make the next side's file creations
+// dear (ext4 without a journal checks each recently freed inode when it allocates one).
+const parent = process.env.STEADY_ROOT;
+const root = await mkdtemp(join(parent ?? tmpdir(), "downcity-steady-"));
 
 /** Drops what the scripted stand-in keeps of each call (a provider keeps nothing). */
 const forget = (scripted) => {
@@ -31,7 +36,8 @@ const forget = (scripted) => {
 function sideCall(rootDir) {
   const scripted = createScriptedModel([], { fallback: "ok" });
   if (side === "bare") return { scripted, call: () => generateText({ model: scripted.model, prompt: "hi" }) };
-  const runtime = createAgentRuntime({ rootDir, model: scripted.model });
+  const journal = side === "journaled" ? { journal: openFileRunJournal({ rootDir }) } : {};
+  const runtime = createAgentRuntime({ rootDir, model: scripted.model, ...journal });
   let turn = 0;
   return { scripted, runtime, call: () => runtime.send({ contextId: `c${turn++ % 10}`, text: "hi" }) };
 }
@@ -61,5 +67,5 @@ for (let round = 0; round < rounds; round++) {
   forget(measured.scripted);
 }
 await measured.runtime?.close();
-await rm(root, { recursive: true, force: true });
+if (!parent) await rm(root, { recursive: true, force: true });
 console.log(JSON.stringify({ side, wall, cpu }));
