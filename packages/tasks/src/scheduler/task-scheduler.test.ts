@@ -400,7 +400,11 @@ describe("task scheduler: task files", () => {
     expect(scheduler.status().tasks).toBe(0);
     await writeFile(join(folder, "task.md"), taskText({ title: "L", when: "20 9 * * *" }));
     await vi.waitFor(() => expect(scheduler.status().tasks).toBe(1), settled);
-    expect(fx.clock.nextTimerAt()?.toISOString()).toBe("2025-06-01T09:20:00.000Z");
+    // The reload counts the task before it arms the timer (the watcher's sync comes between): wait for both.
+    await vi.waitFor(
+      () => expect(fx.clock.nextTimerAt()?.toISOString()).toBe("2025-06-01T09:20:00.000Z"),
+      settled,
+    );
     // Created and written back to back (the usual `mkdir && write`), too.
     await mkdir(join(fx.rootDir, ".downcity", "task", "quick"));
     await writeFile(
@@ -408,7 +412,10 @@ describe("task scheduler: task files", () => {
       taskText({ title: "Q", when: "10 9 * * *" }),
     );
     await vi.waitFor(() => expect(scheduler.status().tasks).toBe(2), settled);
-    expect(fx.clock.nextTimerAt()?.toISOString()).toBe("2025-06-01T09:10:00.000Z");
+    await vi.waitFor(
+      () => expect(fx.clock.nextTimerAt()?.toISOString()).toBe("2025-06-01T09:10:00.000Z"),
+      settled,
+    );
   });
 
   it("reports malformed task files (path, field, reason) and keeps the others", async () => {
