@@ -23,8 +23,10 @@ describe("runs list on PostgreSQL after a worker is SIGKILLed mid-run (two daemo
         if (!isStepCall(call)) return JSON.stringify({ entries: [] });
         const last = call.messages.at(-1);
         if (last?.role !== "tool") {
-          // A slow tool: it runs until the test lets it go, so the worker dies while it runs.
-          const command = `echo started >> '${paths.started}'; while [ ! -f '${paths.go}' ]; do sleep 0.1; done`;
+          // A slow tool: it runs until the test lets it go, so the worker dies while it runs. It outlives
+          // the SIGKILLed worker, so it also ends once the cluster's folder is gone (a `go` written just
+          // before the folder's removal could go unseen, leaving the loop behind for good).
+          const command = `echo started >> '${paths.started}'; while [ ! -f '${paths.go}' ] && [ -f '${paths.started}' ]; do sleep 0.1; done`;
           return { toolCalls: [{ toolName: "shell_exec", input: { command, timeout_ms: 120_000 } }] };
         }
         return { text: last.text.includes("interrupted by a restart") ? answer : `unexpected: ${last.text}` };
