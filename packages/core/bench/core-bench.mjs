@@ -1,6 +1,5 @@
 // Benchmarks for @downcity/core, each printed as a ratio against a raw baseline measured in the same run.
 // Run: pnpm --filter @downcity/core bench (builds first). Not part of the test run.
-import { execFileSync } from "node:child_process";
 import { mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +8,7 @@ import { generateText, streamText } from "ai";
 import { createAgentRuntime, createHistoryStore } from "../dist/index.js";
 import { historyToModelMessages } from "../dist/internal.js";
 import { createScriptedModel } from "../dist/scripted.js";
+import { steadyPairs } from "./steady-pairs.mjs";
 
 const root = await mkdtemp(join(tmpdir(), "downcity-bench-"));
 const fmt = (ms) => `${ms.toFixed(3)} ms`;
@@ -189,23 +189,15 @@ async function time(fn, iterations) {
 // warmed first; the processes alternate (which goes first alternates too), so load changes reach both.
 {
   const pairs = Number(process.env.CORE_BENCH_PAIRS ?? 4);
-  const script = new URL("./steady-turn.mjs", import.meta.url).pathname;
-  const env = { ...process.env, STEADY_ROOT: root };
-  const runSide = (side) =>
-    JSON.parse(execFileSync(process.execPath, [script, side], { encoding: "utf8", env }));
-  const ratios = { wall: [], cpu: [] };
-  const sides = { bare: { wall: [], cpu: [] }, turn: { wall: [], cpu: [] } };
   const loadBefore = loadavg()[0];
-  for (let pair = 0; pair < pairs; pair++) {
-    const order = pair % 2 === 0 ? ["bare", "turn"] : ["turn", "bare"];
-    const result = {};
-    for (const side of order) result[side] = runSide(side);
+  const results = steadyPairs(root, ["bare", "turn"], pairs);
+  const sides = { bare: { wall: [], cpu: [] }, turn: { wall: [], cpu: [] } };
+  const ratios = { wall: [], cpu: [] };
+  for (const result of results) {
     for (const kind of ["wall", "cpu"]) {
-      const bare = median(result.bare[kind]);
-      const turn = median(result.turn[kind]);
-      sides.bare[kind].push(bare);
-      sides.turn[kind].push(turn);
-      ratios[kind].push(turn / bare);
+      sides.bare[kind].push(result.bare[kind]);
+      sides.turn[kind].push(result.turn[kind]);
+      ratios[kind].push(result.turn[kind] / result.bare[kind]);
     }
   }
   const spread = (values) => `${values.map((value) => `${value.toFixed(1)}x`).join(", ")}`;

@@ -1,6 +1,5 @@
 // Run journal costs, each as a ratio against a baseline measured in the same run, interleaved so a
 // machine shared with other work loads both sides alike (pnpm --filter @downcity/core bench).
-import { execFileSync } from "node:child_process";
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { mkdtemp, open, rm } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -8,6 +7,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createAgentRuntime, openFileRunJournal } from "../dist/index.js";
 import { createScriptedModel } from "../dist/scripted.js";
+import { steadyPairs } from "./steady-pairs.mjs";
 
 const root = await mkdtemp(join(tmpdir(), "downcity-journal-bench-"));
 const rounds = Number(process.env.JOURNAL_BENCH_ROUNDS ?? 15);
@@ -116,19 +116,11 @@ const spread = (overheads) =>
 // and each one's garbage is collected during the other's turns. The processes alternate.
 {
   const pairs = Number(process.env.JOURNAL_BENCH_PAIRS ?? 4);
-  const script = new URL("./steady-turn.mjs", import.meta.url).pathname;
-  const env = { ...process.env, STEADY_ROOT: root };
-  const runSide = (side) =>
-    JSON.parse(execFileSync(process.execPath, [script, side], { encoding: "utf8", env }));
-  const overheads = { wall: [], cpu: [] };
   const loadBefore = loadavg()[0];
-  for (let pair = 0; pair < pairs; pair++) {
-    const order = pair % 2 === 0 ? ["turn", "journaled"] : ["journaled", "turn"];
-    const result = {};
-    for (const side of order) result[side] = runSide(side);
+  const overheads = { wall: [], cpu: [] };
+  for (const result of steadyPairs(root, ["turn", "journaled"], pairs))
     for (const kind of ["wall", "cpu"])
-      overheads[kind].push((median(result.journaled[kind]) / median(result.turn[kind]) - 1) * 100);
-  }
+      overheads[kind].push((result.journaled[kind] / result.turn[kind] - 1) * 100);
   const each = (values) => values.map(percent).join(", ");
   console.log(
     `steady state, a process a side: turn with the file journal vs without -> wall p50 ${percent(median(overheads.wall))} (${each(overheads.wall)}), CPU ${percent(median(overheads.cpu))} (${each(overheads.cpu)}) over ${pairs} pairs; target <= 10% (load average ${loadBefore.toFixed(1)} -> ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores)`,
