@@ -5,12 +5,13 @@ import { daemonComponent } from "../host/daemon-parts.js";
 import { createModel, type ModelChoice } from "../runtime/create-model.js";
 import { createHistoryFolders } from "../runtime/history-folders.js";
 import { openRunJournal, storeInterruptedRuns } from "../runtime/open-run-journal.js";
+import { settlingUsageStore } from "../usage/settling-usage-store.js";
 import { meteredModel } from "../usage/usage-meter.js";
 
 /**
  * The agent runtime: its model, lanes, histories and run journal. Draining its runs is the `runs`
  * component, which closes before the shell, channels and HTTP those runs still use; its own close
- * only closes the journal, after the runs.
+ * waits for the usage records under way and closes the journal, after the runs.
  */
 export const runtimeComponent = daemonComponent({
   name: "runtime",
@@ -25,7 +26,8 @@ export const runtimeComponent = daemonComponent({
     // One name for this process in the run journal, the usage records and the channel host (workers share a store).
     const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     // The shared store's usage when it has one, so `downcity usage` on any worker sums them all.
-    const usageLog = store?.usage ?? createUsageLog({ rootDir: context.rootDir });
+    // Calls record their usage without waiting; the stop waits for the records under way.
+    const usageLog = settlingUsageStore(store?.usage ?? createUsageLog({ rootDir: context.rootDir }));
     const choice = chosen.model
       ? { ...chosen, model: meteredModel(chosen.model, { usageLog, logger, workerId }) }
       : chosen;
@@ -67,7 +69,12 @@ export const runtimeComponent = daemonComponent({
         workerId,
         usageLog,
       },
-      close: journal.close,
+      // After the runs (and the usage component's subscription): their last records are written
+      // before the journal closes and before a shared store's pool does.
+      close: async () => {
+        await usageLog.settled();
+        await journal.close();
+      },
     };
   },
 });
