@@ -112,18 +112,35 @@ const spread = (overheads) =>
 }
 
 // 1b. The same turn at steady state, each side in a process of its own (bench/steady-turn.mjs: warmed
-// with thousands of turns, then 15 rounds of 20): in one process the two runtimes share compiled code
-// and each one's garbage is collected during the other's turns. The processes alternate.
+// with thousands of turns, then 15 rounds of 20): in one process the runtimes share compiled code
+// and each one's garbage is collected during the others' turns. The processes alternate. Beside the
+// journaled turn, `file-floor`: the turn plus a file per run created, given one short line and closed
+// as the run ends (no recorder, no middleware): the least that the journal's layout (a file per run,
+// `.downcity/runs/<date>/<requestId>.jsonl`) costs a turn on this machine's filesystem.
 {
   const pairs = Number(process.env.JOURNAL_BENCH_PAIRS ?? 4);
   const loadBefore = loadavg()[0];
-  const overheads = { wall: [], cpu: [] };
-  for (const result of steadyPairs(root, ["turn", "journaled"], pairs))
-    for (const kind of ["wall", "cpu"])
-      overheads[kind].push((result.journaled[kind] / result.turn[kind] - 1) * 100);
+  const sides = ["turn", "file-floor", "journaled"];
+  const overheads = {
+    journaled: { wall: [], cpu: [], main: [] },
+    "file-floor": { wall: [], cpu: [], main: [] },
+  };
+  for (const result of steadyPairs(root, sides, pairs))
+    for (const side of ["journaled", "file-floor"])
+      for (const kind of ["wall", "cpu", "main"])
+        if (result.turn[kind] !== undefined)
+          overheads[side][kind].push((result[side][kind] / result.turn[kind] - 1) * 100);
   const each = (values) => values.map(percent).join(", ");
+  const main = (side) =>
+    overheads[side].main.length > 0
+      ? `, main thread's CPU ${percent(median(overheads[side].main))} (${each(overheads[side].main)})`
+      : "";
+  const load = `load average ${loadBefore.toFixed(1)} -> ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`;
   console.log(
-    `steady state, a process a side: turn with the file journal vs without -> wall p50 ${percent(median(overheads.wall))} (${each(overheads.wall)}), CPU ${percent(median(overheads.cpu))} (${each(overheads.cpu)}) over ${pairs} pairs; target <= 10% (load average ${loadBefore.toFixed(1)} -> ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores)`,
+    `steady state, a process a side: turn with the file journal vs without -> wall p50 ${percent(median(overheads.journaled.wall))} (${each(overheads.journaled.wall)}), CPU ${percent(median(overheads.journaled.cpu))} (${each(overheads.journaled.cpu)})${main("journaled")} over ${pairs} rounds; target <= 10% (${load})`,
+  );
+  console.log(
+    `steady state, the journal's layout alone (a file per run, one line, created and closed at the run's end; no recording) vs no file -> wall p50 ${percent(median(overheads["file-floor"].wall))} (${each(overheads["file-floor"].wall)}), CPU ${percent(median(overheads["file-floor"].cpu))}${main("file-floor")}`,
   );
 }
 
