@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
-import { mkdir } from "node:fs/promises";
+import { mkdir, readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { until } from "@downcity/testkit";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -398,7 +399,12 @@ describe("web console in headless Chromium", () => {
     const after = await until(async () => {
       const status = await daemonStatus({ rootDir: world.roots.alpha });
       return status.running && status.pid !== before.pid ? status : undefined;
-    }, "a restarted alpha");
+    }, "a restarted alpha").catch(async (error: Error) => {
+      // What the page and alpha's log said: a restart that failed shows its reason in both.
+      const alerts = await page.getByRole("alert").allTextContents();
+      const log = await lastLogLines(world.roots.alpha, 15);
+      throw new Error(`${error.message}; page alerts: ${JSON.stringify(alerts)}; alpha's log ends:\n${log}`);
+    });
     expect(after.pid).not.toBe(before.pid);
     await row.getByTestId("agent-status").filter({ hasText: "running" }).waitFor();
     // A hang guard: each step has its own deadline, and three daemon starts and stops add up under load.
@@ -422,3 +428,14 @@ describe("web console in headless Chromium", () => {
     expect(api.status).toBe(401);
   });
 });
+
+/** The last `count` lines of a project's daemon logs (every process), for a failure's message. */
+async function lastLogLines(rootDir: string, count: number): Promise<string> {
+  const dir = join(rootDir, ".downcity", "logs");
+  const names = (await readdir(dir).catch(() => [] as string[]))
+    .filter((name) => name.endsWith(".jsonl"))
+    .sort();
+  const lines: string[] = [];
+  for (const name of names) lines.push(...(await readFile(join(dir, name), "utf8")).trim().split("\n"));
+  return lines.slice(-count).join("\n");
+}
