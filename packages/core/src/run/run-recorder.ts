@@ -186,7 +186,10 @@ export function createRunRecorder(options: {
     begin(start) {
       // Written with the first durable point (a tool's start or the first step): a run that
       // crashes before either has nothing to resume, and a turn saves one fsync.
-      push({ type: "run", at: at(), requestId, ...start });
+      const startedAt = at();
+      push({ type: "run", at: startedAt, requestId, ...start });
+      // The journal readies the run's storage while the model answers.
+      journal.prepare?.(requestId, startedAt);
     },
     system(messages) {
       systemHash = hashes.system(JSON.stringify(messages));

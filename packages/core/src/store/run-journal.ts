@@ -218,6 +218,13 @@ export interface RunJournal {
    * file driver skips its `fdatasync`; a database commits either way).
    */
   append(requestId: string, records: NewJournalRecord[], options?: { sync?: boolean }): Promise<void>;
+  /**
+   * Optional: the run that started at `at` (its `run` record's time) will append soon. A driver may
+   * ready the run's storage meanwhile, off the turn's thread (the file driver creates the run's file
+   * on libuv's thread pool while the model answers). A run prepared but never appended to reads as
+   * no run.
+   */
+  prepare?(requestId: string, at: string): void;
   /** Every record of a run in order, or undefined when no run has that id. */
   read(requestId: string): Promise<JournalRecord[] | undefined>;
   /** Runs matching `filter`, newest first. */

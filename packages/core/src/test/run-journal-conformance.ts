@@ -77,6 +77,28 @@ export function testRunJournal(options: RunJournalSuiteOptions): void {
       expect(await journal.read("r-missing")).toBeUndefined();
     });
 
+    it("appends to a run it was told of beforehand (prepare), and a run prepared but never written is no run", async () => {
+      if (!journal.prepare) return;
+      const at = new Date().toISOString();
+      journal.prepare("p1", at);
+      journal.prepare("p1", at);
+      await journal.append("p1", sampleRun("p1", at));
+      await journal.append("p1", [{ type: "end", at, outcome: "completed", steps: 1, usage }]);
+      expect((await journal.read("p1"))?.map((record) => record.type)).toEqual([
+        "run",
+        "model-call",
+        "tool-start",
+        "tool-end",
+        "end",
+      ]);
+      journal.prepare("p2", at);
+      expect(await journal.read("p2")).toBeUndefined();
+      expect((await journal.list()).map((run) => run.requestId)).toEqual(["p1"]);
+      // Not a request id: nothing is prepared, and the append names the field.
+      journal.prepare("../p3", at);
+      await expect(journal.append("../p3", sampleRun("p3", at))).rejects.toThrow(/request id/);
+    });
+
     it("refuses a run whose first record is not its run record", async () => {
       await expect(
         journal.append("r2", [

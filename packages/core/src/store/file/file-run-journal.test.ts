@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdtemp, readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
@@ -51,3 +51,49 @@ it("writes .downcity/runs/<date>/<requestId>.jsonl and skips a line torn by a cr
     await rm(rootDir, { recursive: true, force: true });
   }
 });
+
+it.runIf(process.platform === "linux")(
+  "creates prepared runs' files and closes finished runs' files off the turn, and releases them all by close()",
+  async () => {
+    const rootDir = await mkdtemp(join(tmpdir(), "run-journal-"));
+    const runsDir = join(rootDir, ".downcity", "runs");
+    const openInRuns = async () => {
+      let count = 0;
+      for (const fd of await readdir("/proc/self/fd")) {
+        const target = await readlink(join("/proc/self/fd", fd)).catch(() => "");
+        if (target.startsWith(runsDir)) count++;
+      }
+      return count;
+    };
+    try {
+      const journal = openFileRunJournal({ rootDir });
+      const at = "2026-11-27T10:00:00.000Z";
+      const usage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, totalTokens: 0 };
+      for (let index = 0; index < 30; index++) journal.prepare?.(`p${index}`, at);
+      await Promise.all(
+        Array.from({ length: 30 }, async (_, index) => {
+          await journal.append(`p${index}`, sampleRun(`p${index}`, at), { sync: false });
+          await journal.append(`p${index}`, [{ type: "end", at, outcome: "completed", steps: 1, usage }], {
+            sync: index % 2 === 0,
+          });
+        }),
+      );
+      await journal.close();
+      expect(await openInRuns()).toBe(0);
+      const names = await readdir(join(runsDir, "2026-11-27"));
+      expect(names).toHaveLength(30);
+      const reopened = openFileRunJournal({ rootDir });
+      expect((await reopened.list({ limit: 100 })).every((run) => run.status === "completed")).toBe(true);
+      // A run prepared and then cut off before its first append left an empty file: no run.
+      reopened.prepare?.("cut", at);
+      await reopened.close();
+      expect(await readFile(join(runsDir, "2026-11-27", "cut.jsonl"), "utf8")).toBe("");
+      const again = openFileRunJournal({ rootDir });
+      expect(await again.read("cut")).toBeUndefined();
+      expect(await again.list({ limit: 100 })).toHaveLength(30);
+      await again.close();
+    } finally {
+      await rm(rootDir, { recursive: true, force: true });
+    }
+  },
+);

@@ -10,7 +10,7 @@ import {
   runJournalVersion,
 } from "../run-journal.js";
 import { isJournalRecord, newestRuns, summarizeRun } from "../run-summary.js";
-import { openExistingRunFile, openNewRunFile, type RunFile } from "./run-file.js";
+import { openExistingRunFile, openNewRunFile, openNewRunFileInBackground, type RunFile } from "./run-file.js";
 
 const safeRequestId = /^[A-Za-z0-9_.-]{1,128}$/;
 const versionPrefix = `{"v":${runJournalVersion},`;
@@ -61,17 +61,9 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
       throw new DowncityError("NOT_FOUND", `No run journal for ${requestId}; its first record must be "run"`);
     return openExistingRunFile(path);
   };
-  const fileOf = (requestId: string, first: NewJournalRecord | undefined): RunFile | Promise<RunFile> => {
-    const known = open.get(requestId);
-    if (known) return known;
-    // A run's first append (its `run` record) opens a new file, at once: no need to list every
-    // day's runs, which costs a directory read per day and grows with the runs of the day.
-    if (first?.type === "run") {
-      const file = openNewRunFile(join(runsDir, first.at.slice(0, 10), `${requestId}.jsonl`));
-      open.set(requestId, file);
-      return file;
-    }
-    const opening = openExisting(requestId);
+  const pathOf = (requestId: string, at: string) => join(runsDir, at.slice(0, 10), `${requestId}.jsonl`);
+  // A file being opened stands in the map as its promise, then as the file; a failed open leaves it.
+  const opened = (requestId: string, opening: Promise<RunFile>) => {
     open.set(requestId, opening);
     opening.then(
       (file) => open.get(requestId) === opening && open.set(requestId, file),
@@ -79,12 +71,23 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
     );
     return opening;
   };
+  const fileOf = (requestId: string, first: NewJournalRecord | undefined): RunFile | Promise<RunFile> => {
+    const known = open.get(requestId);
+    if (known) return known;
+    // A run's first append (its `run` record) opens a new file, at once (when the run did not
+    // prepare it): no need to list every day's runs, a directory read per day.
+    if (first?.type === "run") {
+      const file = openNewRunFile(pathOf(requestId, first.at));
+      open.set(requestId, file);
+      return file;
+    }
+    return opened(requestId, openExisting(requestId));
+  };
 
   /**
    * Writes records to a run's open file. A finished run's file is closed once its records are
-   * written (and synced, when asked); a later attempt reopens it. The turn does not wait for a sync
-   * to close it: that close runs in the background; after an unsynced append (the recorder's last)
-   * the file closes at once.
+   * written (and synced, when asked), on the thread pool: the turn does not wait for the close,
+   * `close()` does. A later attempt reopens the file.
    */
   const appendTo = (
     requestId: string,
@@ -97,21 +100,23 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
     const written = file.append(text, sync);
     if (records.some((record) => record.type === "end")) {
       if (open.get(requestId) === file) open.delete(requestId);
-      if (!sync) void file.close().catch(() => {});
-      else {
-        const closed: Promise<void> = written
-          .catch(() => {})
-          .then(() => file.close())
-          .catch(() => {})
-          .finally(() => closing.delete(closed));
-        closing.add(closed);
-      }
+      // An unsynced append is written already: its file closes now (a synced one's after the sync).
+      const closed = sync ? written.then(file.close, file.close) : file.close();
+      const settled: Promise<void> = closed.then(
+        () => void closing.delete(settled),
+        () => void closing.delete(settled),
+      );
+      closing.add(settled);
     }
     return written;
   };
 
-  // A torn last line (a crash mid-write) is skipped; so are lines of a version this reader does not know.
-  const readPath = async (path: string) => (await readJsonl(path, isJournalRecord)).records;
+  // A torn last line (a crash mid-write) is skipped; so are lines of a version this reader does not
+  // know. A file without a record (a run prepared, then cut off before its first append) is no run.
+  const readPath = async (path: string) => {
+    const { records } = await readJsonl(path, isJournalRecord);
+    return records.length > 0 ? records : undefined;
+  };
 
   return {
     append(requestId, records, options) {
@@ -128,6 +133,12 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
         return Promise.reject(error);
       }
     },
+    prepare(requestId, at) {
+      if (open.has(requestId) || !safeRequestId.test(requestId)) return;
+      // The run's first append finds its file open, or waits for the open under way (which fails
+      // that append when the file cannot be made, as opening it then would).
+      opened(requestId, openNewRunFileInBackground(pathOf(requestId, at))).catch(() => {});
+    },
     async read(requestId) {
       checkId(requestId);
       const known = open.get(requestId);
@@ -142,7 +153,8 @@ export function openFileRunJournal(options: { rootDir: string } | { runsDir: str
         if (sinceDay && date < sinceDay) continue;
         for (const name of await readdir(join(runsDir, date))) {
           if (!name.endsWith(".jsonl")) continue;
-          const summary = summarizeRun(await readPath(join(runsDir, date, name)));
+          const records = await readPath(join(runsDir, date, name));
+          const summary = records && summarizeRun(records);
           if (summary) summaries.push(summary);
         }
       }

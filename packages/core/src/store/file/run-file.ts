@@ -1,9 +1,11 @@
 import {
+  close as closeInBackground,
   closeSync,
   constants,
   fdatasync,
   fstatSync,
   mkdirSync,
+  open as openInBackground,
   openSync,
   readSync,
   writeSync,
@@ -15,8 +17,8 @@ const fdatasyncAsync = promisify(fdatasync);
 
 /**
  * One run's journal file, open for appending. Writes are synchronous system calls (a few records
- * go to the page cache in microseconds, in call order); only `fdatasync` waits for the disk, on
- * libuv's thread pool. Leaner than the history's append log, which a run journal does not need:
+ * go to the page cache in microseconds, in call order); `fdatasync` waits for the disk on libuv's
+ * thread pool, where a run's file is also created (`openNewRunFileInBackground`) and closed. Leaner than the history's append log, which a run journal does not need:
  * its appends come one at a time from the run's recorder, are never rewritten, and each file lives
  * for one run (per turn, the log's queue, promises and buffers cost more than the writes).
  */
@@ -24,7 +26,7 @@ export interface RunFile {
   readonly path: string;
   /** Appends `text` (whole lines); resolves after `fdatasync` unless `sync` is false. */
   append(text: string, sync: boolean): Promise<void>;
-  /** Closes the file once the syncs under way are done (at once when none is). */
+  /** Closes the file on the thread pool, once the syncs under way are done. */
   close(): Promise<void>;
 }
 
@@ -39,6 +41,27 @@ export function openNewRunFile(path: string): RunFile {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     return openExistingRunFile(path);
   }
+}
+
+/**
+ * `openNewRunFile` on libuv's thread pool, for a run that is starting: its first append waits for it
+ * if it is not open yet. Creating a file allocates an inode, which costs the thread that asks tens of
+ * microseconds, and hundreds for minutes after many files nearby were deleted (ext4 without a
+ * journal passes over recently freed inodes; a retention prune deletes thousands of old runs at
+ * once): the turn's thread, which every lane shares, does not pay it. The rare retries (the day's
+ * folder is missing, the run's file exists) are made as `openNewRunFile` makes them.
+ */
+export function openNewRunFileInBackground(path: string): Promise<RunFile> {
+  return new Promise((resolve, reject) => {
+    openInBackground(path, "ax", (error, fd) => {
+      if (!error) return resolve(runFileOf(path, fd));
+      try {
+        resolve(openNewRunFile(path));
+      } catch (failed) {
+        reject(failed);
+      }
+    });
+  });
 }
 
 /**
@@ -94,13 +117,13 @@ function runFileOf(path: string, fd: number): RunFile {
     close() {
       if (closed) return Promise.resolve();
       closed = true;
-      // A sync still running on the thread pool must not meet a closed (or reused) descriptor; with
-      // none running (a run's last append is not synced), the file closes at once.
-      if (syncing.size === 0) {
-        closeSync(fd);
-        return Promise.resolve();
-      }
-      return Promise.allSettled(syncing).then(() => closeSync(fd));
+      // A sync still running on the thread pool must not meet a closed (or reused) descriptor.
+      const release = () =>
+        new Promise<void>((resolve, reject) =>
+          closeInBackground(fd, (error) => (error ? reject(error) : resolve())),
+        );
+      if (syncing.size === 0) return release();
+      return Promise.allSettled(syncing).then(release);
     },
   };
 }
