@@ -22,7 +22,7 @@ export function settlingUsageStore(store: UsageStore): SettlingUsageStore {
       return appended;
     },
     read: (filter) => store.read(filter),
-    ...(store.prune ? { prune: (before: Date) => store.prune?.(before) ?? Promise.resolve(0) } : {}),
+    ...(store.prune ? { prune: store.prune.bind(store) } : {}),
     async settled() {
       while (underWay.size > 0) await Promise.all(underWay);
     },

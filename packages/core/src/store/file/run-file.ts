@@ -18,9 +18,10 @@ const fdatasyncAsync = promisify(fdatasync);
 /**
  * One run's journal file, open for appending. Writes are synchronous system calls (a few records
  * go to the page cache in microseconds, in call order); `fdatasync` waits for the disk on libuv's
- * thread pool, where a run's file is also created (`openNewRunFileInBackground`) and closed. Leaner than the history's append log, which a run journal does not need:
- * its appends come one at a time from the run's recorder, are never rewritten, and each file lives
- * for one run (per turn, the log's queue, promises and buffers cost more than the writes).
+ * thread pool, where a run's file is also created (`openNewRunFileInBackground`) and closed.
+ * Leaner than the history's append log, which a run journal does not need: its appends come one at
+ * a time from the run's recorder, are never rewritten, and each file lives for one run (per turn,
+ * the log's queue, promises and buffers cost more than the writes).
  */
 export interface RunFile {
   readonly path: string;
