@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 const script = new URL("./steady-turn.mjs", import.meta.url).pathname;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-/** `pairs` rounds of `sides` (bare|turn|journaled|file-floor), their processes working under `root`. */
+/** `pairs` rounds of `sides` (steady-turn.mjs names them), their processes working under `root`. */
 export function steadyPairs(root, sides, pairs) {
   const env = { ...process.env, STEADY_ROOT: root };
   const runSide = (side) =>

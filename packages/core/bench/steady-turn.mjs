@@ -1,8 +1,10 @@
 // One side of a steady-state comparison, in a process of its own: `bare` (the AI SDK's generateText
 // on the zero-latency scripted model), `turn` (a runtime turn on the same model, with its file
-// store), `journaled` (the same turn with the file run journal) or `file-floor` (the turn plus only
-// what the journal's layout costs at the least: a file per run, created, given one short line and
-// closed as the run ends); core-bench compares the first two, journal-bench the others. It warms its
+// store), `journaled` (the same turn with the file run journal), `journaled-fsync` (the same, every
+// append durable: an fdatasync at every step boundary, a tool-less step's too, as the journal's
+// contract words it) or `file-floor` (the turn plus only what the journal's layout costs at the
+// least: a file per run, created, given one short line and closed as the run ends); core-bench
+// compares the first two, journal-bench the others. It warms its
 // own code to V8's steady state first, then times rounds of 20 calls and prints one JSON line: each
 // round's median wall time, and CPU time a call (the process's, all threads; and the main thread's,
 // where Linux tells it: the thread a turn runs on), in ms.
@@ -18,8 +20,9 @@ import { createAgentRuntime, openFileRunJournal } from "../dist/index.js";
 import { createScriptedModel } from "../dist/scripted.js";
 
 const side = process.argv[2];
-if (!["bare", "turn", "journaled", "file-floor"].includes(side))
-  throw new Error(`usage: node bench/steady-turn.mjs bare|turn|journaled|file-floor (got ${side})`);
+const sides = ["bare", "turn", "journaled", "journaled-fsync", "file-floor"];
+if (!sides.includes(side))
+  throw new Error(`usage: node bench/steady-turn.mjs ${sides.join("|")} (got ${side})`);
 const rounds = Number(process.env.CORE_BENCH_ROUNDS ?? 15);
 const warmCalls = Number(process.env.CORE_BENCH_WARMUP ?? 4000);
 const perRound = 20;
@@ -36,11 +39,21 @@ const forget = (scripted) => {
   scripted.model.doGenerateCalls.length = 0;
 };
 
+/**
+ * The file run journal; for `journaled-fsync`, every append made durable (the shipped recorder asks
+ * for an fdatasync only where tools ran: before a tool starts, and at the end of a step whose tools ran).
+ */
+function journalOf(rootDir) {
+  const journal = openFileRunJournal({ rootDir });
+  if (side !== "journaled-fsync") return journal;
+  return { ...journal, append: (requestId, records) => journal.append(requestId, records, { sync: true }) };
+}
+
 /** A side's call: the bare call, or a turn of a runtime over 10 contexts in rotation. */
 function sideCall(rootDir) {
   const scripted = createScriptedModel([], { fallback: "ok" });
   if (side === "bare") return { scripted, call: () => generateText({ model: scripted.model, prompt: "hi" }) };
-  const journal = side === "journaled" ? { journal: openFileRunJournal({ rootDir }) } : {};
+  const journal = side.startsWith("journaled") ? { journal: journalOf(rootDir) } : {};
   const runtime = createAgentRuntime({ rootDir, model: scripted.model, ...journal });
   if (side === "file-floor") {
     // Inside the turn: the runtime emits `run-end` before the run settles.
