@@ -19,8 +19,8 @@ const ms = (value) => `${value.toFixed(3)} ms`;
  * A runtime over the zero-latency scripted model, with or without a journal: `true` is the file
  * journal, a function builds a stand-in journal from the project folder.
  */
-function runtimeOf(name, journaled) {
-  const scripted = createScriptedModel([], { fallback: "ok" });
+function runtimeOf(name, journaled, fallback = "ok") {
+  const scripted = createScriptedModel([], { fallback });
   const rootDir = join(root, name);
   const journal =
     typeof journaled === "function"
@@ -145,6 +145,29 @@ const spread = (overheads) =>
   );
   console.log(
     `steady state, the file journal with an fdatasync at every step boundary (tool-less steps too, as the contract words it) vs no journal -> wall p50 ${percent(median(overheads["journaled-fsync"].wall))} (${each(overheads["journaled-fsync"].wall)}), CPU ${percent(median(overheads["journaled-fsync"].cpu))}${main("journaled-fsync")}`,
+  );
+}
+
+// 1c. The same turn on a model that takes 50 ms to answer (a fast provider's first token): the
+// journal's cost against a turn whose time is the model's, as a user waits for it. Turns alternate
+// one by one, as in 1.
+{
+  const modelMs = 50;
+  const reply = { text: "ok", delayMs: modelMs };
+  const plain = runtimeOf("slow-plain", false, reply);
+  const journaled = runtimeOf("slow-journaled", true, reply);
+  const walls = { plain: [], journaled: [] };
+  for (let index = 0; index < 60; index++) {
+    for (const side of index % 2 === 0 ? ["plain", "journaled"] : ["journaled", "plain"]) {
+      const sample = await turn(side === "plain" ? plain : journaled, index);
+      if (index >= 10) walls[side].push(sample.wall);
+    }
+  }
+  await plain.close();
+  await journaled.close();
+  const [withJournal, without] = [median(walls.journaled), median(walls.plain)];
+  console.log(
+    `turn wall time on a model answering in ${modelMs} ms, with journal ${ms(withJournal)} vs without ${ms(without)} p50 over 50 turns a side -> ${percent((withJournal / without - 1) * 100)} (${ms(withJournal - without)} a turn)`,
   );
 }
 
