@@ -66,7 +66,7 @@ export function registerChatCommand(program: Command, io: CliIo): void {
 
   chat
     .command("cancel")
-    .description("Cancel the running reply of a context (its shell commands are stopped too)")
+    .description("Cancel the running (or starting) reply of a context (its shell commands are stopped too)")
     .option("--context <id>", `context id (default: the agent shell's context, else ${defaultChatContextId})`)
     .option("--dir <dir>", "project directory")
     .option("--json", "print the cancelled runs as JSON")

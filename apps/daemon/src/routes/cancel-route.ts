@@ -16,7 +16,8 @@ export const chatCancelInput = z
   });
 
 /**
- * `POST /api/chat/cancel`: stops the matching runs and answers once their lanes are free again; with
+ * `POST /api/chat/cancel`: stops the matching runs (a run still starting as it registers, see
+ * `AgentRuntime.cancel`) and answers with them once their lanes are free again; with
  * a channel host on a shared store, also on the worker that runs the context (see `ChannelHost.cancel`).
  */
 export async function cancelRoute(

@@ -77,7 +77,11 @@ export interface AgentRuntime extends RuntimeRegistrations {
   send(message: IncomingMessage, options?: SendOptions): Promise<RunResult>;
   history(contextId: string): RuntimeHistory;
   stats(): { running: number; queued: number };
-  /** Stops running runs; resolves with the runs it stopped once their lanes are free again. */
+  /**
+   * Stops running runs, and a run that is starting (its batch left the queue, it has no request id
+   * yet) as it registers; resolves with the runs it stopped once their lanes are free again.
+   * Messages still queued are not touched, and a cancel leaves nothing behind for later runs.
+   */
   cancel(target: CancelTarget): Promise<Array<{ contextId: string; requestId: string }>>;
   close(): Promise<void>;
 }
@@ -123,16 +127,22 @@ function runtimeHistoryWindow(
 function keepingTails(active: ActiveRuns, histories: RuntimeHistories): ActiveRuns {
   return {
     ...active,
-    start(requestId, contextId) {
-      const run = active.start(requestId, contextId);
-      const release = histories.keepTail(contextId);
+    starting(contextId) {
+      const starting = active.starting(contextId);
       return {
-        signal: run.signal,
-        abort: (reason) => run.abort(reason),
-        end() {
-          release();
-          run.end();
+        register(requestId) {
+          const run = starting.register(requestId);
+          const release = histories.keepTail(contextId);
+          return {
+            signal: run.signal,
+            abort: (reason) => run.abort(reason),
+            end() {
+              release();
+              run.end();
+            },
+          };
         },
+        abandon: () => starting.abandon(),
       };
     },
   };

@@ -3,9 +3,11 @@ import { runWithRequestContext } from "../context/request-context.js";
 import type { HistoryMessage } from "../history/history-message.js";
 import type { LaneRunner } from "../lanes/lane-scheduler.js";
 import { buildSystemMessages } from "../prompt/build-system-messages.js";
+import type { ActiveRun } from "./active-runs.js";
 import { finishRun } from "./finish-run.js";
 import { appendUnlessStored, storedBatchMessages } from "./persisted-messages.js";
 import { findResumePoint, type ResumePoint } from "./resume-point.js";
+import type { RunAbortedError } from "./run-aborted-error.js";
 import { createRunArrivals } from "./run-arrivals.js";
 import { claimLostError, handedOver, isHandover, stopIfHandedOver } from "./run-handover.js";
 import { beginRunJournal, endRunJournal, journaledStream } from "./run-journaling.js";
@@ -38,8 +40,7 @@ export function createRunPipeline(deps: RunDeps): LaneRunner<PendingRun> {
     const batch = drain();
     const first = batch[0];
     if (!first) return;
-    const { requestId, ...known } = await lookUpBatch(deps, contextId, batch);
-    const activeRun = deps.activeRuns.start(requestId, contextId);
+    const { requestId, known, activeRun } = await registerRun(deps, contextId, batch);
     try {
       const scope = await openRunScope(deps, { contextId, requestId }, first, activeRun);
       const lane: RunLane = { batch, participants: [...batch], drain, ...known };
@@ -57,6 +58,29 @@ export function createRunPipeline(deps: RunDeps): LaneRunner<PendingRun> {
 }
 
 /**
+ * Looks the batch up and registers its run. From the drain of its batch to its registration the run
+ * is starting: a cancel of its context meanwhile is kept and aborts the run as it registers (see
+ * `StartingRun`); messages still queued behind it are not starting and no cancel reaches them.
+ */
+async function registerRun(
+  deps: RunDeps,
+  contextId: string,
+  batch: PendingRun[],
+): Promise<{ requestId: string; known: Omit<BatchLookup, "requestId">; activeRun: ActiveRun }> {
+  const starting = deps.activeRuns.starting(contextId);
+  try {
+    const { requestId, ...known } = await lookUpBatch(deps, contextId, batch);
+    return { requestId, known, activeRun: starting.register(requestId) };
+  } catch (error) {
+    starting.abandon();
+    throw error;
+  }
+}
+
+/** What the lookup of a batch found: its run's id, and what `RunLane` keeps of it. */
+type BatchLookup = { requestId: string } & Pick<RunLane, "resume" | "stored" | "appended">;
+
+/**
  * A batch's run id and what is known of its stored copies before the run starts. A run a crash
  * cut off continues under its own id, from its journal. A batch with a channel's route (the run's
  * scope reads no history for it) is stamped and appended in the same round trip as the replay
@@ -64,11 +88,7 @@ export function createRunPipeline(deps: RunDeps): LaneRunner<PendingRun> {
  * starts as a replay. A failed lookup only means no resume here; the start looks again and fails
  * the run if the store is down.
  */
-async function lookUpBatch(
-  deps: RunDeps,
-  contextId: string,
-  batch: PendingRun[],
-): Promise<{ requestId: string; resume?: ResumePoint; stored?: HistoryMessage[]; appended?: boolean }> {
+async function lookUpBatch(deps: RunDeps, contextId: string, batch: PendingRun[]): Promise<BatchLookup> {
   const history = deps.history(contextId);
   let stored: HistoryMessage[] | undefined;
   let generated: string | undefined;
@@ -158,6 +178,8 @@ async function prepareRun(deps: RunDeps, scope: RunScope, lane: RunLane): Promis
   if ("answered" in started) return { settled: { ok: true, result: started.answered } };
   await beginRunJournal(deps, scope, lane.batch, lane.resume);
   if (handedOver(lane.participants)) return { settled: { ok: false, error: claimLostError() } };
+  const stopped = stoppedBeforeStream(deps, scope);
+  if (stopped) return { outcome: stopped };
   // The journal holds the answer already (the crash came between the last step and the reply).
   if (lane.resume?.finalText !== undefined)
     return {
@@ -186,6 +208,9 @@ async function streamPrepared(
   lane: RunLane,
   { model, arrivals, tools, system }: PromptedRun,
 ): Promise<RunOutcome | { settled: RunSettlement }> {
+  // A cancel that came while the tools and the prompt were built: no model call.
+  const stopped = stoppedBeforeStream(deps, scope);
+  if (stopped) return stopped;
   const stream = journaledStream(
     scope,
     {
@@ -218,4 +243,20 @@ async function streamPrepared(
     lane.resume,
   );
   return await streamRun(stream);
+}
+
+/**
+ * The outcome of a run stopped before its model stream began (a cancel that came while it was
+ * starting, or since): it ends aborted like a run stopped mid-stream, with no new steps and no
+ * model call; the finish stores and sends the notice. Undefined while the run may go on.
+ */
+function stoppedBeforeStream(deps: RunDeps, scope: RunScope): RunOutcome | undefined {
+  const { signal } = scope.activeRun;
+  if (!signal.aborted) return undefined;
+  const error = signal.reason as RunAbortedError;
+  deps.logger.warn(
+    { reason: error.reason, steps: 0 },
+    `run aborted before its model stream began: ${error.message}`,
+  );
+  return { status: "aborted", error, parts: [], steps: [], usage: emptyUsage() };
 }
