@@ -269,6 +269,7 @@ export {
   type RunListFilter,
   type RunSummary,
   runJournalVersion,
+  type ShellSessionRecord,
 } from "./store/run-journal.js";
 export { isJournalRecord, newestRuns, summarizeRun } from "./store/run-summary.js";
 export type { AnnouncedShellSession, ShellCall, ShellCallStore } from "./store/shell-call-store.js";

@@ -9,7 +9,7 @@ import { runCli } from "../run-cli.js";
 const temp = useTempDir("downcity-runs-command-");
 
 describe("downcity runs", () => {
-  it("lists a 3-step run and shows both tool calls with input and output and each step's usage", async () => {
+  it("lists a 3-step run and shows both tool calls with input and output, each step's usage and the shell sessions", async () => {
     const { rootDir, env, daemon } = await startScriptedDaemon(temp.path, [
       { toolCalls: [{ toolName: "shell_exec", input: { command: "echo first-call" } }] },
       { toolCalls: [{ toolName: "shell_exec", input: { command: "echo second-call" } }] },
@@ -46,6 +46,9 @@ describe("downcity runs", () => {
       for (const step of [0, 1, 2])
         expect(text).toMatch(new RegExp(`step ${step} +\\S+, \\d+ in / \\d+ out`));
       expect(text).toMatch(/reply \S+:2:0 +final-text +Both ran\./);
+      // The shell sessions the run started, from the `shell` records the daemon's shell writes.
+      expect(text).toMatch(/shell sh_\S+ +exec, exited +echo first-call/);
+      expect(text).toMatch(/shell sh_\S+ +exec, exited +echo second-call/);
       const replay = captureCliIo(env, rootDir);
       expect(await runCli({ argv: ["runs", "replay", requestId], io: replay.io }), replay.out.stdout).toBe(0);
       expect(replay.out.stdout).toContain("identical: 3 step(s)");

@@ -37,7 +37,8 @@ export function describeRunList(runs: RunSummary[]): string {
 
 /**
  * `downcity runs show`: the header, then each step as a timeline (its model calls with latency
- * and tokens, its tool calls with duration and bounded input and output), the replies and the end.
+ * and tokens, its tool calls with duration and bounded input and output), the replies, the
+ * approvals, the shell sessions the run started, and the end.
  */
 export function describeRun(records: JournalRecord[], summary: RunSummary, full = false): string {
   const start = records.find((record): record is Of<"run"> => record.type === "run");
@@ -68,6 +69,10 @@ export function describeRun(records: JournalRecord[], summary: RunSummary, full 
     lines.push(`reply ${reply.key}  ${reply.via}  ${bounded(reply.text, full)}`);
   for (const approval of records.filter((record): record is Of<"approval"> => record.type === "approval"))
     lines.push(approvalLine(approval, full));
+  for (const shell of records.filter((record): record is Of<"shell"> => record.type === "shell"))
+    lines.push(
+      `shell ${shell.shellId}  ${shell.mode}${shell.serviceName ? ` ${shell.serviceName}` : ""}, ${shell.status}  ${bounded(shell.command, full)}`,
+    );
   const end = records.findLast((record): record is Of<"end"> => record.type === "end");
   if (end)
     lines.push(

@@ -2,7 +2,7 @@ import { homedir } from "node:os";
 import { errorFields, readConfigSection } from "@downcity/core";
 import { createBashCommandParser } from "@downcity/skills";
 import { daemonComponent } from "../host/daemon-parts.js";
-import { journalSecrets } from "../runtime/journal-secrets.js";
+import { createCommandMask } from "../runtime/command-mask.js";
 import { workerLeaseKey } from "../store/background-jobs.js";
 import { downcityHome } from "../token/downcity-home.js";
 import { approvalActionHandler } from "./approval-buttons.js";
@@ -29,13 +29,7 @@ export const approvalsComponent = daemonComponent({
     const notices = createChatNotices(runtime);
     // A shared store shares requests, decisions and rules: /approve on any worker reaches the run that waits.
     const store = openApprovalStore(rootDir, shared);
-    const secrets = [
-      ...journalSecrets(config, context.configEnv),
-      ...(config.store?.url ? [config.store.url] : []),
-    ]
-      .filter((secret) => secret.length >= 4)
-      .sort((a, b) => b.length - a.length);
-    const mask = (text: string) => secrets.reduce((result, secret) => result.split(secret).join("***"), text);
+    const mask = createCommandMask(config, context.configEnv);
     const gate = createApprovalGate({
       places: { rootDir, home: env.HOME ?? homedir(), downcityHome: downcityHome(env) },
       config: section,

@@ -10,6 +10,8 @@ import type { ToolSet } from "ai";
 import { shellSection } from "../config/host-sections.js";
 import { daemonComponent, type ShellCallback } from "../host/daemon-parts.js";
 import { closeRunExecsOnAbort } from "../runtime/close-run-execs.js";
+import { createCommandMask } from "../runtime/command-mask.js";
+import { journaledShellSessions } from "../runtime/journaled-shell-sessions.js";
 import { createSleepInterrupts, reportSleepTick } from "../runtime/sleep-interrupts.js";
 import { createProjectCommandCheck } from "../security/create-project-command-check.js";
 import { firstRefusal } from "../security/first-refusal.js";
@@ -24,7 +26,7 @@ import type { ForeignShellCalls } from "../services/shell-service.js";
 export const shellComponent = daemonComponent({
   name: "shell",
   dependsOn: ["context", "runtime"],
-  async setup({ context, runtime: { runtime } }) {
+  async setup({ context, runtime: { runtime, journal } }) {
     const { rootDir, env, config, logger } = context;
     const shellConfig = readConfigSection(config, shellSection).value;
     const sandbox = shellSandboxOptions(shellConfig.sandbox, env, rootDir);
@@ -51,10 +53,16 @@ export const shellComponent = daemonComponent({
       server: callback,
       ...(shellConfig.maxSessions ? { limits: { maxSessions: shellConfig.maxSessions } } : {}),
     });
+    // Each session a run starts goes into its journal (`downcity runs show` lists them).
+    const journaled = journaledShellSessions(created, {
+      journal,
+      mask: createCommandMask(config, context.configEnv),
+      logger,
+    });
     const engine: ShellEngine = {
-      ...created,
+      ...journaled,
       async start(input, call) {
-        const started = await created.start(input, call);
+        const started = await journaled.start(input, call);
         for (const hook of afterStart) await hook(started);
         return started;
       },

@@ -86,6 +86,20 @@ export function RunDetail(props: { agent: string; requestId: string }): JSX.Elem
               ))}
             </ul>
           ) : null}
+          {timeline.shells.length > 0 ? (
+            <>
+              <h3>Shell sessions</h3>
+              <ul class="shell-sessions" data-testid="run-shells">
+                {timeline.shells.map((shell) => (
+                  <li key={shell.shellId}>
+                    <code>{shell.shellId}</code> {shell.mode}
+                    {shell.serviceName ? ` ${shell.serviceName}` : ""}, {shell.status}:{" "}
+                    <code>{shell.command}</code>
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
           {timeline.end ? (
             <p class={`run-end run-end-${timeline.end.outcome}`} data-testid="run-end">
               Ended <strong>{timeline.end.outcome}</strong>

@@ -95,6 +95,26 @@ describe("runTimeline", () => {
     expect(timeline.end).toEqual({ outcome: "failed", at, error: "MODEL_ERROR: boom" });
   });
 
+  it("lists the shell sessions the run started, in order", () => {
+    const timeline = runTimeline([
+      { type: "shell", at, shellId: "sh_a", mode: "exec", command: "ls", status: "exited" },
+      {
+        type: "shell",
+        at,
+        shellId: "sh_b",
+        mode: "service",
+        serviceName: "web",
+        command: "npm run dev",
+        status: "running",
+      },
+    ]);
+    expect(timeline.shells).toEqual([
+      { shellId: "sh_a", mode: "exec", command: "ls", status: "exited", at },
+      { shellId: "sh_b", mode: "service", serviceName: "web", command: "npm run dev", status: "running", at },
+    ]);
+    expect(timeline.steps).toEqual([]);
+  });
+
   it("keeps a tool call that started without an end as not ended", () => {
     const timeline = runTimeline([
       { type: "tool-start", at, step: 0, toolCallId: "c", toolName: "shell_exec", input: {} },

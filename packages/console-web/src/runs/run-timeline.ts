@@ -28,6 +28,16 @@ export interface ReplyEntry {
   text: string;
 }
 
+/** A shell session the run started: a command run to completion, a background job or a service. */
+export interface ShellEntry {
+  shellId: string;
+  mode: string;
+  command: string;
+  serviceName?: string;
+  status: string;
+  at: string;
+}
+
 /** One step of the timeline. */
 export interface StepEntry {
   step: number;
@@ -47,6 +57,8 @@ export interface RunTimeline {
   attempts: Array<{ attempt: number; fromStep: number; reason: string; at: string }>;
   /** Model calls outside the run's steps (compaction summaries, memory maintenance). */
   otherCalls: Array<ModelCallEntry & { purpose: string }>;
+  /** The shell sessions the run started, in order. */
+  shells: ShellEntry[];
   end?: { outcome: string; reason?: string; error?: string; at: string };
   route?: RunRecordView["route"];
 }
@@ -96,7 +108,7 @@ export function runTimeline(records: readonly RunRecordView[]): RunTimeline {
     }
     return entry;
   };
-  const timeline: RunTimeline = { steps: [], attempts: [], otherCalls: [] };
+  const timeline: RunTimeline = { steps: [], attempts: [], otherCalls: [], shells: [] };
   for (const record of records) {
     const step = record.step ?? 0;
     switch (record.type) {
@@ -140,6 +152,16 @@ export function runTimeline(records: readonly RunRecordView[]): RunTimeline {
         break;
       case "reply":
         stepOf(step).replies.push({ key: record.key ?? "", via: record.via ?? "", text: record.text ?? "" });
+        break;
+      case "shell":
+        timeline.shells.push({
+          shellId: record.shellId ?? "",
+          mode: record.mode ?? "",
+          command: record.command ?? "",
+          ...(record.serviceName ? { serviceName: record.serviceName } : {}),
+          status: record.status ?? "",
+          at: record.at,
+        });
         break;
       case "end":
         timeline.end = {

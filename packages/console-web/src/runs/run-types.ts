@@ -60,6 +60,12 @@ export interface RunRecordView {
   contextId?: string;
   // end
   outcome?: string;
+  // shell (a session the run started; `status` is shared with no other type)
+  shellId?: string;
+  mode?: string;
+  command?: string;
+  serviceName?: string;
+  status?: string;
 }
 
 /** `GET /console/api/run`: the summary and every record in order. */

@@ -150,6 +150,22 @@ export interface ApprovalRecord extends RecordBase {
   rules?: string[];
 }
 
+/**
+ * A shell session the run started (written by the host's shell, once the session has its id): a
+ * command run to completion (`exec`), a background job or a service (`start`). Its output and logs
+ * live with the session (`.downcity/shell/<shellId>/`); the tool's own records hold its result.
+ */
+export interface ShellSessionRecord extends RecordBase {
+  type: "shell";
+  shellId: string;
+  mode: "exec" | "background" | "service";
+  /** The command line, secrets masked. */
+  command: string;
+  serviceName?: string;
+  /** How it stood when the tool returned: `exited` for a finished exec, `running` for a started job. */
+  status: string;
+}
+
 /** The last record of a run. */
 export interface RunEndRecord extends RecordBase {
   type: "end";
@@ -171,6 +187,7 @@ export type JournalRecord =
   | StepRecord
   | ReplyRecord
   | ApprovalRecord
+  | ShellSessionRecord
   | RunEndRecord;
 
 /** A journal record before the driver stamps it: `v` is added when it is written. */
