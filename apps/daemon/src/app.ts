@@ -114,7 +114,13 @@ export function buildDaemonApp(options: DaemonAppOptions): FastifyInstance {
   app.register(pluginRoutes, { plugins: options.plugins ?? (() => []) });
   app.register(contextRoutes, { runtime: options.runtime });
   app.register(logRoutes, { runtime: options.runtime });
-  if (options.journal) app.register(runRoutes, { journal: options.journal });
+  if (options.journal) {
+    const channels = options.channels;
+    app.register(runRoutes, {
+      journal: options.journal,
+      ...(channels ? { replyDelivery: (key: string) => channels.replyDelivery(key) } : {}),
+    });
+  }
   if (options.usage) app.register(usageRoutes, { usage: options.usage });
   return app;
 }

@@ -77,6 +77,7 @@ export {
   type ChatCommandSummary,
   defineChatCommand,
 } from "./channel/host/chat-command-registry.js";
+export { type ReplyDelivery, replyDelivery } from "./channel/host/reply-delivery.js";
 export type { SentMessage } from "./channel/host/sent-buttons.js";
 export type { ChannelSender, OutgoingMessage } from "./chat/channel-sender.js";
 export type { OutgoingFile } from "./chat/outgoing-file.js";

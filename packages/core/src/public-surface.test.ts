@@ -87,6 +87,7 @@ const surface: Record<string, string[]> = {
     "renderTelegramChunks",
     "renderTelegramHtml",
     "renderTerminalText",
+    "replyDelivery",
     "runJournalVersion",
     "setupPlugins",
     "silentLogger",

@@ -1,4 +1,4 @@
-import type { JournalRecord, RunListFilter, RunSummary } from "@downcity/core";
+import type { JournalRecord, ReplyDelivery, RunListFilter, RunSummary } from "@downcity/core";
 import type { CliIo } from "../cli-io.js";
 import { connectDaemon } from "../daemon/connect-daemon.js";
 import { findProjectRoot } from "../project/find-project-root.js";
@@ -12,6 +12,14 @@ export interface RunSource {
   rootDir: string;
   list(filter: RunListFilter): Promise<RunSummary[]>;
   read(requestId: string): Promise<JournalRecord[] | undefined>;
+  /** A run's records and, through a daemon with channels, where each reply stands in the outbox. */
+  detail(requestId: string): Promise<RunDetail | undefined>;
+}
+
+/** What `detail` answers: the run's records, and its replies' outbox states by key when known. */
+export interface RunDetail {
+  records: JournalRecord[];
+  deliveries?: Record<string, ReplyDelivery>;
 }
 
 const filesNote =
@@ -33,6 +41,14 @@ export async function openRunSource(io: CliIo, dir: string | undefined): Promise
     const { client } = await connectDaemon(io, { ...(dir === undefined ? {} : { dir }) });
     // One cheap call decides: a daemon that answers serves the runs.
     await client.health();
+    const detail = (requestId: string): Promise<RunDetail | undefined> =>
+      client.run(requestId).then(
+        ({ records, deliveries }) => ({ records, ...(deliveries ? { deliveries } : {}) }),
+        (error: unknown) => {
+          if ((error as { code?: unknown }).code === "NOT_FOUND") return undefined;
+          throw error;
+        },
+      );
     return {
       from: "daemon",
       rootDir,
@@ -45,14 +61,8 @@ export async function openRunSource(io: CliIo, dir: string | undefined): Promise
             ...(filter.limit ? { limit: filter.limit } : {}),
           })
         ).runs,
-      read: (requestId) =>
-        client.run(requestId).then(
-          (detail) => detail.records,
-          (error: unknown) => {
-            if ((error as { code?: unknown }).code === "NOT_FOUND") return undefined;
-            throw error;
-          },
-        ),
+      read: async (requestId) => (await detail(requestId))?.records,
+      detail,
     };
   } catch (error) {
     if (!notRunning(error)) throw error;
@@ -65,5 +75,9 @@ export async function openRunSource(io: CliIo, dir: string | undefined): Promise
     rootDir,
     list: (filter) => journal.list(filter),
     read: (requestId) => journal.read(requestId),
+    detail: async (requestId) => {
+      const records = await journal.read(requestId);
+      return records ? { records } : undefined;
+    },
   };
 }

@@ -69,7 +69,8 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
       const source = await openRunSource(io, options.dir);
       const { summarizeRun } = await import("@downcity/core");
       const { describeRun } = await import("../output/run-timeline.js");
-      const records = await source.read(requestId);
+      const detail = await source.detail(requestId);
+      const records = detail?.records;
       const summary = records && summarizeRun(records);
       if (!records || !summary) {
         io.stderr.write(`No run ${requestId} in the journal (downcity runs list shows the recorded ones).\n`);
@@ -78,8 +79,14 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
       }
       printData(
         io,
-        { source: source.from, ...(source.note ? { note: source.note } : {}), summary, records },
-        { json: options.json, human: () => describeRun(records, summary, options.full) },
+        {
+          source: source.from,
+          ...(source.note ? { note: source.note } : {}),
+          summary,
+          records,
+          ...(detail.deliveries ? { deliveries: detail.deliveries } : {}),
+        },
+        { json: options.json, human: () => describeRun(records, summary, options.full, detail.deliveries) },
       );
       noteSource(io, source, options.json);
     });

@@ -47,6 +47,39 @@ describe("run timeline", () => {
     expect(describeRunList([summary!])).toContain("1230 tokens (1024 cached input)");
   });
 
+  it("shows where each reply stands in the outbox, and nothing for a reply no channel took", () => {
+    const [start, ...rest] = records;
+    const reply = (key: string, text: string) =>
+      ({
+        v: runJournalVersion,
+        at,
+        type: "reply",
+        key,
+        step: 0,
+        via: "chat_send",
+        contextId: "web:a",
+        text,
+      }) as const;
+    const withReplies = [
+      start,
+      reply("e:0:0", "first"),
+      reply("e:0:1", "second"),
+      reply("e:0:2", "third"),
+      reply("e:0:3", "fourth"),
+      ...rest,
+    ] as JournalRecord[];
+    const text = describeRun(withReplies, summarizeRun(withReplies)!, false, {
+      "e:0:0": { status: "sent", chunks: 3 },
+      "e:0:1": { status: "pending", chunks: 1, attempts: 2, lastError: "429 Too Many Requests" },
+      "e:0:2": { status: "dead", chunks: 1, attempts: 5, lastError: "403 Forbidden" },
+      "e:0:3": { status: "unknown", chunks: 0 },
+    });
+    expect(text).toContain("reply e:0:0  chat_send  sent in 3 chunks  first");
+    expect(text).toContain("reply e:0:1  chat_send  pending (2 failed sends: 429 Too Many Requests)  second");
+    expect(text).toContain("reply e:0:2  chat_send  dead (5 failed sends: 403 Forbidden)  third");
+    expect(text).toContain("reply e:0:3  chat_send  fourth");
+  });
+
   it("names the worker of the run's latest attempt (a run another worker took over)", () => {
     const [start, ...rest] = records;
     const withWorkers = [

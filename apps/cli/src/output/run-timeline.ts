@@ -1,4 +1,4 @@
-import type { JournalRecord, RunSummary } from "@downcity/core";
+import type { JournalRecord, ReplyDelivery, RunSummary } from "@downcity/core";
 
 type Of<Type extends JournalRecord["type"]> = Extract<JournalRecord, { type: Type }>;
 
@@ -37,10 +37,16 @@ export function describeRunList(runs: RunSummary[]): string {
 
 /**
  * `downcity runs show`: the header, then each step as a timeline (its model calls with latency
- * and tokens, its tool calls with duration and bounded input and output), the replies, the
- * approvals, the shell sessions the run started, and the end.
+ * and tokens, its tool calls with duration and bounded input and output), the replies (with where
+ * each stands in the outbox, when the daemon told), the approvals, the shell sessions the run
+ * started, and the end.
  */
-export function describeRun(records: JournalRecord[], summary: RunSummary, full = false): string {
+export function describeRun(
+  records: JournalRecord[],
+  summary: RunSummary,
+  full = false,
+  deliveries?: Record<string, ReplyDelivery>,
+): string {
   const start = records.find((record): record is Of<"run"> => record.type === "run");
   const lines = [
     `run ${summary.requestId}  ${summary.status}`,
@@ -65,8 +71,12 @@ export function describeRun(records: JournalRecord[], summary: RunSummary, full 
     );
     lines.push(...stepLines(stepRecords, full));
   }
-  for (const reply of records.filter((record): record is Of<"reply"> => record.type === "reply"))
-    lines.push(`reply ${reply.key}  ${reply.via}  ${bounded(reply.text, full)}`);
+  for (const reply of records.filter((record): record is Of<"reply"> => record.type === "reply")) {
+    // A reply the outbox does not hold (the CLI's and the console's, answered over HTTP) shows none.
+    const delivery = deliveries?.[reply.key];
+    const state = delivery && delivery.status !== "unknown" ? `  ${deliveryText(delivery)}` : "";
+    lines.push(`reply ${reply.key}  ${reply.via}${state}  ${bounded(reply.text, full)}`);
+  }
   for (const approval of records.filter((record): record is Of<"approval"> => record.type === "approval"))
     lines.push(approvalLine(approval, full));
   for (const shell of records.filter((record): record is Of<"shell"> => record.type === "shell"))
@@ -79,6 +89,17 @@ export function describeRun(records: JournalRecord[], summary: RunSummary, full 
       `end  ${end.outcome}${end.reason ? ` (${end.reason})` : ""}${end.error ? `: ${end.error.code ? `${end.error.code} ` : ""}${end.error.message}` : ""}`,
     );
   return lines.join("\n");
+}
+
+/** Where a reply stands in the outbox: `sent`, `sent in 3 chunks`, `pending (2 failed sends: ...)`, `dead (...)`. */
+export function deliveryText(delivery: ReplyDelivery): string {
+  const chunks = delivery.chunks > 1 ? ` in ${delivery.chunks} chunks` : "";
+  if (delivery.status === "sent" || delivery.status === "unknown") return `${delivery.status}${chunks}`;
+  const failed = delivery.attempts
+    ? `${delivery.attempts} failed send${delivery.attempts === 1 ? "" : "s"}`
+    : "";
+  const why = [failed, delivery.lastError].filter(Boolean).join(": ");
+  return `${delivery.status}${chunks}${why ? ` (${why})` : ""}`;
 }
 
 /** An approval asked for or settled: when, its code, the state, who answered, what waited. */

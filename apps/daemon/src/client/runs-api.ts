@@ -1,4 +1,4 @@
-import type { JournalRecord, RunSummary } from "@downcity/core";
+import type { JournalRecord, ReplyDelivery, RunSummary } from "@downcity/core";
 
 /** Filters of `GET /api/runs` (all optional). */
 export interface RunsListQuery {
@@ -20,4 +20,10 @@ export interface RunsListResponse {
 export interface RunDetailResponse {
   summary: RunSummary;
   records: JournalRecord[];
+  /**
+   * Where each reply stands in the outbox, by its key: `sent`, `pending` (with the failed
+   * `attempts` and `lastError` of a retried chunk), `dead` or `unknown` (no channel took it, or
+   * sent longer ago than the outbox remembers). Absent when the daemon has no channels.
+   */
+  deliveries?: Record<string, ReplyDelivery>;
 }

@@ -1,7 +1,14 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type NewJournalRecord, openFileRunJournal, type RunJournal, silentLogger } from "@downcity/core";
+import {
+  type NewJournalRecord,
+  openFileRunJournal,
+  openFileStore,
+  type RunJournal,
+  replyDelivery,
+  silentLogger,
+} from "@downcity/core";
 import Fastify, { type FastifyInstance } from "fastify";
 import { serializerCompiler } from "fastify-type-provider-zod";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -101,6 +108,49 @@ describe("GET /api/runs", () => {
       const bad = await app.inject({ method: "GET", url: `/api/runs${query}` });
       expect(bad.statusCode, query).toBe(400);
       expect(JSON.stringify(bad.json()), query).toContain(field);
+    }
+  });
+});
+
+describe("GET /api/runs/:requestId with a channel host's outbox", () => {
+  it("tells where each reply stands: sent, pending with its failed sends, or unknown", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "dc-run-deliveries-"));
+    const journal = openFileRunJournal({ runsDir: join(dir, "runs") });
+    const store = await openFileStore({ rootDir: dir });
+    const app = Fastify();
+    app.setValidatorCompiler(zodValidatorCompiler);
+    app.setSerializerCompiler(serializerCompiler);
+    registerErrorHandler(app, silentLogger);
+    await app.register(runRoutes, { journal, replyDelivery: (key) => replyDelivery(store.outbox, key) });
+    try {
+      const at = "2026-11-22T10:00:00.000Z";
+      const reply = (key: string, step: number) =>
+        ({ type: "reply", at, key, step, via: "chat_send", contextId: "telegram:1", text: "hi" }) as const;
+      await journal.append("r1", [
+        ...run("r1", "telegram:1", at),
+        reply("ev1:0:0", 0),
+        reply("ev1:1:0", 1),
+        reply("ev1:2:0", 2),
+      ]);
+      const target = { chatId: "1" };
+      for (const key of ["ev1:0:0", "ev1:1:0"])
+        await store.outbox.record({ key, channel: "telegram", contextId: "telegram:1", target, text: "hi" });
+      const first = await store.outbox.claim({ owner: "w" });
+      await store.outbox.complete(first?.key ?? "");
+      const second = await store.outbox.claim({ owner: "w" });
+      await store.outbox.fail(second?.key ?? "", "429 Too Many Requests", 5);
+      const response = await app.inject({ method: "GET", url: "/api/runs/r1" });
+      expect(response.statusCode).toBe(200);
+      expect((response.json() as RunDetailResponse).deliveries).toEqual({
+        "ev1:0:0": { status: "sent", chunks: 1 },
+        "ev1:1:0": { status: "pending", chunks: 1, attempts: 1, lastError: "429 Too Many Requests" },
+        "ev1:2:0": { status: "unknown", chunks: 0 },
+      });
+    } finally {
+      await app.close();
+      await journal.close();
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,4 +1,10 @@
-import { DowncityError, type RunJournal, summarizeRun } from "@downcity/core";
+import {
+  DowncityError,
+  type JournalRecord,
+  type ReplyDelivery,
+  type RunJournal,
+  summarizeRun,
+} from "@downcity/core";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -26,9 +32,13 @@ const runParams = z.strictObject({
 
 /**
  * `GET /api/runs` and `GET /api/runs/:requestId`: the runs of the agent, read through the journal
- * the runtime writes to (the shared store's when it has one, so runs on PostgreSQL show too).
+ * the runtime writes to (the shared store's when it has one, so runs on PostgreSQL show too). A
+ * run's replies come with where they stand in the outbox when the daemon has channels.
  */
-export async function runRoutes(app: FastifyInstance, options: { journal: RunJournal }): Promise<void> {
+export async function runRoutes(
+  app: FastifyInstance,
+  options: { journal: RunJournal; replyDelivery?: (key: string) => Promise<ReplyDelivery> },
+): Promise<void> {
   const typed = app.withTypeProvider<ZodTypeProvider>();
   typed.get(
     "/api/runs",
@@ -66,7 +76,26 @@ export async function runRoutes(app: FastifyInstance, options: { journal: RunJou
         since: new Date(summary.startedAt),
         limit: 1000,
       });
-      return { summary: listed.find((run) => run.requestId === requestId) ?? summary, records };
+      const deliveries = options.replyDelivery
+        ? await deliveriesOf(records, options.replyDelivery)
+        : undefined;
+      return {
+        summary: listed.find((run) => run.requestId === requestId) ?? summary,
+        records,
+        ...(deliveries ? { deliveries } : {}),
+      };
     },
   );
+}
+
+/** Each reply's outbox state, by its key (a reply recorded twice, by two attempts, is looked up once). */
+async function deliveriesOf(
+  records: readonly JournalRecord[],
+  lookUp: (key: string) => Promise<ReplyDelivery>,
+): Promise<Record<string, ReplyDelivery>> {
+  const deliveries: Record<string, ReplyDelivery> = {};
+  for (const record of records)
+    if (record.type === "reply" && !(record.key in deliveries))
+      deliveries[record.key] = await lookUp(record.key);
+  return deliveries;
 }

@@ -74,7 +74,12 @@ export function RunDetail(props: { agent: string; requestId: string }): JSX.Elem
             </p>
           ))}
           {timeline.steps.map((entry) => (
-            <RunStepView key={entry.step} entry={entry} open={timeline.steps.length === 1} />
+            <RunStepView
+              key={entry.step}
+              entry={entry}
+              open={timeline.steps.length === 1}
+              {...(run.value?.deliveries ? { deliveries: run.value.deliveries } : {})}
+            />
           ))}
           {timeline.otherCalls.length > 0 ? (
             <ul class="model-calls">

@@ -1,7 +1,7 @@
 import type { JSX } from "preact";
 import { MarkdownView } from "../markdown/markdown-view.js";
-import { bounded, type StepEntry, type ToolCallEntry, valueText } from "./run-timeline.js";
-import type { UsageView } from "./run-types.js";
+import { bounded, deliveryText, type StepEntry, type ToolCallEntry, valueText } from "./run-timeline.js";
+import type { ReplyDeliveryView, UsageView } from "./run-types.js";
 
 /** Token counts as one phrase: `300 in (256 cached) / 20 out`. */
 export function usageText(usage: UsageView | undefined): string {
@@ -57,7 +57,11 @@ function ToolCallView(props: { tool: ToolCallEntry }): JSX.Element {
 }
 
 /** One step of a run, collapsed to its headline: model latency, tokens and tool calls; expands to the details. */
-export function RunStepView(props: { entry: StepEntry; open: boolean }): JSX.Element {
+export function RunStepView(props: {
+  entry: StepEntry;
+  open: boolean;
+  deliveries?: Record<string, ReplyDeliveryView>;
+}): JSX.Element {
   const { entry } = props;
   const latency = entry.modelCalls.reduce((sum, call) => sum + call.latencyMs, 0);
   const errors = entry.modelCalls.filter((call) => call.error);
@@ -94,6 +98,15 @@ export function RunStepView(props: { entry: StepEntry; open: boolean }): JSX.Ele
         <div key={reply.key} class="reply" data-reply={reply.key}>
           <p>
             Reply <code>{reply.key}</code> <small>via {reply.via}</small>
+            {deliveryText(props.deliveries?.[reply.key]) ? (
+              <small
+                class={`delivery delivery-${props.deliveries?.[reply.key]?.status}`}
+                data-testid="reply-delivery"
+              >
+                {" "}
+                · {deliveryText(props.deliveries?.[reply.key])}
+              </small>
+            ) : null}
           </p>
           <MarkdownView text={reply.text} />
         </div>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bounded, runTimeline } from "./run-timeline.js";
+import { bounded, deliveryText, runTimeline } from "./run-timeline.js";
 import type { RunRecordView } from "./run-types.js";
 
 const usage = (input: number, output: number, cached = 0) => ({
@@ -120,6 +120,18 @@ describe("runTimeline", () => {
       { type: "tool-start", at, step: 0, toolCallId: "c", toolName: "shell_exec", input: {} },
     ]);
     expect(timeline.steps[0]?.tools[0]).toMatchObject({ ended: false });
+  });
+
+  it("says where a reply stands in the outbox, and nothing for one no channel took", () => {
+    expect(deliveryText({ status: "sent", chunks: 2 })).toBe("sent in 2 chunks");
+    expect(
+      deliveryText({ status: "pending", chunks: 1, attempts: 1, lastError: "429 Too Many Requests" }),
+    ).toBe("pending (1 failed send: 429 Too Many Requests)");
+    expect(deliveryText({ status: "dead", chunks: 1, attempts: 5, lastError: "403" })).toBe(
+      "dead (5 failed sends: 403)",
+    );
+    expect(deliveryText({ status: "unknown", chunks: 0 })).toBe("");
+    expect(deliveryText(undefined)).toBe("");
   });
 
   it("bounds long values and says how long they were", () => {

@@ -1,4 +1,4 @@
-import type { RunRecordView, UsageView } from "./run-types.js";
+import type { ReplyDeliveryView, RunRecordView, UsageView } from "./run-types.js";
 
 /** One model call of a step. */
 export interface ModelCallEntry {
@@ -178,6 +178,17 @@ export function runTimeline(records: readonly RunRecordView[]): RunTimeline {
   }
   timeline.steps = [...steps.values()].sort((a, b) => a.step - b.step);
   return timeline;
+}
+
+/** Where a reply stands in the outbox, as a phrase; empty for a reply no channel took (the console's own). */
+export function deliveryText(delivery: ReplyDeliveryView | undefined): string {
+  if (!delivery || delivery.status === "unknown") return "";
+  const chunks = delivery.chunks > 1 ? ` in ${delivery.chunks} chunks` : "";
+  const failed = delivery.attempts
+    ? `${delivery.attempts} failed send${delivery.attempts === 1 ? "" : "s"}`
+    : "";
+  const why = delivery.status === "sent" ? "" : [failed, delivery.lastError].filter(Boolean).join(": ");
+  return `${delivery.status}${chunks}${why ? ` (${why})` : ""}`;
 }
 
 /** A value as text for the page: strings as they are, anything else as indented JSON. */

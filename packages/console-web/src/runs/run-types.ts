@@ -68,8 +68,17 @@ export interface RunRecordView {
   status?: string;
 }
 
-/** `GET /console/api/run`: the summary and every record in order. */
+/** Where a reply stands in the outbox (`sent`, `pending`, `dead`, or `unknown` when no channel took it). */
+export interface ReplyDeliveryView {
+  status: "sent" | "pending" | "dead" | "unknown";
+  chunks: number;
+  attempts?: number;
+  lastError?: string;
+}
+
+/** `GET /console/api/run`: the summary, every record in order, and the replies' outbox states by key. */
 export interface RunDetailView {
   summary: RunSummaryView;
   records: RunRecordView[];
+  deliveries?: Record<string, ReplyDeliveryView>;
 }

@@ -32,6 +32,7 @@ import { createEventRelay, type WorkerEventListener } from "./event-relay.js";
 import { createFailureNotice } from "./failure-notice.js";
 import { createInboundEvents } from "./inbound-events.js";
 import { createProgressMessages } from "./progress-messages.js";
+import { type ReplyDelivery, replyDelivery } from "./reply-delivery.js";
 import { createReplyRecorder } from "./reply-recorder.js";
 import { createRunActivity } from "./run-activity.js";
 import { newRunningChannel, type RunningChannel } from "./running-channel.js";
@@ -113,6 +114,8 @@ export interface ChannelHost {
   readonly workerId: string;
   readonly inbox: DeliveryQueue<InboxEntry>;
   readonly outbox: DeliveryQueue<OutboxEntry>;
+  /** Where a run's reply stands in the outbox, by its journal key (`ReplyRecord.key`). */
+  replyDelivery(key: string): Promise<ReplyDelivery>;
   readonly contacts: ContactBook;
   /** The access state of a channel; NOT_FOUND names the configured channels otherwise. */
   access(channel: string): { config: ChannelAccess; pairing: PairingStore };
@@ -310,6 +313,7 @@ export async function createChannelHost(options: ChannelHostOptions): Promise<Ch
     workerId,
     inbox: delivery.inbox,
     outbox: delivery.outbox,
+    replyDelivery: (key) => replyDelivery(store.outbox, key),
     contacts,
     access(channel) {
       const running = channels.get(channel);
