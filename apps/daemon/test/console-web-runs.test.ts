@@ -123,6 +123,10 @@ describe("web console: runs, Markdown, media and approvals in headless Chromium"
     const lastStep = page.locator("details.run-step").last();
     await lastStep.locator(":scope > summary").click();
     await lastStep.locator(".reply", { hasText: /started sh_/ }).waitFor();
+    // The shell sessions the run started, from its journal's `shell` records.
+    await expect(page.getByTestId("run-shells").textContent()).resolves.toMatch(
+      /sh_\S+ exec, exited: echo from-the-tool/,
+    );
     await shot("run-timeline");
   });
 

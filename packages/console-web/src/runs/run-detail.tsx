@@ -5,6 +5,7 @@ import { usePoll } from "../api/use-poll.js";
 import { formatTime } from "../format/format-duration.js";
 import { routeHref } from "../routing/use-hash-route.js";
 import { runDuration } from "./run-list.js";
+import { RunShellSessions } from "./run-shell-sessions.js";
 import { RunStepView, usageText } from "./run-step-view.js";
 import { runTimeline } from "./run-timeline.js";
 import type { RunDetailView } from "./run-types.js";
@@ -91,20 +92,7 @@ export function RunDetail(props: { agent: string; requestId: string }): JSX.Elem
               ))}
             </ul>
           ) : null}
-          {timeline.shells.length > 0 ? (
-            <>
-              <h3>Shell sessions</h3>
-              <ul class="shell-sessions" data-testid="run-shells">
-                {timeline.shells.map((shell) => (
-                  <li key={shell.shellId}>
-                    <code>{shell.shellId}</code> {shell.mode}
-                    {shell.serviceName ? ` ${shell.serviceName}` : ""}, {shell.status}:{" "}
-                    <code>{shell.command}</code>
-                  </li>
-                ))}
-              </ul>
-            </>
-          ) : null}
+          <RunShellSessions shells={timeline.shells} />
           {timeline.end ? (
             <p class={`run-end run-end-${timeline.end.outcome}`} data-testid="run-end">
               Ended <strong>{timeline.end.outcome}</strong>
