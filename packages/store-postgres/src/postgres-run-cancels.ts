@@ -10,8 +10,13 @@ interface CancelRow {
   requested_at: Date;
   answered_by: string | null;
   cancelled: CancelledRun[] | null;
+  age_ms: number;
   held?: boolean;
 }
+
+// A request's age on the server's clock: workers compare it with their own "now" (no clock skew).
+const ageMs = (table: string) =>
+  `EXTRACT(EPOCH FROM clock_timestamp() - ${table}.requested_at)::float8 * 1000 AS age_ms`;
 
 // The worker (other than the requester) whose claim on the target's context is live now.
 const holderOf = (contextParam: string, requestParam: string, requesterParam: string) =>
@@ -27,6 +32,7 @@ const toRequest = (row: CancelRow): CancelRequest => ({
   target: row.context_id !== null ? { contextId: row.context_id } : { requestId: String(row.request_id) },
   requestedBy: row.requested_by,
   requestedAt: row.requested_at.toISOString(),
+  ageMs: Math.max(0, Math.round(row.age_ms)),
   ...(row.answered_by !== null ? { answeredBy: row.answered_by } : {}),
   ...(row.cancelled !== null ? { cancelled: row.cancelled } : {}),
   held: row.held === true,
@@ -34,8 +40,9 @@ const toRequest = (row: CancelRow): CancelRequest => ({
 
 /**
  * Cancel requests between workers in `downcity_run_cancels` (migration 9): the requester inserts a
- * row and learns which worker holds the context; the running worker answers it. Requests older
- * than an hour are deleted as new ones come in.
+ * row and learns which worker holds the context; the running worker answers it (or the requester,
+ * closing it). Ages are measured on the server's clock. Requests older than an hour are deleted as
+ * new ones come in.
  */
 export function createPostgresRunCancels(pool: pg.Pool): RunCancelStore {
   return {
@@ -53,7 +60,7 @@ export function createPostgresRunCancels(pool: pg.Pool): RunCancelStore {
     },
     async pending(running, { worker, maxAgeMs }) {
       const { rows } = await pool.query<CancelRow>(
-        `SELECT * FROM downcity_run_cancels
+        `SELECT c.*, ${ageMs("c")} FROM downcity_run_cancels c
          WHERE answered_by IS NULL AND requested_by <> $1
            AND requested_at > clock_timestamp() - make_interval(secs => $2)
            AND (context_id = ANY($3) OR request_id = ANY($4))
@@ -70,7 +77,7 @@ export function createPostgresRunCancels(pool: pg.Pool): RunCancelStore {
     },
     async get(id) {
       const { rows } = await pool.query<CancelRow>(
-        `SELECT c.*, ${holderOf("c.context_id", "c.request_id", "c.requested_by")} IS NOT NULL AS held
+        `SELECT c.*, ${ageMs("c")}, ${holderOf("c.context_id", "c.request_id", "c.requested_by")} IS NOT NULL AS held
          FROM downcity_run_cancels c WHERE c.id = $1`,
         [id],
       );

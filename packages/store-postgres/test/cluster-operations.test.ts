@@ -14,7 +14,7 @@ const lastUserText = (call: ScriptedCall) =>
 describe("cluster-wide chat operations (three real daemons, one real PostgreSQL)", () => {
   const cleanups = cleanupsAfterAll();
 
-  it("chat send on a busy worker answers with another worker's run; chat cancel and /stop on one worker stop a run on another", async () => {
+  it("chat send on a busy worker answers with another worker's run; chat cancel and /stop on one worker stop a run on another, and a cancel that found nothing stops no later run", async () => {
     const receiver = await startReplyReceiver(secret);
     cleanups.push(receiver.close);
     let release: () => void = () => {};
@@ -23,6 +23,7 @@ describe("cluster-wide chat operations (three real daemons, one real PostgreSQL)
     });
     cleanups.push(async () => release());
     const held: string[] = [];
+    let openCancels: (contextId: string) => Promise<number> = async () => 0;
     const model = await startOpenAICompatibleServer({
       respond: async (call: ScriptedCall): Promise<ScriptedReply | string> => {
         if (!isStepCall(call)) return JSON.stringify({ entries: [] });
@@ -33,6 +34,12 @@ describe("cluster-wide chat operations (three real daemons, one real PostgreSQL)
           await released;
           return { text: "finished the long work" };
         }
+        // A message after a cancel that found nothing: held until no cancel request of its chat is open,
+        // which on a sticky store is only once the worker running it has stopped it.
+        if (text.includes("after the stop"))
+          await until(async () => (await openCancels("hook:idle")) === 0, "no open cancel of the idle chat", {
+            timeoutMs: 30_000,
+          });
         return { text: hello };
       },
     });
@@ -48,6 +55,13 @@ describe("cluster-wide chat operations (three real daemons, one real PostgreSQL)
       },
     });
     cleanups.push(() => cluster.close());
+    openCancels = async (contextId) =>
+      (
+        await cluster.query<{ open: number }>(
+          "SELECT count(*)::int AS open FROM downcity_run_cancels WHERE context_id = $1 AND answered_by IS NULL",
+          [contextId],
+        )
+      )[0]?.open ?? 0;
     const [a, b, c] = cluster.workers as [ClusterWorker, ClusterWorker, ClusterWorker];
     const post = (worker: ClusterWorker, eventId: string, chatId: string, text: string) =>
       postSigned(
@@ -120,6 +134,25 @@ describe("cluster-wide chat operations (three real daemons, one real PostgreSQL)
       const inbox = await (await a.client()).servicesCommand({ service: "inbox", action: "list" });
       const entries = (inbox.result as { entries: Array<{ id: string; worker?: string }> }).entries;
       expect(entries.find((entry) => entry.id === "hook:long-1")?.worker).toBe(b.workerId);
+
+      // A cancel when nothing runs (on B, busy with the long run) leaves nothing behind: the chat's
+      // next message runs on A or C and answers, it is not stopped by that cancel.
+      expect((await bClient.chatCancel({ contextId: "hook:idle" })).cancelled).toEqual([]);
+      expect((await post(a, "idle-1", "idle", "say hello after the stop"))?.status).toBe(202);
+      await until(
+        () => receiver.replies.some((r) => r.chatId === "idle" && r.text === hello),
+        "the idle chat's answer",
+      );
+      const idleEnd = await until(
+        async () => (await journalOf("hook:idle-1")).find((record) => record.type === "end"),
+        "the idle chat's run end",
+      );
+      expect(idleEnd).toMatchObject({ outcome: "completed" });
+      // The requester closed its request as it answered: nothing was left open for a later run.
+      expect(await openCancels("hook:idle")).toBe(0);
+      expect((await journalOf("hook:idle-1")).find((record) => record.type === "run")?.worker).not.toBe(
+        b.workerId,
+      );
 
       // chat cancel on C stops B's run.
       const cancelled = await (await c.client()).chatCancel({ contextId: "hook:long" });

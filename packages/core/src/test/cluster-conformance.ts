@@ -54,6 +54,35 @@ export function testRunCancelStore(options: StoreSuiteOptions): void {
       expect(left.map((request) => request.id)).toEqual([byRun.id]);
     });
 
+    it("reports each request's age on the store's clock, growing as time passes", async () => {
+      const { id } = await cancels().request({ contextId: "web:a" }, "w1");
+      const [listed] = await cancels().pending(
+        { contextIds: ["web:a"], requestIds: [] },
+        { worker: "w2", maxAgeMs: 60_000 },
+      );
+      expect(listed?.ageMs).toBeGreaterThanOrEqual(0);
+      expect(listed?.ageMs).toBeLessThan(10_000);
+      // Workers place a request on their own clock by its age, so the age must track real time.
+      const older = await pollFor(async () => {
+        const request = await cancels().get(id);
+        return request && request.ageMs >= 100 ? request : undefined;
+      }, 5000);
+      expect(older.ageMs).toBeLessThan(10_000);
+    });
+
+    it("drops a request its requester closed: pending to no one, a later answer does not count", async () => {
+      const { id } = await cancels().request({ contextId: "web:a" }, "w1");
+      await cancels().answer(id, "w1", []);
+      expect(
+        await cancels().pending(
+          { contextIds: ["web:a"], requestIds: [] },
+          { worker: "w2", maxAgeMs: 60_000 },
+        ),
+      ).toEqual([]);
+      await cancels().answer(id, "w2", [{ contextId: "web:a", requestId: "r-late" }]);
+      expect(await cancels().get(id)).toMatchObject({ answeredBy: "w1", cancelled: [] });
+    });
+
     it("names the worker holding the context's claim, while it holds it", async () => {
       if (!options.sharedByWorkers) return;
       await t.store.inbox.accept({
