@@ -61,7 +61,9 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
     });
   runs
     .command("show <requestId>")
-    .description("One run: header, steps with latency and tokens, tool calls, replies, errors")
+    .description(
+      "One run: header, steps with latency and tokens, tool calls, replies and where they stand, shell sessions, errors",
+    )
     .option("--full", "print everything recorded, unshortened")
     .option("--dir <dir>", "project directory (default: the nearest folder with downcity.json)")
     .option("--json", "print the run's records as JSON")
