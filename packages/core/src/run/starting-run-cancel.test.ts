@@ -41,6 +41,19 @@ function heldLookupStore(rootDir: string) {
   return { store, release, lookups: () => lookups };
 }
 
+/** A runtime over the scripted model answering `replies`, its history store's lookups held. */
+function heldRuntime(replies: string[], options: { closeGraceMs?: number } = {}) {
+  const held = heldLookupStore(temp.path);
+  const scripted = createScriptedModel(replies);
+  const runtime = createAgentRuntime({
+    rootDir: temp.path,
+    model: scripted.model,
+    sharedHistory: held.store,
+    ...options,
+  });
+  return { held, scripted, runtime };
+}
+
 function recordEvents(runtime: { on(listener: (event: RuntimeEvent) => void): () => void }) {
   const events: RuntimeEvent[] = [];
   runtime.on((event) => events.push(event));
@@ -49,13 +62,7 @@ function recordEvents(runtime: { on(listener: (event: RuntimeEvent) => void): ()
 
 describe("a cancel while the run is starting", () => {
   it("stops the run as it registers: aborted with the notice and run-end, no model call", async () => {
-    const held = heldLookupStore(temp.path);
-    const scripted = createScriptedModel(["this answer must not be given"]);
-    const runtime = createAgentRuntime({
-      rootDir: temp.path,
-      model: scripted.model,
-      sharedHistory: held.store,
-    });
+    const { held, scripted, runtime } = heldRuntime(["this answer must not be given"]);
     const events = recordEvents(runtime);
     const reply = runtime.send({ contextId: "cli:main", text: "hello", messageId: "m-1" });
     await until(() => held.lookups() === 1, "the run to look its batch up");
@@ -85,13 +92,7 @@ describe("a cancel while the run is starting", () => {
   });
 
   it("leaves the messages queued behind the starting run to the next run", async () => {
-    const held = heldLookupStore(temp.path);
-    const scripted = createScriptedModel(["second reply"]);
-    const runtime = createAgentRuntime({
-      rootDir: temp.path,
-      model: scripted.model,
-      sharedHistory: held.store,
-    });
+    const { held, scripted, runtime } = heldRuntime(["second reply"]);
     const first = runtime.send({ contextId: "cli:main", text: "first", messageId: "m-1" });
     await until(() => held.lookups() === 1, "the first run to look its batch up");
     const second = runtime.send({ contextId: "cli:main", text: "second", messageId: "m-2" });
@@ -117,13 +118,7 @@ describe("a cancel while the run is starting", () => {
   });
 
   it("answers a cancel by another run's request id once the starting run registers, and lets it run", async () => {
-    const held = heldLookupStore(temp.path);
-    const scripted = createScriptedModel(["hello back"]);
-    const runtime = createAgentRuntime({
-      rootDir: temp.path,
-      model: scripted.model,
-      sharedHistory: held.store,
-    });
+    const { held, runtime } = heldRuntime(["hello back"]);
     const reply = runtime.send({ contextId: "cli:main", text: "hello", messageId: "m-1" });
     await until(() => held.lookups() === 1, "the run to look its batch up");
     const cancelling = runtime.cancel({ requestId: "not-this-run" });
@@ -134,14 +129,7 @@ describe("a cancel while the run is starting", () => {
   });
 
   it("stops a run that was starting at shutdown, without a model call", async () => {
-    const held = heldLookupStore(temp.path);
-    const scripted = createScriptedModel(["this answer must not be given"]);
-    const runtime = createAgentRuntime({
-      rootDir: temp.path,
-      model: scripted.model,
-      sharedHistory: held.store,
-      closeGraceMs: 0,
-    });
+    const { held, scripted, runtime } = heldRuntime(["this answer must not be given"], { closeGraceMs: 0 });
     const reply = runtime.send({ contextId: "cli:main", text: "hello", messageId: "m-1" });
     await until(() => held.lookups() === 1, "the run to look its batch up");
     const closing = runtime.close();
