@@ -59,6 +59,63 @@ function startPump(adapter: ChannelAdapter, retryForMs: number) {
 
 const reply = { key: "run#0", channel: "hook", contextId: "hook:c", target: { chatId: "c" }, text: "hi" };
 
+describe("a chunk the platform took", () => {
+  it("is recorded again when the store fails to record it, not sent again", async () => {
+    const receiver = adapterFailing(() => undefined);
+    // The store drops its connection on the first two `complete`s (a database restart).
+    let failures = 2;
+    const outbox = {
+      ...store.outbox,
+      complete: async (key: string, receipt?: string) => {
+        if (failures-- > 0) throw new Error("Connection terminated unexpectedly");
+        return store.outbox.complete(key, receipt);
+      },
+    };
+    pump = createOutboxPump({
+      outbox,
+      adapter: () => receiver.adapter,
+      logger: silentLogger,
+      owner: "test",
+      leaseMs: 5000,
+      pollMs: 50,
+    });
+    pump.start();
+    await store.outbox.record(reply);
+    pump.wake();
+    await until(() => store.outbox.wasSent(reply.key), "the chunk recorded as sent");
+    expect(receiver.sent).toEqual(["hi"]);
+    expect(receiver.tries()).toBe(1);
+  });
+
+  it("counts as a failed send once the store failed every try, and is sent again", async () => {
+    const receiver = adapterFailing(() => undefined);
+    let failures = 3;
+    const outbox = {
+      ...store.outbox,
+      complete: async (key: string, receipt?: string) => {
+        if (failures-- > 0) throw new Error("Connection terminated unexpectedly");
+        return store.outbox.complete(key, receipt);
+      },
+    };
+    pump = createOutboxPump({
+      outbox,
+      adapter: () => receiver.adapter,
+      logger: silentLogger,
+      owner: "test",
+      leaseMs: 5000,
+      baseDelayMs: 20,
+      pollMs: 50,
+      completeTries: 2,
+    });
+    pump.start();
+    await store.outbox.record(reply);
+    pump.wake();
+    await until(() => store.outbox.wasSent(reply.key), "the chunk recorded as sent");
+    // Two tries failed, so the send counted as failed and went again; the third record succeeded.
+    expect(receiver.sent).toEqual(["hi", "hi"]);
+  });
+});
+
 describe("the outbox pump's retry budget", () => {
   it("keeps retrying a receiver that is down and sends once it is back, without a manual retry", async () => {
     let down = true;

@@ -53,6 +53,11 @@ export interface OutboxPumpOptions {
   concurrency?: number;
   /** How often to look for due chunks without a wake-up [1000 ms]. */
   pollMs?: number;
+  /**
+   * Tries at recording a chunk the platform took (`complete`) before it counts as a failed send
+   * [5, the waits between them doubling from 100 ms: about 3 s in all].
+   */
+  completeTries?: number;
   /** A chunk was sent; `messageId` is what the platform called it, when it said. */
   onSent?(entry: OutboxEntry, messageId?: string): void;
   onRetry?(entry: OutboxEntry, delayMs: number): void;
@@ -109,6 +114,28 @@ export function createOutboxPump(options: OutboxPumpOptions): OutboxPump {
     retryTimers.add(timer);
   };
 
+  const completeTries = options.completeTries ?? 5;
+  /**
+   * Records a chunk the platform took. A store that cannot (a connection dropped, the database
+   * restarting) is asked again a few times: treating it as a failed send would send the message
+   * again, a duplicate in the chat wherever the platform ignores the idempotency key. Past the last
+   * try the error stands, and the chunk is retried as a failed send.
+   */
+  const completeSent = async (entry: OutboxEntry, receipt: string | undefined) => {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await outbox.complete(entry.key, receipt);
+      } catch (error) {
+        if (tries >= completeTries) throw error;
+        logger.warn(
+          { channel: entry.channel, key: entry.key, tries, ...errorFields(error) },
+          "sent, but could not record it; trying again",
+        );
+        await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** (tries - 1)));
+      }
+    }
+  };
+
   const send = async (entry: OutboxEntry): Promise<Settled> => {
     const adapter = options.adapter(entry.channel);
     if (!adapter) {
@@ -122,7 +149,7 @@ export function createOutboxPump(options: OutboxPumpOptions): OutboxPump {
     try {
       const message = await outboxMessage(entry, options.rootDir, adapter.capabilities);
       const result = await adapter.send(entry.target, message, { idempotencyKey: entry.key });
-      const completed = await outbox.complete(entry.key, result?.messageId);
+      const completed = await completeSent(entry, result?.messageId);
       options.onSent?.(entry, result?.messageId);
       // The chat's next chunk is claimable now; when it has none, a claim would find nothing.
       return completed.next ? "next" : "none";
