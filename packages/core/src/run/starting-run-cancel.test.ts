@@ -133,6 +133,10 @@ describe("a cancel while the run is starting", () => {
     const reply = runtime.send({ contextId: "cli:main", text: "hello", messageId: "m-1" });
     await until(() => held.lookups() === 1, "the run to look its batch up");
     const closing = runtime.close();
+    // close() stops what is left on a timer of `closeGraceMs` (0 here). A timer of the same length
+    // set after it fires after it: the lookup is released once the shutdown's abort was given, as
+    // the test means (released first, a fast run could finish before the abort; CI saw that once).
+    await new Promise((resolve) => setTimeout(resolve, 0));
     held.release();
     await closing;
     expect((await reply).aborted?.reason).toBe("shutdown");
