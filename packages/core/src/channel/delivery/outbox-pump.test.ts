@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../logger/logger.js";
 import type { DowncityStore } from "../../store/downcity-store.js";
 import { openFileStore } from "../../store/file/file-store.js";
+import type { OutboxStore } from "../../store/outbox-store.js";
 import type { ChannelAdapter } from "../adapter/channel-adapter.js";
 import { ChannelSendError } from "../adapter/channel-send-error.js";
 import { createOutboxPump, type OutboxPump } from "./outbox-pump.js";
@@ -43,9 +44,13 @@ function adapterFailing(failure: () => Error | undefined) {
   return { adapter, sent, tries: () => tries };
 }
 
-function startPump(adapter: ChannelAdapter, retryForMs: number) {
+function startPump(
+  adapter: ChannelAdapter,
+  options: { retryForMs?: number; outbox?: OutboxStore; completeTries?: number } = {},
+) {
+  const retryForMs = options.retryForMs ?? 60_000;
   pump = createOutboxPump({
-    outbox: store.outbox,
+    outbox: options.outbox ?? store.outbox,
     adapter: () => adapter,
     logger: silentLogger,
     owner: "test",
@@ -53,8 +58,21 @@ function startPump(adapter: ChannelAdapter, retryForMs: number) {
     baseDelayMs: 20,
     pollMs: 50,
     deliveryPolicy: () => ({ retryForMs, maxDelayMs: 80 }),
+    ...(options.completeTries ? { completeTries: options.completeTries } : {}),
   });
   pump.start();
+}
+
+/** The store's outbox, dropping its connection on the first `failures` records of a sent chunk. */
+function completeFailing(failures: number): OutboxStore {
+  let left = failures;
+  return {
+    ...store.outbox,
+    complete: async (key, receipt) => {
+      if (left-- > 0) throw new Error("Connection terminated unexpectedly");
+      return store.outbox.complete(key, receipt);
+    },
+  };
 }
 
 const reply = { key: "run#0", channel: "hook", contextId: "hook:c", target: { chatId: "c" }, text: "hi" };
@@ -62,26 +80,10 @@ const reply = { key: "run#0", channel: "hook", contextId: "hook:c", target: { ch
 describe("a chunk the platform took", () => {
   it("is recorded again when the store fails to record it, not sent again", async () => {
     const receiver = adapterFailing(() => undefined);
-    // The store drops its connection on the first two `complete`s (a database restart).
-    let failures = 2;
-    const outbox = {
-      ...store.outbox,
-      complete: async (key: string, receipt?: string) => {
-        if (failures-- > 0) throw new Error("Connection terminated unexpectedly");
-        return store.outbox.complete(key, receipt);
-      },
-    };
-    pump = createOutboxPump({
-      outbox,
-      adapter: () => receiver.adapter,
-      logger: silentLogger,
-      owner: "test",
-      leaseMs: 5000,
-      pollMs: 50,
-    });
-    pump.start();
+    // The store drops its connection on the first two records (a database restart).
+    startPump(receiver.adapter, { outbox: completeFailing(2) });
     await store.outbox.record(reply);
-    pump.wake();
+    pump?.wake();
     await until(() => store.outbox.wasSent(reply.key), "the chunk recorded as sent");
     expect(receiver.sent).toEqual(["hi"]);
     expect(receiver.tries()).toBe(1);
@@ -89,27 +91,9 @@ describe("a chunk the platform took", () => {
 
   it("counts as a failed send once the store failed every try, and is sent again", async () => {
     const receiver = adapterFailing(() => undefined);
-    let failures = 3;
-    const outbox = {
-      ...store.outbox,
-      complete: async (key: string, receipt?: string) => {
-        if (failures-- > 0) throw new Error("Connection terminated unexpectedly");
-        return store.outbox.complete(key, receipt);
-      },
-    };
-    pump = createOutboxPump({
-      outbox,
-      adapter: () => receiver.adapter,
-      logger: silentLogger,
-      owner: "test",
-      leaseMs: 5000,
-      baseDelayMs: 20,
-      pollMs: 50,
-      completeTries: 2,
-    });
-    pump.start();
+    startPump(receiver.adapter, { outbox: completeFailing(3), completeTries: 2 });
     await store.outbox.record(reply);
-    pump.wake();
+    pump?.wake();
     await until(() => store.outbox.wasSent(reply.key), "the chunk recorded as sent");
     // Two tries failed, so the send counted as failed and went again; the third record succeeded.
     expect(receiver.sent).toEqual(["hi", "hi"]);
@@ -120,7 +104,7 @@ describe("the outbox pump's retry budget", () => {
   it("keeps retrying a receiver that is down and sends once it is back, without a manual retry", async () => {
     let down = true;
     const receiver = adapterFailing(() => (down ? new ChannelSendError("ECONNREFUSED") : undefined));
-    startPump(receiver.adapter, 60_000);
+    startPump(receiver.adapter, { retryForMs: 60_000 });
     await store.outbox.record(reply);
     pump?.wake();
     // Well past the five tries a count-based limit allowed.
@@ -132,7 +116,7 @@ describe("the outbox pump's retry budget", () => {
 
   it("dead-letters a retryable failure once the next try would pass the channel's budget, with the reason", async () => {
     const receiver = adapterFailing(() => new ChannelSendError("HTTP 503", { status: 503 }));
-    startPump(receiver.adapter, 300);
+    startPump(receiver.adapter, { retryForMs: 300 });
     await store.outbox.record(reply);
     pump?.wake();
     await until(async () => (await store.outbox.list({ dead: true })).length === 1, "the dead letter");
@@ -143,7 +127,7 @@ describe("the outbox pump's retry budget", () => {
 
   it("dead-letters a permanent failure at once", async () => {
     const receiver = adapterFailing(() => new ChannelSendError("bot was blocked", { permanent: true }));
-    startPump(receiver.adapter, 60_000);
+    startPump(receiver.adapter, { retryForMs: 60_000 });
     await store.outbox.record(reply);
     pump?.wake();
     await until(async () => (await store.outbox.list({ dead: true })).length === 1, "the dead letter");
